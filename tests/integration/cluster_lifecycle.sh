@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# scripts/cluster itself: clean stop/start cycles, refusals with clear messages,
+# jobs cancelled at stop, and a broken configuration reported with its log.
+source "$(dirname "$0")/tap.sh"
+plan 7
+port=17300
+dir=$TOP_BUILDDIR/tests/integration/cluster_lifecycle.run
+CLUSTER_DIR=$dir CLUSTER_PORT=$port
+trap cluster_down EXIT
+run() { "$cluster" "$@" --dir "$dir" --port $port; }
+
+# No daemon of this cluster and no listening port left.
+clean_after_stop() {
+  local left=() p
+  for p in $(pgrep -f -- "$dir/" || true); do left+=("$p:$(tr '\0' ' ' </proc/$p/cmdline 2>/dev/null)"); done
+  [ ${#left[@]} -eq 0 ] || { echo "stray processes: ${left[*]}"; return 1; }
+  for p in $(seq $port $((port + 4))); do
+    if ss -Hltn "sport = :$p" | grep -q .; then echo "port $p still listening"; return 1; fi
+  done
+}
+
+# Ten start/stop cycles: every start reaches idle, every stop leaves nothing.
+problems=()
+times=()
+for i in $(seq 1 10); do
+  t0=$(date +%s%N)
+  out=$(run start --fresh 2>&1) || { problems+=("start $i failed: $out"); break; }
+  ms=$((($(date +%s%N) - t0) / 1000000))
+  times+=("$((ms / 1000)).$(printf '%03d' $((ms % 1000)))")
+  idle=$(SLURM_CONF=$dir/etc/slurm.conf sinfo -h -N -o %T 2>/dev/null | grep -c '^idle$' || true)
+  [ "$idle" -eq 4 ] || problems+=("start $i: $idle of 4 nodes idle")
+  out=$(run stop 2>&1) || problems+=("stop $i failed: $out")
+  msg=$(clean_after_stop) || problems+=("after stop $i: $msg")
+done
+if [ ${#problems[@]} -eq 0 ]; then ok "ten start/stop cycles leave no stray daemon and no port in use"
+else not_ok "ten start/stop cycles leave no stray daemon and no port in use" "${problems[@]}"; fi
+diag "seconds from start to all nodes idle: ${times[*]}"
+
+# status tells running from stopped by exit code.
+run status >/dev/null 2>&1; st=$?
+if [ $st -eq 3 ]; then ok "status of a stopped cluster exits 3"; else not_ok "status of a stopped cluster exits 3" "exit $st"; fi
+
+# A second start while running is refused and names the fix.
+run start --fresh >/dev/null 2>&1
+# shellcheck disable=SC1091
+source "$dir/env"
+out=$(run start 2>&1)
+if [ $? -ne 0 ] && grep -q "already running" <<<"$out"; then ok "a second start is refused: already running"
+else not_ok "a second start is refused: already running" "$out"; fi
+
+# stop cancels running jobs and leaves none of their processes behind.
+job=$(sbatch --parsable -N2 --wrap 'srun sleep 600')
+for _ in $(seq 1 50); do [ "$(squeue -h -j "$job" -o %T)" = RUNNING ] && break; sleep 0.2; done
+sleep 1
+run stop >/dev/null 2>&1
+if msg=$(clean_after_stop) && ! pgrep -x slurmstepd >/dev/null && ! pgrep -f 'sleep 600' >/dev/null; then
+  ok "stop cancels a running 2-node job and leaves no slurmstepd or job process"
+else not_ok "stop cancels a running job and leaves no slurmstepd or job process" "$msg" "$(pgrep -a 'slurmstepd|sleep' || true)"; fi
+
+# A port already taken is refused with the port named.
+python3 -c "import socket,time; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(('127.0.0.1', $((port + 2)))); s.listen(); time.sleep(30)" &
+holder=$!
+sleep 0.5
+out=$(run start 2>&1); st=$?
+kill $holder 2>/dev/null; wait $holder 2>/dev/null
+if [ $st -ne 0 ] && grep -q "port(s) $((port + 2)) already in use" <<<"$out"; then ok "start refuses a port in use and names it"
+else not_ok "start refuses a port in use and names it" "exit $st" "$out"; fi
+
+# A broken slurm.conf makes start fail fast, with the daemon's log.
+t0=$SECONDS
+out=$(run start --fresh --select select/no_such_plugin --timeout 30 2>&1); st=$?
+if [ $st -ne 0 ] && grep -q "select/no_such_plugin" <<<"$out" && [ $((SECONDS - t0)) -lt 30 ] && clean_after_stop >/dev/null; then
+  ok "a broken SelectType fails start in $((SECONDS - t0)) s, showing the log line and leaving nothing running"
+else not_ok "a broken SelectType fails start fast with its log" "exit $st after $((SECONDS - t0)) s" "$out"; fi
+
+# A malformed option names itself.
+out=$(run start --nodes four 2>&1); st=$?
+if [ $st -ne 0 ] && grep -q -- "--nodes must be a whole number, not 'four'" <<<"$out"; then ok "a malformed --nodes is refused by name"
+else not_ok "a malformed --nodes is refused by name" "$out"; fi
