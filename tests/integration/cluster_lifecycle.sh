@@ -49,7 +49,7 @@ if [ $? -ne 0 ] && grep -q "already running" <<<"$out"; then ok "a second start 
 else not_ok "a second start is refused: already running" "$out"; fi
 
 # stop cancels running jobs and leaves none of their processes behind.
-job=$(sbatch --parsable -N2 --wrap 'srun sleep 600')
+job=$(cd "$dir" && sbatch --parsable -N2 -o /dev/null --wrap 'srun sleep 600')
 for _ in $(seq 1 50); do [ "$(squeue -h -j "$job" -o %T)" = RUNNING ] && break; sleep 0.2; done
 sleep 1
 run stop >/dev/null 2>&1
