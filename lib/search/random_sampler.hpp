@@ -1,0 +1,21 @@
+// Random search: each parameter drawn uniformly on its own scale. Trial k's
+// parameters depend only on (seed, k): reproducible, and a resumed study
+// draws exactly what an uninterrupted one would have.
+#pragma once
+
+#include "search/sampler.hpp"
+
+namespace tune {
+
+class RandomSampler final : public Sampler {
+ public:
+  RandomSampler(const SearchSpace& space, std::uint64_t seed) : space_(space), seed_(seed) {}
+  std::string_view name() const override { return "random"; }
+  std::optional<Assignment> propose(std::uint64_t trial, std::span<const Assignment> pending) override;
+
+ private:
+  SearchSpace space_;
+  std::uint64_t seed_;
+};
+
+}  // namespace tune

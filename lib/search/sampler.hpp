@@ -1,0 +1,59 @@
+// Samplers propose parameters for the next trial. They are picked by name
+// (make_sampler) and see only lib/ types, so the driver, the tests and a
+// trace-driven simulator drive them alike.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "space/search_space.hpp"
+
+namespace tune {
+
+// One value per parameter, in the order of SearchSpace::parameters().
+using Assignment = std::vector<ParamValue>;
+
+// A finished trial as a sampler learns from it. `objective` is empty when
+// the trial failed, timed out or reported nothing usable.
+struct Observation {
+  std::uint64_t trial = 0;
+  Assignment params;
+  std::optional<double> objective;
+};
+
+struct SamplerOptions {
+  std::uint64_t seed = 0;
+  int grid_points = 5;      // points per continuous interval (grid)
+  bool minimize = true;     // direction, for samplers that learn
+};
+
+class Sampler {
+ public:
+  virtual ~Sampler() = default;
+  virtual std::string_view name() const = 0;
+
+  // Parameters for trial number `trial` (0, 1, 2, ... in proposal order), or
+  // nothing when the sampler has no more points (an exhausted grid).
+  // `pending` holds trials proposed but not finished yet, so samplers that
+  // learn can keep parallel proposals apart.
+  virtual std::optional<Assignment> propose(std::uint64_t trial, std::span<const Assignment> pending) = 0;
+
+  // A finished trial. Resuming a study replays every finished trial here.
+  virtual void observe(const Observation& /*done*/) {}
+
+  // How many distinct proposals exist, if finite (the grid's size).
+  virtual std::optional<std::uint64_t> size() const { return std::nullopt; }
+};
+
+// Throws std::invalid_argument naming the known samplers for an unknown name,
+// and SpaceError for a grid that would be too large.
+std::unique_ptr<Sampler> make_sampler(std::string_view name, const SearchSpace& space,
+                                      const SamplerOptions& options);
+std::vector<std::string> sampler_names();
+
+}  // namespace tune
