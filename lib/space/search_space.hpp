@@ -38,8 +38,8 @@ struct Parameter {
   ParamKind kind = ParamKind::Bound;
   double low = 0, high = 0;           // Bound and Int
   bool log = false;                   // Bound and Int: sample on a log scale
-  std::vector<double> numbers;        // Number
-  std::vector<std::string> choices;   // Choice
+  std::vector<double> numbers{};      // Number
+  std::vector<std::string> choices{}; // Choice
 
   // Number of distinct values, or 0 for a continuous parameter.
   std::size_t cardinality() const;

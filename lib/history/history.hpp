@@ -1,0 +1,93 @@
+// The HDF5 trial history of a study (schema in man/tune.1, HISTORY FILE).
+//
+// Only one process writes (rank 0); it writes every event as it happens and
+// flushes, in HDF5's SWMR mode: the file is readable at every instant, so
+// `tune status` can read it during a study and a writer killed with SIGKILL
+// leaves a file that History::resume repairs without losing what was written.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "history/trial.hpp"
+#include "protocol/report_parser.hpp"
+#include "space/search_space.hpp"
+
+namespace tune {
+
+class HistoryError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct StudyInfo {
+  std::string name;
+  SearchSpace space;
+  std::string sampler = "random";
+  std::uint64_t seed = 0;
+  std::int32_t grid_points = 5;
+  bool minimize = true;
+  std::string command;          // the trial program as the user gave it
+  std::string program_version;  // what the user or the driver knows of the program's version
+  std::string created;          // ISO 8601, UTC
+  std::string tune_version;
+};
+
+// One intermediate metric value of one trial.
+struct ReportRow {
+  std::uint64_t trial = 0;
+  std::int64_t step = -1;  // -1: the report had no step
+  double time = 0;         // seconds since the epoch
+  std::string metric;
+  double value = 0;
+};
+
+class History {
+ public:
+  // Creates FILE for a new study. Refuses an existing file: nothing recorded
+  // is ever overwritten.
+  static History create(const std::string& path, const StudyInfo& study);
+  // Opens FILE to continue its study. A file left by a killed writer is
+  // repaired first (the old file is kept as FILE.before-recovery).
+  static History resume(const std::string& path);
+
+  History(History&&) noexcept;
+  History& operator=(History&&) noexcept;
+  ~History();
+
+  const std::string& path() const;
+  const StudyInfo& study() const;
+  // Every trial so far; trials()[i].id == i.
+  const std::vector<Trial>& trials() const;
+  std::uint64_t report_rows() const;
+  // True when resume had to repair the file.
+  bool recovered() const;
+
+  // Records a new trial (t.id == trials().size()) or a change of an existing
+  // one, and flushes it to disk.
+  void put(const Trial& t);
+  // Appends one report's values (metrics and objective) and flushes.
+  void add_report(std::uint64_t trial, const Report& report, double time);
+  // Closes the file cleanly (the destructor does too, swallowing errors).
+  void close();
+
+  struct Impl;  // opaque: the HDF5 handles and the in-memory copy
+
+ private:
+  explicit History(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Everything in FILE, read without writing: works while a study writes it
+// and on a file whose writer was killed.
+struct HistorySnapshot {
+  StudyInfo study;
+  std::vector<Trial> trials;
+  std::vector<ReportRow> reports;
+};
+HistorySnapshot read_history(const std::string& path, bool with_reports = true);
+
+}  // namespace tune
