@@ -1,0 +1,40 @@
+#include "study/outcome.hpp"
+
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+
+namespace tune {
+
+std::string signal_name(int sig) {
+  if (const char* abbrev = sigabbrev_np(sig)) return std::string("SIG") + abbrev;
+  return "signal " + std::to_string(sig);
+}
+
+Outcome classify(const TrialRun& run) {
+  const auto with_report_error = [&](std::string msg) {
+    if (run.bad_report_lines > 0)
+      msg += "; " + std::to_string(run.bad_report_lines) + " malformed report line(s), first: " + run.first_report_error;
+    return msg;
+  };
+  if (run.interrupted) return {TrialState::Interrupted, {}, "interrupted: the study was stopping"};
+  if (run.launch_error) return {TrialState::Failed, {}, "cannot start the program: " + *run.launch_error};
+  if (run.timed_out) {
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%g", run.time_limit);
+    return {TrialState::Timeout, {}, std::string("exceeded the trial time limit of ") + limit + " s"};
+  }
+  if (!run.exited) return {TrialState::Failed, {}, with_report_error("killed by " + signal_name(run.signal))};
+  if (run.exit_code != 0)
+    return {TrialState::Failed, {}, with_report_error("exit code " + std::to_string(run.exit_code))};
+  if (!run.objective) return {TrialState::Invalid, {}, with_report_error("exited 0 but reported no objective")};
+  if (!std::isfinite(*run.objective)) {
+    char v[32];
+    std::snprintf(v, sizeof v, "%g", *run.objective);
+    return {TrialState::Invalid, {}, with_report_error(std::string("objective is ") + v)};
+  }
+  return {TrialState::Ok, run.objective, ""};
+}
+
+}  // namespace tune

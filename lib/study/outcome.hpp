@@ -1,0 +1,41 @@
+// What a runner observed of one trial, and the policy that turns it into a
+// recorded outcome (ok, failed, timeout, invalid, interrupted).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "history/trial.hpp"
+
+namespace tune {
+
+struct TrialRun {
+  std::uint64_t trial = 0;
+  std::optional<std::string> launch_error;  // the program could not be started
+  bool exited = false;                      // exited normally (else: signalled)
+  std::int32_t exit_code = -1;
+  std::int32_t signal = 0;
+  bool timed_out = false;                   // killed for exceeding the trial time limit
+  bool interrupted = false;                 // killed because the study is stopping
+  std::optional<double> objective;          // the last objective reported (may be NaN)
+  std::size_t bad_report_lines = 0;
+  std::string first_report_error;
+  std::int64_t last_step = -1;
+  double start_time = 0, end_time = 0;
+  std::int64_t peak_rss_kb = -1;
+  double time_limit = 0;                    // seconds, for the message
+};
+
+struct Outcome {
+  TrialState state;
+  std::optional<double> objective;  // only for ok
+  std::string message;              // empty for ok
+};
+
+Outcome classify(const TrialRun& run);
+
+// "SIGSEGV" for 11, "signal 64" for unknown numbers.
+std::string signal_name(int sig);
+
+}  // namespace tune

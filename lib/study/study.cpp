@@ -1,0 +1,157 @@
+#include "study/study.hpp"
+
+#include <cmath>
+
+namespace tune {
+
+std::string_view stop_reason_name(StopReason r) {
+  switch (r) {
+    case StopReason::None: return "running";
+    case StopReason::TrialsDone: return "all trials done";
+    case StopReason::SpaceExhausted: return "search space exhausted";
+    case StopReason::TargetReached: return "target reached";
+    case StopReason::TimeLimit: return "time limit reached";
+    case StopReason::TooManyFailures: return "too many failures";
+    case StopReason::Signal: return "interrupted by a signal";
+  }
+  return "?";
+}
+
+Study::Study(History& history, Sampler& sampler, StudyLimits limits, double now)
+    : history_(history), sampler_(sampler), limits_(limits), started_(now) {
+  for (const auto& t : history_.trials()) {
+    if (is_final(t.state)) {
+      sampler_.observe({t.id, t.params, t.state == TrialState::Ok ? t.objective : std::nullopt});
+      if (t.state == TrialState::Ok && (!best_ || better(*t.objective, *history_.trials()[*best_].objective)))
+        best_ = t.id;
+    } else if (!limits_.trials || t.id < *limits_.trials) {
+      rerun_.push_back(t.id);  // running when the last run died, or interrupted
+    }
+  }
+  next_id_ = history_.trials().size();
+  check_stop_rules();
+}
+
+bool Study::better(double a, double b) const { return history_.study().minimize ? a < b : a > b; }
+
+std::optional<Trial> Study::next_trial(int rank, const std::string& host, double now) {
+  tick(now);
+  if (stopping()) return std::nullopt;
+  Trial t;
+  if (!rerun_.empty()) {
+    t = history_.trials()[rerun_.front()];
+    rerun_.erase(rerun_.begin());
+  } else {
+    if (exhausted_ || (limits_.trials && next_id_ >= *limits_.trials)) return std::nullopt;
+    std::vector<Assignment> pending;
+    for (const auto& [id, params] : running_) pending.push_back(params);
+    auto params = sampler_.propose(next_id_, pending);
+    if (!params) {
+      exhausted_ = true;
+      check_stop_rules();
+      return std::nullopt;
+    }
+    t.id = next_id_++;
+    t.params = std::move(*params);
+  }
+  t.state = TrialState::Running;
+  t.objective.reset();
+  t.start_time = now;
+  t.end_time = 0;
+  t.rank = rank;
+  t.host = host;
+  t.exit_code = -1;
+  t.signal = 0;
+  t.peak_rss_kb = -1;
+  t.last_step = -1;
+  t.message.clear();
+  history_.put(t);
+  running_[t.id] = t.params;
+  return t;
+}
+
+void Study::on_report(std::uint64_t trial, const Report& report, double now) {
+  if (!running_.count(trial)) return;  // a late report of a trial already ended
+  history_.add_report(trial, report, now);
+}
+
+const Trial& Study::on_result(const TrialRun& run, int rank, const std::string& host) {
+  Trial t = history_.trials().at(run.trial);
+  const Outcome o = classify(run);
+  t.state = o.state;
+  t.objective = o.objective;
+  t.message = o.message;
+  t.start_time = run.start_time > 0 ? run.start_time : t.start_time;
+  t.end_time = run.end_time;
+  t.rank = rank;
+  t.host = host;
+  t.exit_code = run.exited ? run.exit_code : -1;
+  t.signal = run.exited ? 0 : run.signal;
+  t.peak_rss_kb = run.peak_rss_kb;
+  t.last_step = run.last_step;
+  history_.put(t);
+  running_.erase(t.id);
+  if (t.state == TrialState::Interrupted) {
+    if (!stopping()) rerun_.push_back(t.id);
+  } else {
+    sampler_.observe({t.id, t.params, t.objective});
+    if (t.state == TrialState::Ok) {
+      consecutive_failures_ = 0;
+      if (!best_ || better(*t.objective, *history_.trials()[*best_].objective)) best_ = t.id;
+    } else {
+      ++consecutive_failures_;
+    }
+  }
+  check_stop_rules();
+  return history_.trials()[t.id];
+}
+
+void Study::check_stop_rules() {
+  if (stopping()) return;
+  if (limits_.target && best_) {
+    const double b = *history_.trials()[*best_].objective;
+    if (b == *limits_.target || better(b, *limits_.target)) return stop(StopReason::TargetReached);
+  }
+  if (limits_.max_failures > 0 && consecutive_failures_ >= limits_.max_failures)
+    return stop(StopReason::TooManyFailures);
+  if (running_.empty() && rerun_.empty()) {
+    if (exhausted_) return stop(StopReason::SpaceExhausted);
+    if (limits_.trials && next_id_ >= *limits_.trials) return stop(StopReason::TrialsDone);
+  }
+}
+
+void Study::stop(StopReason why) {
+  if (!stopping()) reason_ = why;
+}
+
+void Study::tick(double now) {
+  if (limits_.time_limit && now - started_ >= *limits_.time_limit) stop(StopReason::TimeLimit);
+  check_stop_rules();
+}
+
+bool Study::finished() const {
+  if (!running_.empty()) return false;
+  return stopping();
+}
+
+std::string Study::stop_message() const {
+  std::string m(stop_reason_name(reason_));
+  if (reason_ == StopReason::TooManyFailures)
+    m += ": the last " + std::to_string(consecutive_failures_) +
+         " trials all failed; the program looks broken (see the trial logs and `tune status`; --max-failures " +
+         "changes the limit)";
+  return m;
+}
+
+std::optional<Trial> Study::best() const {
+  if (!best_) return std::nullopt;
+  return history_.trials()[*best_];
+}
+
+std::uint64_t Study::count(TrialState s) const {
+  std::uint64_t n = 0;
+  for (const auto& t : history_.trials()) n += t.state == s;
+  return n;
+}
+
+}  // namespace tune

@@ -1,0 +1,82 @@
+// The AppCore's policy (source design: App Core): hands out trials, records
+// what comes back, and decides when the study ends. No MPI and no processes
+// here: rank 0 of `tune run` and single-rank mode drive it alike, and so can
+// the tests.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "history/history.hpp"
+#include "search/sampler.hpp"
+#include "study/outcome.hpp"
+
+namespace tune {
+
+struct StudyLimits {
+  std::optional<std::uint64_t> trials{};   // --trials: ids 0..N-1
+  std::optional<double> time_limit{};      // --time-limit, seconds of this run
+  std::optional<double> target{};          // --target: stop once the best reaches it
+  int max_failures = 10;                   // --max-failures: consecutive non-ok outcomes; 0 = never stop
+};
+
+enum class StopReason {
+  None,
+  TrialsDone,       // every trial of --trials ran
+  SpaceExhausted,   // the grid has no more points
+  TargetReached,
+  TimeLimit,        // --time-limit of this run
+  TooManyFailures,
+  Signal,           // SIGTERM/SIGUSR1: stop, and come back with --resume
+};
+std::string_view stop_reason_name(StopReason r);
+
+class Study {
+ public:
+  // Replays the history into the sampler; trials left running or interrupted
+  // by an earlier run are queued to run again with the same parameters.
+  Study(History& history, Sampler& sampler, StudyLimits limits, double now);
+
+  // A trial for `rank` on `host`, recorded as running; nothing once the study
+  // is stopping or has nothing left to hand out.
+  std::optional<Trial> next_trial(int rank, const std::string& host, double now);
+  void on_report(std::uint64_t trial, const Report& report, double now);
+  // Records the outcome; returns it.
+  const Trial& on_result(const TrialRun& run, int rank, const std::string& host);
+
+  // Stop dispatching (a signal): running trials should be ended.
+  void stop(StopReason why);
+  // Checks the clock against --time-limit.
+  void tick(double now);
+
+  bool stopping() const { return reason_ != StopReason::None; }
+  StopReason stop_reason() const { return reason_; }
+  std::string stop_message() const;
+  // True when nothing runs and nothing more will be handed out.
+  bool finished() const;
+  std::size_t running() const { return running_.size(); }
+  std::optional<Trial> best() const;
+  std::uint64_t count(TrialState s) const;
+  const History& history() const { return history_; }
+
+ private:
+  bool better(double a, double b) const;
+  void check_stop_rules();
+
+  History& history_;
+  Sampler& sampler_;
+  StudyLimits limits_;
+  double started_;
+  std::vector<std::uint64_t> rerun_;              // ids to run again, oldest first
+  std::map<std::uint64_t, Assignment> running_;  // id -> params, for samplers' `pending`
+  std::uint64_t next_id_ = 0;
+  bool exhausted_ = false;
+  int consecutive_failures_ = 0;
+  std::optional<std::uint64_t> best_;
+  StopReason reason_ = StopReason::None;
+};
+
+}  // namespace tune

@@ -1,0 +1,181 @@
+#include "study/study.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <csignal>
+#include <filesystem>
+
+#include "search/sampler.hpp"
+
+namespace tune {
+namespace {
+
+namespace fs = std::filesystem;
+
+class StudyTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("tune-study-test-" + std::to_string(::getpid()) + "-" +
+                                        testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    info_.name = "s";
+    info_.space = SearchSpace::parse(R"({"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]})");
+    info_.minimize = true;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path() const { return (dir_ / "h.h5").string(); }
+
+  static TrialRun ok(const Trial& t, double objective) {
+    TrialRun r;
+    r.trial = t.id;
+    r.exited = true;
+    r.exit_code = 0;
+    r.objective = objective;
+    r.start_time = t.start_time;
+    r.end_time = t.start_time + 1;
+    return r;
+  }
+  static TrialRun crashed(const Trial& t) {
+    TrialRun r = ok(t, 0);
+    r.objective.reset();
+    r.exited = false;
+    r.signal = SIGSEGV;
+    return r;
+  }
+
+  fs::path dir_;
+  StudyInfo info_;
+};
+
+TEST(Classify, NamesEachOutcome) {
+  TrialRun r;
+  r.exited = true;
+  r.exit_code = 0;
+  r.objective = 0.5;
+  EXPECT_EQ(classify(r).state, TrialState::Ok);
+  r.objective = std::nan("");
+  EXPECT_EQ(classify(r).state, TrialState::Invalid);
+  EXPECT_EQ(classify(r).message, "objective is nan");
+  r.objective.reset();
+  r.bad_report_lines = 2;
+  r.first_report_error = "report line 1: 'hello' is not key=value";
+  EXPECT_EQ(classify(r).message,
+            "exited 0 but reported no objective; 2 malformed report line(s), first: report line 1: 'hello' is not "
+            "key=value");
+  r.exit_code = 3;
+  EXPECT_EQ(classify(r).state, TrialState::Failed);
+  r.exited = false;
+  r.signal = SIGKILL;
+  EXPECT_EQ(classify(r).message.substr(0, 17), "killed by SIGKILL");
+  r.timed_out = true;
+  r.time_limit = 2.5;
+  EXPECT_EQ(classify(r).state, TrialState::Timeout);
+  EXPECT_EQ(classify(r).message, "exceeded the trial time limit of 2.5 s");
+  r.interrupted = true;
+  EXPECT_EQ(classify(r).state, TrialState::Interrupted);
+}
+
+TEST_F(StudyTest, RunsExactlyTheRequestedTrialsAndTracksTheBest) {
+  auto h = History::create(path(), info_);
+  auto sampler = make_sampler("random", info_.space, {.seed = 1});
+  Study study(h, *sampler, {.trials = 5}, 0);
+  std::vector<Trial> out;
+  while (auto t = study.next_trial(1, "n1", 0)) out.push_back(*t);
+  EXPECT_EQ(out.size(), 5u);  // handed out at once to parallel runners
+  EXPECT_FALSE(study.finished());
+  for (const auto& t : out) study.on_result(ok(t, std::get<double>(t.params[0])), 1, "n1");
+  EXPECT_TRUE(study.finished());
+  EXPECT_EQ(study.stop_reason(), StopReason::TrialsDone);
+  double lowest = 1;
+  for (const auto& t : out) lowest = std::min(lowest, std::get<double>(t.params[0]));
+  EXPECT_DOUBLE_EQ(*study.best()->objective, lowest);
+  EXPECT_EQ(study.count(TrialState::Ok), 5u);
+}
+
+TEST_F(StudyTest, StopsAtTheTargetInTheStudysDirection) {
+  info_.minimize = false;
+  auto h = History::create(path(), info_);
+  auto sampler = make_sampler("random", info_.space, {.seed = 1});
+  Study study(h, *sampler, {.trials = 100, .target = 0.95}, 0);
+  const auto a = *study.next_trial(1, "n", 0);
+  study.on_result(ok(a, 0.9), 1, "n");
+  EXPECT_FALSE(study.stopping());
+  const auto b = *study.next_trial(1, "n", 0);
+  study.on_result(ok(b, 0.96), 1, "n");
+  EXPECT_EQ(study.stop_reason(), StopReason::TargetReached);
+  EXPECT_FALSE(study.next_trial(1, "n", 0));
+}
+
+TEST_F(StudyTest, AFailingTrialIsAnOutcomeButABrokenProgramStopsTheStudy) {
+  auto h = History::create(path(), info_);
+  auto sampler = make_sampler("random", info_.space, {.seed = 1});
+  Study study(h, *sampler, {.trials = 100, .max_failures = 3}, 0);
+  study.on_result(crashed(*study.next_trial(1, "n", 0)), 1, "n");
+  study.on_result(crashed(*study.next_trial(1, "n", 0)), 1, "n");
+  study.on_result(ok(*study.next_trial(1, "n", 0), 1.0), 1, "n");  // resets the count
+  for (int i = 0; i < 3; ++i) study.on_result(crashed(*study.next_trial(1, "n", 0)), 1, "n");
+  EXPECT_EQ(study.stop_reason(), StopReason::TooManyFailures);
+  EXPECT_NE(study.stop_message().find("the last 3 trials all failed"), std::string::npos);
+  EXPECT_EQ(study.count(TrialState::Failed), 5u);
+  EXPECT_EQ(h.trials()[0].message, "killed by SIGSEGV");
+}
+
+TEST_F(StudyTest, ResumeKeepsDoneTrialsAndRerunsInterruptedOnes) {
+  Assignment interrupted_params;
+  {
+    auto h = History::create(path(), info_);
+    auto sampler = make_sampler("random", info_.space, {.seed = 3});
+    Study study(h, *sampler, {.trials = 4}, 0);
+    const auto a = *study.next_trial(1, "n", 0);
+    const auto b = *study.next_trial(2, "n", 0);
+    const auto c = *study.next_trial(3, "n", 0);
+    study.on_result(ok(a, 0.3), 1, "n");
+    study.stop(StopReason::Signal);
+    TrialRun r = ok(b, 0);
+    r.interrupted = true;
+    study.on_result(r, 2, "n");
+    interrupted_params = b.params;
+    (void)c;  // c stays "running": the driver died before it ended
+    EXPECT_TRUE(study.finished() == false);
+  }
+  auto h = History::resume(path());
+  auto sampler = make_sampler("random", info_.space, {.seed = 3});
+  Study study(h, *sampler, {.trials = 4}, 100);
+  const auto first = *study.next_trial(1, "n", 100);
+  EXPECT_EQ(first.id, 1u);
+  EXPECT_EQ(first.params, interrupted_params);
+  EXPECT_EQ(study.next_trial(1, "n", 100)->id, 2u);
+  EXPECT_EQ(study.next_trial(1, "n", 100)->id, 3u);  // a new trial, from where the sampler left off
+  EXPECT_FALSE(study.next_trial(1, "n", 100));
+  EXPECT_EQ(h.trials()[0].state, TrialState::Ok);  // kept, not run again
+}
+
+TEST_F(StudyTest, GridEndsWhenExhausted) {
+  info_.space = SearchSpace::parse(R"({"parameters": [{"name": "x", "type": "number", "value": [1, 2, 3]}]})");
+  auto h = History::create(path(), info_);
+  auto sampler = make_sampler("grid", info_.space, {});
+  Study study(h, *sampler, {}, 0);
+  int n = 0;
+  while (auto t = study.next_trial(1, "n", 0)) {
+    study.on_result(ok(*t, 1.0), 1, "n");
+    ++n;
+  }
+  EXPECT_EQ(n, 3);
+  EXPECT_EQ(study.stop_reason(), StopReason::SpaceExhausted);
+  EXPECT_TRUE(study.finished());
+}
+
+TEST_F(StudyTest, TimeLimitStopsDispatching) {
+  auto h = History::create(path(), info_);
+  auto sampler = make_sampler("random", info_.space, {});
+  Study study(h, *sampler, {.time_limit = 10}, 1000);
+  EXPECT_TRUE(study.next_trial(1, "n", 1005));
+  EXPECT_FALSE(study.next_trial(1, "n", 1011));
+  EXPECT_EQ(study.stop_reason(), StopReason::TimeLimit);
+}
+
+}  // namespace
+}  // namespace tune
