@@ -1,0 +1,66 @@
+/* Talk to tune from a C or C++ trial program (header only).
+ *
+ *   double lr = tune_param_double("lr", 0.01);
+ *   for (int epoch = 0; epoch < 10; ++epoch) {
+ *     ...
+ *     tune_report(epoch, "loss", loss);
+ *   }
+ *   tune_objective(accuracy);
+ *
+ * Lines go to the descriptor in TUNE_REPORT_FD as key=value pairs (see
+ * tune(1), TRIAL CONTRACT); outside tune they go to stderr. */
+#ifndef TUNE_REPORT_H
+#define TUNE_REPORT_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static inline int tune_report_fd(void) {
+  const char *fd = getenv("TUNE_REPORT_FD");
+  return fd && *fd ? atoi(fd) : 2;
+}
+
+static inline void tune_report_line_(const char *line, int len) {
+  if (len <= 0) return;
+  const int fd = tune_report_fd();
+  while (len > 0) {
+    const ssize_t n = write(fd, line, (size_t)len);
+    if (n <= 0) return;
+    line += n;
+    len -= (int)n;
+  }
+}
+
+/* An intermediate report: one metric at a step (step < 0: no step). */
+static inline void tune_report(long step, const char *metric, double value) {
+  char line[256];
+  int len = step >= 0 ? snprintf(line, sizeof line, "step=%ld %s=%.17g\n", step, metric, value)
+                      : snprintf(line, sizeof line, "%s=%.17g\n", metric, value);
+  if (len >= (int)sizeof line) return; /* a metric name this long is a bug in the caller */
+  tune_report_line_(line, len);
+}
+
+/* The trial's result. */
+static inline void tune_objective(double value) {
+  char line[64];
+  tune_report_line_(line, snprintf(line, sizeof line, "objective=%.17g\n", value));
+}
+
+/* A parameter from TUNE_PARAM_<name>, or `fallback` when it is not set. */
+static inline double tune_param_double(const char *name, double fallback) {
+  char var[128];
+  snprintf(var, sizeof var, "TUNE_PARAM_%s", name);
+  const char *v = getenv(var);
+  return v && *v ? strtod(v, NULL) : fallback;
+}
+
+static inline const char *tune_param_string(const char *name, const char *fallback) {
+  char var[128];
+  snprintf(var, sizeof var, "TUNE_PARAM_%s", name);
+  const char *v = getenv(var);
+  return v ? v : fallback;
+}
+
+#endif

@@ -1,0 +1,68 @@
+"""Talk to tune from a trial program (pure Python, no dependencies).
+
+    import tune_report as tune
+    p = tune.params()                 # {"lr": 0.01, "layers": 3, ...}
+    for epoch in range(10):
+        ...
+        tune.report(step=epoch, loss=loss, accuracy=acc)
+    tune.objective(acc)               # the trial's result; the last one counts
+
+Lines go to the file descriptor named in TUNE_REPORT_FD as `key=value`
+pairs (see tune(1), TRIAL CONTRACT). Outside tune the lines go to stderr, so
+the program still runs by hand.
+"""
+
+import json
+import math
+import os
+import re
+import sys
+
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,63}\Z")
+_stream = None
+
+
+def _out():
+    global _stream
+    if _stream is None:
+        fd = os.environ.get("TUNE_REPORT_FD")
+        _stream = os.fdopen(int(fd), "w", buffering=1, closefd=False) if fd else sys.stderr
+    return _stream
+
+
+def _number(value):
+    v = float(value)
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return repr(v)
+
+
+def params():
+    """The trial's parameters: from TUNE_PARAMS_FILE, else TUNE_PARAM_* variables."""
+    path = os.environ.get("TUNE_PARAMS_FILE")
+    if path:
+        with open(path) as f:
+            return json.load(f)
+    return {k[len("TUNE_PARAM_"):]: v for k, v in os.environ.items() if k.startswith("TUNE_PARAM_")}
+
+
+def report(step=None, **metrics):
+    """An intermediate report: step (a whole number >= 0) and named metrics."""
+    parts = []
+    if step is not None:
+        if int(step) != step or step < 0:
+            raise ValueError("step must be a whole number >= 0, got %r" % (step,))
+        parts.append("step=%d" % int(step))
+    for key, value in metrics.items():
+        if not _KEY.match(key) or key in ("step", "objective"):
+            raise ValueError("bad metric name %r" % (key,))
+        parts.append("%s=%s" % (key, _number(value)))
+    if parts:
+        _out().write(" ".join(parts) + "\n")
+
+
+def objective(value):
+    """The trial's result, the number tune optimises. NaN marks the trial invalid."""
+    _out().write("objective=%s\n" % _number(value))

@@ -1,0 +1,101 @@
+// tune: hyperparameter tuning on Slurm. Subcommands: run, submit, status, export.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "history/history.hpp"
+#include "run_command.hpp"
+#include "search/sampler.hpp"
+#include "status_command.hpp"
+#include "submit_command.hpp"
+#include "tune_config.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"tune: hyperparameter tuning built into Slurm. See tune(1)."};
+  app.set_version_flag("--version", std::string("tune ") + PACKAGE_VERSION);
+  app.require_subcommand(1);
+
+  // --- run -------------------------------------------------------------------------
+  tune::RunOptions run;
+  auto* r = app.add_subcommand("run", "Run a study: rank 0 searches, other MPI ranks run trials (mpirun/srun)");
+  r->add_option("--history", run.history, "HDF5 trial history to create (or continue with --resume)")
+      ->capture_default_str();
+  r->add_option("--name", run.name, "study name (default: the history's file name)");
+  r->add_option("--space", run.space_file, "search space JSON file (required for a new study)");
+  r->add_option("--algo", run.algo, "search algorithm: grid or random")
+      ->check(CLI::IsMember(tune::sampler_names()))
+      ->capture_default_str();
+  r->add_option("--seed", run.seed, "random seed (default: from the clock, recorded in the history)");
+  r->add_option("--grid-points", run.grid_points, "grid: points per continuous interval")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  r->add_option("--direction", run.direction, "min or max: which objective is better")
+      ->check(CLI::IsMember({"min", "max"}))
+      ->capture_default_str();
+  r->add_option("--program", run.program, "the trial program as one string (split like a shell, nothing expanded)");
+  r->add_flag("--shell", run.shell, "run the program through /bin/sh -c (placeholders are shell-quoted)");
+  r->add_option("--program-version", run.program_version, "recorded in the history (e.g. a git commit)");
+  r->add_option("--trials", run.trials, "number of trials")->check(CLI::PositiveNumber);
+  r->add_option("--time-limit", run.time_limit, "stop dispatching after this long (90s, 15m, 2h, HH:MM:SS)");
+  r->add_option("--trial-time-limit", run.trial_time_limit, "end a trial after this long (SIGTERM, then SIGKILL)");
+  r->add_option("--grace", run.grace, "time between SIGTERM and SIGKILL")->capture_default_str();
+  r->add_option("--target", run.target, "stop once the best objective reaches this value");
+  r->add_option("--max-failures", run.max_failures, "stop after this many failed trials in a row (0: never)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  r->add_option("--metric-regex", run.metric_regex,
+                "read the objective from stdout: the last match's first group (for programs you cannot change)");
+  r->add_option("--gpus-per-trial", run.gpus_per_trial, "GPUs each runner gives its trial (CUDA_VISIBLE_DEVICES)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  r->add_option("--trial-dir", run.trial_dir, "per-trial logs and params.json (default: HISTORY.trials/)");
+  r->add_flag("--resume", run.resume, "continue the study in --history: keep done trials, rerun interrupted ones");
+  r->add_flag("-q,--quiet", run.quiet, "print only the summary");
+  r->add_option("command", run.command, "the trial program and its arguments, after --; {name} is a parameter")
+      ->take_all();
+
+  // --- submit ----------------------------------------------------------------------------
+  tune::SubmitOptions submit;
+  auto* s = app.add_subcommand("submit", "Write an sbatch script for a study, keep it beside the history, submit it");
+  tune::add_submit_options(*s, submit);
+
+  // --- status / export ------------------------------------------------------------
+  std::string status_file;
+  int top = 5;
+  auto* st = app.add_subcommand("status", "Show a study's progress and best trials (also while it runs)");
+  st->add_option("history", status_file, "the study's HDF5 history")->required();
+  st->add_option("--top", top, "how many of the best trials to list")->check(CLI::PositiveNumber)->capture_default_str();
+
+  std::string export_file, output;
+  bool csv = false, json = false;
+  auto* ex = app.add_subcommand("export", "Write a study's trials as CSV or JSON");
+  ex->add_option("history", export_file, "the study's HDF5 history")->required();
+  auto* csv_flag = ex->add_flag("--csv", csv, "CSV, one row per trial");
+  auto* json_flag = ex->add_flag("--json", json, "JSON with the study, trials and intermediate reports");
+  csv_flag->excludes(json_flag);
+  ex->add_option("-o,--output", output, "file to write (default: standard output)");
+
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    if (r->parsed()) {
+      if (!run.program.empty() && !run.command.empty()) {
+        std::cerr << "tune run: error: give the program either after -- or with --program, not both\n";
+        return tune::kExitUsage;
+      }
+      return tune::run_study(run);
+    }
+    if (s->parsed()) return tune::submit_study(submit);
+    if (st->parsed()) return tune::show_status(status_file, top);
+    if (ex->parsed()) {
+      if (!csv && !json) {
+        std::cerr << "tune export: error: choose --csv or --json\n";
+        return tune::kExitUsage;
+      }
+      return tune::export_history(export_file, csv ? "csv" : "json", output);
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "tune " << app.get_subcommands().front()->get_name() << ": error: " << e.what() << "\n";
+    return tune::kExitUsage;
+  }
+  return tune::kExitUsage;
+}

@@ -1,0 +1,45 @@
+// `tune run`: rank 0 is the AppCore, every other rank a runner; with one
+// rank (or without mpirun) the one process runs the trials itself.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tune {
+
+struct RunOptions {
+  std::string history = "tune-history.h5";
+  std::string name;                 // default: the history's file name without .h5
+  std::string space_file;
+  std::string algo = "random";
+  std::optional<std::uint64_t> seed;
+  int grid_points = 5;
+  std::string direction = "min";
+  std::vector<std::string> command;  // after "--", or split from --program
+  std::string program;               // --program "CMD"
+  bool shell = false;                // run the command through /bin/sh -c
+  std::string program_version;
+  std::optional<std::uint64_t> trials;
+  std::string time_limit;            // durations as typed; parsed in run_study
+  std::string trial_time_limit;
+  std::string grace = "10";
+  std::optional<double> target;
+  int max_failures = 10;
+  std::string metric_regex;
+  int gpus_per_trial = 0;
+  std::string trial_dir;             // default: HISTORY without .h5, plus ".trials"
+  bool resume = false;
+  bool quiet = false;
+};
+
+// Exit codes, documented in tune(1).
+constexpr int kExitOk = 0;
+constexpr int kExitUsage = 1;          // bad input: flags, space, history
+constexpr int kExitBrokenProgram = 3;  // --max-failures reached
+constexpr int kExitInterrupted = 75;   // SIGTERM/SIGUSR1: come back with --resume (EX_TEMPFAIL)
+
+int run_study(const RunOptions& options);
+
+}  // namespace tune

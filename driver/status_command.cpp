@@ -1,0 +1,144 @@
+#include "status_command.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "history/history.hpp"
+
+namespace tune {
+namespace {
+
+std::string num(double v) { return to_string(ParamValue{v}); }
+// Six significant digits for tables; exact values are in `tune export`.
+std::string brief(const ParamValue& v) {
+  if (const auto* d = std::get_if<double>(&v)) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", *d);
+    return buf;
+  }
+  return to_string(v);
+}
+
+std::vector<const Trial*> ranked(const HistorySnapshot& h) {
+  std::vector<const Trial*> ok;
+  for (const auto& t : h.trials)
+    if (t.state == TrialState::Ok && t.objective) ok.push_back(&t);
+  std::stable_sort(ok.begin(), ok.end(), [&](const Trial* a, const Trial* b) {
+    return h.study.minimize ? *a->objective < *b->objective : *a->objective > *b->objective;
+  });
+  return ok;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+int show_status(const std::string& path, int top) {
+  const HistorySnapshot h = read_history(path, false);
+  const auto& s = h.study;
+  std::cout << "study:     " << s.name << " (" << s.sampler << " search, " << (s.minimize ? "minimize" : "maximize")
+            << " the objective, seed " << s.seed << ")\n";
+  std::cout << "command:   " << s.command << "\n";
+  std::cout << "created:   " << s.created << " by tune " << s.tune_version << "\n";
+  std::cout << "trials:    " << h.trials.size();
+  int counts[kTrialStates] = {};
+  for (const auto& t : h.trials) ++counts[static_cast<int>(t.state)];
+  std::string sep = " (";
+  for (int st = 0; st < kTrialStates; ++st)
+    if (counts[st]) {
+      std::cout << sep << counts[st] << " " << state_name(static_cast<TrialState>(st));
+      sep = ", ";
+    }
+  std::cout << (h.trials.empty() ? "" : ")") << "\n";
+  const auto best = ranked(h);
+  if (best.empty()) {
+    std::cout << "best:      none yet\n";
+    return 0;
+  }
+  const auto& ps = s.space.parameters();
+  std::cout << "best:      trial " << best[0]->id << " objective=" << num(*best[0]->objective) << "\n";
+  std::cout << "\ntop " << std::min<std::size_t>(top, best.size()) << ":\n";
+  std::fflush(stdout);
+  std::cout.flush();
+  std::printf("  %-6s %-12s", "trial", "objective");
+  for (const auto& p : ps) std::printf(" %-12s", p.name.c_str());
+  std::printf(" %8s  %s\n", "wall_s", "host");
+  for (std::size_t i = 0; i < best.size() && i < static_cast<std::size_t>(top); ++i) {
+    const Trial& t = *best[i];
+    std::printf("  %-6llu %-12s", static_cast<unsigned long long>(t.id), brief(*t.objective).c_str());
+    for (const auto& v : t.params) std::printf(" %-12s", brief(v).c_str());
+    std::printf(" %8.1f  %s\n", t.wall_time(), t.host.c_str());
+  }
+  std::fflush(stdout);
+  return 0;
+}
+
+int export_history(const std::string& path, const std::string& format, const std::string& output) {
+  const HistorySnapshot h = read_history(path, format == "json");
+  std::ofstream file;
+  if (!output.empty() && output != "-") {
+    file.open(output);
+    if (!file) throw HistoryError(output + ": cannot write the export file");
+  }
+  std::ostream& out = file.is_open() ? file : std::cout;
+  const auto& ps = h.study.space.parameters();
+  if (format == "csv") {
+    out << "id,state,objective";
+    for (const auto& p : ps) out << "," << csv_field(p.name);
+    out << ",start_time,end_time,wall_time,rank,host,exit_code,signal,peak_rss_kb,last_step,message\n";
+    for (const auto& t : h.trials) {
+      out << t.id << "," << state_name(t.state) << "," << (t.objective ? num(*t.objective) : "");
+      for (const auto& v : t.params) out << "," << csv_field(to_string(v));
+      out << "," << num(t.start_time) << "," << num(t.end_time) << "," << num(t.wall_time()) << "," << t.rank << ","
+          << csv_field(t.host) << "," << t.exit_code << "," << t.signal << "," << t.peak_rss_kb << "," << t.last_step
+          << "," << csv_field(t.message) << "\n";
+    }
+    return 0;
+  }
+  using nlohmann::json;
+  json trials = json::array();
+  for (const auto& t : h.trials) {
+    json params = json::object();
+    for (std::size_t i = 0; i < ps.size(); ++i) params[ps[i].name] = to_json(t.params[i]);
+    trials.push_back({{"id", t.id},
+                      {"state", std::string(state_name(t.state))},
+                      {"objective", t.objective ? json(*t.objective) : json(nullptr)},
+                      {"params", params},
+                      {"start_time", t.start_time},
+                      {"end_time", t.end_time},
+                      {"wall_time", t.wall_time()},
+                      {"rank", t.rank},
+                      {"host", t.host},
+                      {"exit_code", t.exit_code},
+                      {"signal", t.signal},
+                      {"peak_rss_kb", t.peak_rss_kb},
+                      {"last_step", t.last_step},
+                      {"message", t.message}});
+  }
+  json reports = json::array();
+  for (const auto& r : h.reports)
+    reports.push_back({{"trial", r.trial},
+                       {"step", r.step},
+                       {"time", r.time},
+                       {"metric", r.metric},
+                       {"value", std::isfinite(r.value) ? json(r.value) : json(nullptr)}});
+  const auto& s = h.study;
+  json study = {{"name", s.name},       {"space", s.space.to_json()}, {"sampler", s.sampler},
+                {"seed", s.seed},       {"direction", s.minimize ? "min" : "max"},
+                {"command", s.command}, {"program_version", s.program_version},
+                {"created", s.created}, {"tune_version", s.tune_version}};
+  out << json{{"study", study}, {"trials", trials}, {"reports", reports}}.dump(2) << "\n";
+  return 0;
+}
+
+}  // namespace tune

@@ -1,0 +1,200 @@
+#include "submit_command.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "run_command.hpp"
+#include "search/sampler.hpp"
+#include "space/search_space.hpp"
+#include "study/text_input.hpp"
+
+namespace tune {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Megabytes from Slurm's memory forms (512, 512M, 4G, 1T).
+long megabytes(const std::string& text, const char* flag) {
+  std::size_t used = 0;
+  long v = -1;
+  try {
+    v = std::stol(text, &used);
+  } catch (...) {
+  }
+  const std::string unit = text.substr(used);
+  long mult = unit.empty() || unit == "M" || unit == "m" ? 1 : unit == "G" || unit == "g" ? 1024
+                                                            : unit == "T" || unit == "t" ? 1024 * 1024 : -1;
+  if (v <= 0 || mult < 0)
+    throw std::invalid_argument(std::string(flag) + ": '" + text + "' is not a memory size; use e.g. 512M, 4G");
+  return v * mult;
+}
+
+std::string q(const std::string& s) { return shell_quote(s); }
+
+}  // namespace
+
+void add_submit_options(CLI::App& s, SubmitOptions& o) {
+  s.add_option("--name,--app-name", o.name, "study and job name (default: the space file's name)");
+  s.add_option("--program,--app-runner-launch-cmd", o.program, "the trial program as one string");
+  s.add_option("--space,--tuning-parameters", o.space_file, "search space JSON file")->required()->check(CLI::ExistingFile);
+  s.add_option("--algo,--tuning-type", o.algo, "grid or random")->check(CLI::IsMember(sampler_names()))->capture_default_str();
+  s.add_option("--seed", o.seed, "random seed");
+  s.add_option("--grid-points", o.grid_points, "grid: points per interval")->check(CLI::Range(1, 1000));
+  s.add_option("--direction", o.direction, "min or max")->check(CLI::IsMember({"min", "max"}))->capture_default_str();
+  s.add_option("--trials,--trail-steps", o.trials, "number of trials")->required()->check(CLI::PositiveNumber);
+  s.add_option("--parallel", o.parallel, "runners: trials at once")->check(CLI::PositiveNumber)->capture_default_str();
+  s.add_option("--cpus-per-trial,--app-runner-cpus", o.cpus_per_trial, "CPUs of each runner")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  s.add_option("--mem-per-trial,--app-runner-memory", o.mem_per_trial, "memory of each runner (512M, 4G)")
+      ->capture_default_str();
+  s.add_option("--gpus-per-trial", o.gpus_per_trial, "GPUs of each runner")->check(CLI::NonNegativeNumber)->capture_default_str();
+  s.add_option("--appcore-cpus,--app-core-cpus", o.appcore_cpus, "CPUs of the AppCore task (rank 0)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  s.add_option("--appcore-mem,--app-core-memory", o.appcore_mem, "memory of the AppCore task");
+  s.add_option("--time", o.time, "the job's time limit (sbatch --time); the study drains 2 minutes before");
+  s.add_option("--trial-time-limit", o.trial_time_limit, "end a trial after this long");
+  s.add_option("--target", o.target, "stop once the best objective reaches this value");
+  s.add_option("--metric-regex", o.metric_regex, "read the objective from the program's stdout");
+  s.add_option("--max-failures", o.max_failures, "stop after this many failed trials in a row")->capture_default_str();
+  s.add_option("--partition,-p", o.partition, "Slurm partition");
+  s.add_option("--account,-A", o.account, "Slurm account");
+  s.add_option("--history", o.history, "HDF5 history (default: NAME.h5 in the working directory)");
+  s.add_option("--workdir", o.workdir, "directory the job runs in (default: the current one)");
+  s.add_flag("--shell", o.shell, "run the program through /bin/sh -c");
+  s.add_flag("--dry-run", o.dry_run, "print the script instead of writing and submitting it");
+  s.add_option("command", o.command, "the trial program and its arguments, after --")->take_all();
+}
+
+std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary) {
+  const long mem_mb = megabytes(o.mem_per_trial, "--mem-per-trial");
+  if (!o.appcore_mem.empty()) megabytes(o.appcore_mem, "--appcore-mem");
+  if (!o.time.empty()) parse_duration(o.time, "--time");
+  if (!o.trial_time_limit.empty()) parse_duration(o.trial_time_limit, "--trial-time-limit");
+  const int cpus = std::max(o.cpus_per_trial, o.appcore_cpus);
+  const long mem_per_cpu = (mem_mb + cpus - 1) / cpus;
+  std::ostringstream s;
+  const std::time_t now = std::time(nullptr);
+  char when[32];
+  std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", std::localtime(&now));
+  s << "#!/bin/bash\n"
+    << "# Written by `tune submit` on " << when << ". Edit it and submit it again with sbatch if you like.\n"
+    << "# Rank 0 of the MPI job is the AppCore (search, history); every other rank runs trials.\n"
+    << "#SBATCH --job-name=" << o.name << "\n"
+    << "#SBATCH --ntasks=" << o.parallel + 1 << "\n"
+    << "#SBATCH --cpus-per-task=" << cpus << "\n"
+    << "#SBATCH --mem-per-cpu=" << mem_per_cpu << "M\n";
+  if (o.gpus_per_trial > 0) s << "#SBATCH --gpus-per-task=" << o.gpus_per_trial << "\n";
+  if (!o.time.empty()) s << "#SBATCH --time=" << o.time << "\n#SBATCH --signal=B:USR1@120\n";
+  if (!o.partition.empty()) s << "#SBATCH --partition=" << o.partition << "\n";
+  if (!o.account.empty()) s << "#SBATCH --account=" << o.account << "\n";
+  s << "#SBATCH --output=" << fs::path(o.history).replace_extension("").string() << "-%j.out\n"
+    << "#SBATCH --requeue\n"
+    << "#SBATCH --chdir=" << o.workdir << "\n"
+    << "set -u\n"
+    << "history=" << q(o.history) << "\n"
+    << "# A requeued job finds its history and continues the study.\n"
+    << "resume=()\n"
+    << "[ -e \"$history\" ] && resume=(--resume)\n"
+    << "mpirun -np \"$SLURM_NTASKS\" " << q(tune_binary) << " run --history \"$history\" \"${resume[@]}\" \\\n"
+    << "  --name " << q(o.name) << " --space " << q(o.space_file) << " --algo " << o.algo
+    << " --direction " << o.direction << " --trials " << o.trials << " --max-failures " << o.max_failures;
+  if (o.seed) s << " --seed " << *o.seed;
+  if (o.algo == "grid") s << " --grid-points " << o.grid_points;
+  if (o.gpus_per_trial > 0) s << " --gpus-per-trial " << o.gpus_per_trial;
+  if (!o.trial_time_limit.empty()) s << " --trial-time-limit " << q(o.trial_time_limit);
+  if (o.target) s << " --target " << to_string(ParamValue{*o.target});
+  if (!o.metric_regex.empty()) s << " --metric-regex " << q(o.metric_regex);
+  if (o.shell) s << " --shell";
+  s << " \\\n  --";
+  const auto words = o.command.empty() ? split_command(o.program) : o.command;
+  for (const auto& w : words) s << " " << q(w);
+  s << " &\n"
+    << "pid=$!\n"
+    << "# Slurm warns before the time limit (--signal) or on preemption: let the study\n"
+    << "# drain and record its running trials as interrupted.\n"
+    << "trap 'kill -USR1 $pid 2>/dev/null' USR1 TERM\n"
+    << "rc=0\n"
+    << "while kill -0 $pid 2>/dev/null; do wait $pid; rc=$?; done\n"
+    << "if [ $rc -eq " << kExitInterrupted << " ]; then\n"
+    << "  echo \"tune: study interrupted; requeueing job $SLURM_JOB_ID to resume it\"\n"
+    << "  scontrol requeue \"$SLURM_JOB_ID\"\n"
+    << "fi\n"
+    << "exit $rc\n";
+  return s.str();
+}
+
+int submit_study(const SubmitOptions& in) {
+  SubmitOptions o = in;
+  if (o.command.empty() && o.program.empty()) {
+    std::cerr << "tune submit: error: no program: give it after -- or with --program\n";
+    return kExitUsage;
+  }
+  {  // validate the space now, not in the queue
+    std::ifstream f(o.space_file);
+    std::stringstream text;
+    text << f.rdbuf();
+    SearchSpace::parse(text.str(), o.space_file);
+  }
+  if (o.name.empty()) o.name = fs::path(o.space_file).stem().string();
+  o.workdir = fs::absolute(o.workdir.empty() ? fs::current_path() : fs::path(o.workdir)).string();
+  if (o.history.empty()) o.history = o.name + ".h5";
+  o.history = fs::absolute(fs::path(o.workdir) / o.history).lexically_normal().string();
+  o.space_file = fs::absolute(o.space_file).string();
+  if (fs::exists(o.history) && !o.dry_run) {
+    std::cerr << "tune submit: error: " << o.history
+              << " already holds a study; give another --history or --name, or resume it with the script beside it\n";
+    return kExitUsage;
+  }
+  const std::string binary = fs::read_symlink("/proc/self/exe").string();
+  const std::string script = sbatch_script(o, binary);
+  if (o.dry_run) {
+    std::cout << script;
+    return 0;
+  }
+  const std::string path = fs::path(o.history).replace_extension(".sbatch").string();
+  {
+    std::ofstream f(path);
+    f << script;
+    if (!f) throw std::runtime_error(path + ": cannot write the sbatch script");
+  }
+  fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec, fs::perm_options::add);
+  // sbatch --parsable prints "jobid[;cluster]".
+  int out[2];
+  if (pipe(out) != 0) throw std::runtime_error("pipe failed");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out[1], 1);
+    close(out[0]);
+    execlp("sbatch", "sbatch", "--parsable", path.c_str(), static_cast<char*>(nullptr));
+    std::perror("tune submit: cannot run sbatch");
+    _exit(127);
+  }
+  close(out[1]);
+  std::string reply;
+  char buf[256];
+  for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;) reply.append(buf, n);
+  close(out[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::cerr << "tune submit: error: sbatch refused " << path << " (its message is above); fix the flags and run "
+              << "tune submit again, or edit the script and run sbatch on it\n";
+    return kExitUsage;
+  }
+  const std::string job = reply.substr(0, reply.find_first_of(";\n"));
+  std::cout << "submitted job " << job << "\n"
+            << "  script:  " << path << "\n"
+            << "  history: " << o.history << "\n"
+            << "  follow:  tune status " << o.history << "\n";
+  return 0;
+}
+
+}  // namespace tune

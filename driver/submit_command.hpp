@@ -1,0 +1,45 @@
+// `tune submit` (the source design's da-submit): writes an sbatch script for
+// a study, keeps it beside the history, and submits it.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tune {
+
+struct SubmitOptions {
+  std::string name;
+  std::string program;
+  std::vector<std::string> command;
+  std::string space_file;
+  std::string algo = "random";
+  std::optional<std::uint64_t> seed;
+  int grid_points = 5;
+  std::string direction = "min";
+  std::uint64_t trials = 0;
+  int parallel = 1;            // runners
+  int cpus_per_trial = 1;
+  std::string mem_per_trial = "1G";
+  int gpus_per_trial = 0;
+  int appcore_cpus = 1;
+  std::string appcore_mem;    // accepted for the source design; see tune(1)
+  std::string time;           // the job's --time
+  std::string trial_time_limit;
+  std::optional<double> target;
+  std::string metric_regex;
+  int max_failures = 10;
+  std::string partition, account;
+  std::string history;
+  std::string workdir;
+  bool shell = false;
+  bool dry_run = false;
+};
+
+void add_submit_options(CLI::App& app, SubmitOptions& o);
+int submit_study(const SubmitOptions& o);
+// The sbatch script, exactly as submit writes it.
+std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary);
+
+}  // namespace tune

@@ -1,0 +1,122 @@
+#include "study/text_input.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <algorithm>
+#include <cmath>
+
+namespace tune {
+namespace {
+
+[[noreturn]] void bad_duration(std::string_view text, std::string_view what) {
+  throw std::invalid_argument(std::string(what) + ": '" + std::string(text) +
+                              "' is not a duration; use seconds (90, 90s), 15m, 2h, 1d, MM:SS, HH:MM:SS or "
+                              "D-HH:MM:SS");
+}
+
+bool whole(std::string_view s, long& out) {
+  if (s.empty() || s.size() > 9) return false;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && end == s.data() + s.size() && out >= 0;
+}
+
+}  // namespace
+
+double parse_duration(std::string_view text, std::string_view what) {
+  if (text.empty()) bad_duration(text, what);
+  if (text.find(':') == std::string_view::npos && text.find('-') == std::string_view::npos) {
+    double unit = 1;
+    std::string_view num = text;
+    switch (text.back()) {
+      case 's': unit = 1; num.remove_suffix(1); break;
+      case 'm': unit = 60; num.remove_suffix(1); break;
+      case 'h': unit = 3600; num.remove_suffix(1); break;
+      case 'd': unit = 86400; num.remove_suffix(1); break;
+      default: break;
+    }
+    double v = 0;
+    auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
+    if (num.empty() || ec != std::errc() || end != num.data() + num.size() || !(v >= 0) || !std::isfinite(v))
+      bad_duration(text, what);
+    return v * unit;
+  }
+  long days = 0;
+  std::string_view rest = text;
+  if (const auto dash = text.find('-'); dash != std::string_view::npos) {
+    if (!whole(text.substr(0, dash), days)) bad_duration(text, what);
+    rest = text.substr(dash + 1);
+  }
+  std::vector<long> parts;
+  while (true) {
+    const auto colon = rest.find(':');
+    long v = 0;
+    if (!whole(rest.substr(0, colon), v)) bad_duration(text, what);
+    parts.push_back(v);
+    if (colon == std::string_view::npos) break;
+    rest.remove_prefix(colon + 1);
+  }
+  if (parts.size() > 3) bad_duration(text, what);
+  long h = 0, m = 0, s = 0;
+  if (text.find('-') != std::string_view::npos) {  // D-HH[:MM[:SS]]
+    h = parts[0];
+    if (parts.size() > 1) m = parts[1];
+    if (parts.size() > 2) s = parts[2];
+  } else if (parts.size() == 2) {  // MM:SS
+    m = parts[0];
+    s = parts[1];
+  } else {  // HH:MM:SS
+    h = parts[0];
+    m = parts[1];
+    s = parts[2];
+  }
+  return static_cast<double>(((days * 24 + h) * 60 + m) * 60 + s);
+}
+
+std::vector<std::string> split_command(std::string_view text) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+    } else if (c == '\'') {
+      const auto end = text.find('\'', i + 1);
+      if (end == std::string_view::npos) throw std::invalid_argument("unterminated ' in the command: " + std::string(text));
+      word.append(text.substr(i + 1, end - i - 1));
+      i = end;
+      in_word = true;
+    } else if (c == '"') {
+      ++i;
+      for (; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\\' && i + 1 < text.size() && std::string_view("\\\"$`").find(text[i + 1]) != std::string_view::npos)
+          ++i;
+        word += text[i];
+      }
+      if (i >= text.size()) throw std::invalid_argument("unterminated \" in the command: " + std::string(text));
+      in_word = true;
+    } else if (c == '\\' && i + 1 < text.size()) {
+      word += text[++i];
+      in_word = true;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(std::move(word));
+  return words;
+}
+
+std::string shell_quote(std::string_view word) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](unsigned char c) {
+    return std::isalnum(c) || std::string_view("@%+=:,./_-{}").find(static_cast<char>(c)) != std::string_view::npos;
+  });
+  if (plain) return std::string(word);
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace tune

@@ -1,0 +1,25 @@
+// Values people type: durations in Slurm's forms and a command line split
+// into words without a shell.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tune {
+
+// "90", "90s", "15m", "2h", "1d", "MM:SS", "HH:MM:SS", "D-HH[:MM[:SS]]" (Slurm's
+// --time forms; a bare number is seconds here). Throws std::invalid_argument
+// naming `what` (the flag) and the accepted forms.
+double parse_duration(std::string_view text, std::string_view what);
+
+// Splits like a POSIX shell does words: blanks separate, '...' and "..." and
+// backslash quote; nothing is expanded. Throws std::invalid_argument for an
+// unterminated quote.
+std::vector<std::string> split_command(std::string_view text);
+
+// The inverse, for writing scripts: quotes a word for /bin/sh when needed.
+std::string shell_quote(std::string_view word);
+
+}  // namespace tune

@@ -1,0 +1,41 @@
+// What rank 0 (AppCore) and the runner ranks say to each other over MPI:
+// small JSON documents, one per message, tagged by kind.
+#pragma once
+
+#include <mpi.h>
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "mpi_runner/trial_process.hpp"
+
+namespace tune::wire {
+
+enum Tag : int {
+  Ready = 1,      // runner -> 0: idle, give me work (late binding)
+  Launch = 2,     // 0 -> runner: run this trial
+  Stop = 3,       // 0 -> runner: no more work, leave
+  Report = 4,     // runner -> 0: an intermediate report of the running trial
+  Result = 5,     // runner -> 0: the trial ended
+  Interrupt = 6,  // 0 -> runner: end the running trial, the study is stopping
+};
+
+void send(int dest, Tag tag, const nlohmann::json& body);
+// A message waiting from `source` (MPI_ANY_SOURCE for any) with `tag`
+// (MPI_ANY_TAG for any), received; nothing if none is waiting.
+struct Message {
+  int source;
+  Tag tag;
+  nlohmann::json body;
+};
+std::optional<Message> poll(int source, int tag);
+
+nlohmann::json to_json(const TrialLaunch& l);
+TrialLaunch launch_from_json(const nlohmann::json& j);
+nlohmann::json to_json(const TrialRun& r);
+TrialRun run_from_json(const nlohmann::json& j);
+nlohmann::json to_json(std::uint64_t trial, const tune::Report& r);
+tune::Report report_from_json(const nlohmann::json& j);
+
+}  // namespace tune::wire

@@ -1,0 +1,55 @@
+#include "mpi_runner/runner.hpp"
+
+#include <time.h>
+
+#include "mpi_runner/messages.hpp"
+#include "mpi_runner/trial_process.hpp"
+
+namespace tune {
+
+std::atomic<bool> g_stop_requested{false};
+
+namespace {
+
+void nap(long microseconds) {
+  timespec ts{0, microseconds * 1000};
+  nanosleep(&ts, nullptr);
+}
+
+}  // namespace
+
+int run_runner(const RunnerIdentity& me) {
+  const nlohmann::json hello = {{"host", me.host}, {"gpus", me.gpus}};
+  wire::send(0, wire::Ready, hello);
+  long idle_us = 50;
+  for (;;) {
+    auto msg = wire::poll(0, MPI_ANY_TAG);
+    if (!msg) {
+      // Blocking MPI_Probe spins a core in Open MPI; the trials need it.
+      nap(idle_us);
+      idle_us = std::min(idle_us * 2, 2000L);
+      continue;
+    }
+    idle_us = 50;
+    if (msg->tag == wire::Stop) break;
+    if (msg->tag != wire::Launch) continue;  // a late Interrupt for a trial already ended
+    TrialLaunch launch = wire::launch_from_json(msg->body);
+    if (!me.gpus.empty()) launch.env.emplace_back("CUDA_VISIBLE_DEVICES", me.gpus);
+    bool interrupt = false;
+    TrialRun run = TrialProcess::run(
+        launch, [&](const Report& r) { wire::send(0, wire::Report, wire::to_json(launch.trial, r)); },
+        [&] {
+          if (auto m = wire::poll(0, wire::Interrupt)) interrupt = true;
+          return interrupt || g_stop_requested.load();
+        });
+    // Slurm signals the whole job step: a trial can die of the same SIGTERM
+    // before we end it. Either way the study stopped it, not the program.
+    const bool good = run.exited && run.exit_code == 0;
+    if ((interrupt || g_stop_requested.load()) && !good) run.interrupted = true;
+    wire::send(0, wire::Result, wire::to_json(run));
+    wire::send(0, wire::Ready, hello);
+  }
+  return 0;
+}
+
+}  // namespace tune

@@ -1,0 +1,43 @@
+// Runs one trial as a child process and watches it: the runner's mechanism
+// (the policy that judges the result lives in lib/study/outcome).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "protocol/report_parser.hpp"
+#include "study/outcome.hpp"
+
+namespace tune {
+
+struct TrialLaunch {
+  std::uint64_t trial = 0;
+  std::vector<std::string> argv;  // the program with {name} placeholders already filled in
+  std::vector<std::pair<std::string, std::string>> env;  // added to the runner's environment
+  std::string trial_dir;          // gets params.json, stdout, stderr
+  std::string params_json;        // contents of params.json
+  double time_limit = 0;          // seconds; 0 = none
+  double grace = 10;              // seconds between SIGTERM and SIGKILL
+  std::string metric_regex;       // read the objective from stdout when set
+};
+
+class TrialProcess {
+ public:
+  // Called as reports arrive.
+  using ReportSink = std::function<void(const Report&)>;
+  // Called about every 20 ms while the trial runs; returning true ends the
+  // trial as interrupted (the study is stopping).
+  using Poll = std::function<bool()>;
+
+  // Runs the trial to its end. Never throws for anything the program does.
+  static TrialRun run(const TrialLaunch& launch, const ReportSink& on_report, const Poll& poll);
+};
+
+// Fills {name} placeholders of each argument with parameter values; "{{" and
+// "}}" stand for braces. Throws std::invalid_argument for an unknown name.
+std::vector<std::string> fill_placeholders(const std::vector<std::string>& argv,
+                                           const std::vector<std::pair<std::string, std::string>>& values);
+
+}  // namespace tune
