@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# tune run with real mpirun and real processes: outcomes of misbehaving trials,
+# bad input, kill -9 at random moments, and a signal followed by --resume.
+source "$(dirname "$0")/tap.sh"
+plan 12
+tune=$TOP_BUILDDIR/driver/tune
+behave=$TOP_SRCDIR/tests/integration/programs/behave.sh
+branin=$TOP_SRCDIR/examples/synthetic/branin.py
+work=$TOP_BUILDDIR/tests/integration/driver_study.run
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,tcp
+mpi() { timeout 300 mpirun --oversubscribe -np "$@"; }
+state_of() { # history -> "id:state" lines
+  "$tune" export "$1" --csv | awk -F, 'NR > 1 {print $1 ":" $2}'
+}
+
+# 1. Four ranks: rank 0 searches, three runners share 12 trials.
+out=$(mpi 4 "$tune" run --history branin.h5 --space "$TOP_SRCDIR/examples/synthetic/branin.json" --trials 12 --seed 5 -q -- "$branin" 2>&1)
+ranks=$("$tune" export branin.h5 --csv | awk -F, 'NR > 1 && $2 == "ok" {print $9}' | sort -u | paste -sd' ')
+if [ "$(state_of branin.h5 | grep -c ':ok$')" -eq 12 ] && [ "$ranks" = "1 2 3" ]; then ok "mpirun -np 4: 12 trials ok, run by runner ranks $ranks"
+else not_ok "mpirun -np 4: 12 trials ok on ranks 1-3" "$out" "ranks: $ranks"; fi
+
+# 2. h5py and h5dump read the history (the documented schema).
+py=$(/usr/bin/python3 -c "
+import h5py
+f = h5py.File('branin.h5', 'r')
+t = f['trials']
+print(f.attrs['format'].decode(), len(t), sorted(t.dtype['params'].names), int((f['reports']['metric'] == b'loss').sum()))" 2>&1)
+if [ "$py" = "tune-history 12 ['x1', 'x2'] 60" ] && h5dump -d /trials branin.h5 >/dev/null; then ok "h5py and h5dump read the history ($py)"
+else not_ok "h5py and h5dump read the history" "$py"; fi
+
+# 3. Every kind of bad trial is a recorded outcome and the study goes on.
+cat >modes.json <<'J'
+{"parameters": [{"name": "mode", "type": "choice", "value": ["ok", "crash", "exit3", "hang", "garbage", "nan", "noobj"]},
+                {"name": "x", "type": "number", "value": [7]}]}
+J
+out=$(mpi 3 "$tune" run --history modes.h5 --space modes.json --algo grid --trial-time-limit 2 --grace 1 -q -- "$behave" 2>&1); rc=$?
+got=$(state_of modes.h5 | paste -sd' ')
+expect="0:ok 1:failed 2:failed 3:timeout 4:invalid 5:invalid 6:invalid"
+if [ $rc -eq 0 ] && [ "$got" = "$expect" ]; then ok "ok, crash, exit 3, hang, garbage, NaN, no objective: $got"
+else not_ok "each misbehaviour is its own recorded outcome" "exit $rc" "got:    $got" "expect: $expect" "$out"; fi
+msgs=$("$tune" export modes.h5 --json | /usr/bin/python3 -c "import json,sys; print('|'.join(t['message'] for t in json.load(sys.stdin)['trials']))")
+case $msgs in
+  *"killed by SIGSEGV"*"exit code 3"*"exceeded the trial time limit of 2 s"*"malformed report line"*"objective is nan"*"reported no objective"*)
+    ok "each outcome says why in its message" ;;
+  *) not_ok "each outcome says why in its message" "$msgs" ;;
+esac
+if pgrep -f 'sleep 1001' >/dev/null; then not_ok "a timed-out trial's whole process group is gone" "$(pgrep -af 'sleep 1001')"
+else ok "a timed-out trial's whole process group is gone"; fi
+
+# 4. A program that always fails stops the study, saying so.
+out=$("$tune" run --history broken.h5 --space modes.json --max-failures 3 --trials 50 -- /bin/false 2>&1); rc=$?
+if [ $rc -eq 3 ] && grep -q "the last 3 trials all failed; the program looks broken" <<<"$out" && [ "$(state_of broken.h5 | wc -l)" -eq 3 ]; then
+  ok "--max-failures 3 stops a broken program after 3 trials, exit 3"
+else not_ok "--max-failures stops a broken program" "exit $rc" "$out"; fi
+
+# 5. --metric-regex reads the objective of a program that cannot be changed; {x} fills argv.
+cat >one.json <<'J'
+{"parameters": [{"name": "x", "type": "int", "value": [1, 3]}]}
+J
+out=$("$tune" run --history regex.h5 --space one.json --algo grid --metric-regex 'val_acc: ([0-9.]+)' -q -- \
+  /bin/sh -c 'echo "epoch 1 val_acc: 0.$1"; echo "epoch 2 val_acc: 0.$1"5' sh '{x}' 2>&1)
+objs=$("$tune" export regex.h5 --csv | awk -F, 'NR > 1 {print $3}' | paste -sd' ')
+if [ "$objs" = "0.15 0.25 0.35" ]; then ok "--metric-regex takes the last match; {x} reaches argv ($objs)"
+else not_ok "--metric-regex takes the last match; {x} reaches argv" "$objs" "$out"; fi
+
+# 6. Bad input gets a message naming it, and nothing is created.
+printf '{"parameters": [\n {"name": "lr", "type": "bound", "value": [1, 0]}]}\n' >bad.json
+m1=$("$tune" run --history bad.h5 --space bad.json -- true 2>&1); r1=$?
+m2=$("$tune" run --history bad2.h5 --space one.json -- echo '{y}' 2>&1); r2=$?
+m3=$("$tune" run --history branin.h5 --space one.json -- true 2>&1); r3=$?
+m4=$("$tune" run --history nothere.h5 --resume -- true 2>&1); r4=$?
+if [ $r1 -eq 1 ] && grep -q "bad.json: parameter 'lr': low must be below high" <<<"$m1" && [ ! -e bad.h5 ] &&
+   [ $r2 -eq 1 ] && grep -q "names {y}, which is not a parameter" <<<"$m2" &&
+   [ $r3 -eq 1 ] && grep -q "already holds a study; continue it with --resume" <<<"$m3" &&
+   [ $r4 -eq 1 ] && grep -q "no such history file" <<<"$m4"; then
+  ok "bad space, unknown placeholder, existing history, missing history: named, exit 1"
+else not_ok "bad input gets a message naming it" "$m1" "$m2" "$m3" "$m4"; fi
+
+# 7. kill -9 at random moments, then --resume: nothing completed is lost or run twice.
+cat >slow.json <<'J'
+{"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}, {"name": "mode", "type": "choice", "value": ["slow"]},
+                {"name": "sleep", "type": "number", "value": [0.15]}]}
+J
+problems=()
+prev_ok=0
+flags=(--history killed.h5 --space slow.json --trials 60 --seed 9 -q)
+for i in $(seq 1 15); do
+  resume=(); [ -e killed.h5 ] && resume=(--resume)
+  "$tune" run "${flags[@]}" "${resume[@]}" -- "$behave" >/dev/null 2>&1 &
+  pid=$!
+  sleep "0.$((RANDOM % 6 + 1))"
+  kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+  now_ok=$(state_of killed.h5 2>/dev/null | grep -c ':ok$' || true)
+  [ "$now_ok" -ge "$prev_ok" ] || problems+=("kill $i: ok trials went from $prev_ok to $now_ok")
+  prev_ok=$now_ok
+done
+out=$("$tune" run "${flags[@]}" --resume -- "$behave" 2>&1); rc=$?
+final=$(state_of killed.h5)
+ids=$(cut -d: -f1 <<<"$final" | sort -n | uniq | wc -l)
+oks=$(grep -c ':ok$' <<<"$final" || true)
+objs=$("$tune" export killed.h5 --csv | awk -F, 'NR > 1 {print $4}' | sort | uniq -d | wc -l)
+if [ $rc -eq 0 ] && [ ${#problems[@]} -eq 0 ] && [ "$ids" -eq 60 ] && [ "$oks" -eq 60 ] && [ "$objs" -eq 0 ]; then
+  ok "15 kill -9 at random moments, then --resume: 60 distinct trials, all ok, none lost ($prev_ok were done before the last resume)"
+else not_ok "kill -9 at random moments, then --resume" "exit $rc" "${problems[@]}" "ids $ids ok $oks duplicate params $objs" "$out"; fi
+
+# 8. SIGUSR1 (Slurm's warning): drain, exit 75, and --resume finishes the study.
+flags=(--history usr1.h5 --space slow.json --trials 24 --seed 2 -q)
+sed -i 's/0.15/0.5/' slow.json
+mpirun --oversubscribe -np 4 "$tune" run "${flags[@]}" -- "$behave" >usr1.out 2>&1 &
+pid=$!
+sleep 2.5
+kill -USR1 $pid
+wait $pid; rc=$?
+before=$(state_of usr1.h5)
+n_ok=$(grep -c ':ok$' <<<"$before" || true)
+n_int=$(grep -c ':interrupted$' <<<"$before" || true)
+if [ $rc -eq 75 ] && [ "$n_ok" -gt 0 ] && [ "$n_ok" -lt 24 ] && grep -q "run again with --resume" usr1.out; then
+  ok "SIGUSR1 stops the study with exit 75 ($n_ok ok, $n_int interrupted)"
+else not_ok "SIGUSR1 stops the study with exit 75" "exit $rc" "$before" "$(cat usr1.out)"; fi
+out=$(mpi 4 "$tune" run "${flags[@]}" --resume -- "$behave" 2>&1); rc=$?
+after=$(state_of usr1.h5)
+kept=$(comm -12 <(grep ':ok$' <<<"$before" | sort) <(sort <<<"$after") | wc -l)
+if [ $rc -eq 0 ] && [ "$(grep -c ':ok$' <<<"$after")" -eq 24 ] && [ "$kept" -eq "$n_ok" ] && [ "$(wc -l <<<"$after")" -eq 24 ]; then
+  ok "--resume after the signal: 24 trials ok, the $n_ok done before kept, none repeated"
+else not_ok "--resume after the signal finishes the study" "exit $rc" "$after" "$out"; fi
