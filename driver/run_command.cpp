@@ -329,6 +329,8 @@ int run_appcore(AppCore& core, int world_size) {
     switch (msg->tag) {
       case wire::Ready: {
         hosts[rank] = msg->body.value("host", "?");
+        // Slurm and mpirun signal every rank; one that heard it means the job is stopping.
+        if (msg->body.value("stopping", false)) study.stop(StopReason::Signal);
         const auto trial = study.next_trial(rank, hosts[rank], now_s());
         if (trial) {
           wire::send(rank, wire::Launch, wire::to_json(core.launch_for(*trial)));
@@ -384,10 +386,27 @@ int run_study(const RunOptions& o) {
     for (int r = 1; r < rank; ++r)
       if (std::string(&all[static_cast<std::size_t>(r) * kLen]) == host) ++local_index;
   }
+  // Every runner checks its GPUs before any work starts; if one cannot have
+  // its share, all ranks leave cleanly and the failing ones say why.
+  std::string gpus;
+  int gpu_error = 0;
+  if (rank > 0) {
+    try {
+      gpus = runner_gpus(o.gpus_per_trial, local_index, host);
+    } catch (const std::exception& e) {
+      std::cerr << "tune run: error: " << e.what() << std::endl;
+      gpu_error = 1;
+    }
+  }
+  if (mpi) MPI_Allreduce(MPI_IN_PLACE, &gpu_error, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (gpu_error) {
+    if (rank == 0) std::cerr << "tune run: error: runners lack GPUs (see above); nothing was run" << std::endl;
+    if (mpi) MPI_Finalize();
+    return kExitUsage;
+  }
   int code = kExitOk;
   try {
     if (rank > 0) {
-      const std::string gpus = runner_gpus(o.gpus_per_trial, local_index, host);
       code = run_runner({rank, host, gpus});
     } else {
       AppCore core(o, size);

@@ -51,6 +51,9 @@ void add_submit_options(CLI::App& s, SubmitOptions& o) {
   s.add_option("--direction", o.direction, "min or max")->check(CLI::IsMember({"min", "max"}))->capture_default_str();
   s.add_option("--trials,--trail-steps", o.trials, "number of trials")->required()->check(CLI::PositiveNumber);
   s.add_option("--parallel", o.parallel, "runners: trials at once")->check(CLI::PositiveNumber)->capture_default_str();
+  s.add_option("--runners-per-node", o.runners_per_node,
+               "MPI tasks per node, rank 0 counted on the first (default: all on one node)")
+      ->check(CLI::PositiveNumber);
   s.add_option("--cpus-per-trial,--app-runner-cpus", o.cpus_per_trial, "CPUs of each runner")
       ->check(CLI::PositiveNumber)->capture_default_str();
   s.add_option("--mem-per-trial,--app-runner-memory", o.mem_per_trial, "memory of each runner (512M, 4G)")
@@ -80,6 +83,9 @@ std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary
   if (!o.trial_time_limit.empty()) parse_duration(o.trial_time_limit, "--trial-time-limit");
   const int cpus = std::max(o.cpus_per_trial, o.appcore_cpus);
   const long mem_per_cpu = (mem_mb + cpus - 1) / cpus;
+  const int tasks = o.parallel + 1;
+  const int per_node = o.runners_per_node > 0 ? std::min(o.runners_per_node, tasks) : tasks;
+  const int nodes = (tasks + per_node - 1) / per_node;
   std::ostringstream s;
   const std::time_t now = std::time(nullptr);
   char when[32];
@@ -88,10 +94,15 @@ std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary
     << "# Written by `tune submit` on " << when << ". Edit it and submit it again with sbatch if you like.\n"
     << "# Rank 0 of the MPI job is the AppCore (search, history); every other rank runs trials.\n"
     << "#SBATCH --job-name=" << o.name << "\n"
-    << "#SBATCH --ntasks=" << o.parallel + 1 << "\n"
+    << "#SBATCH --ntasks=" << tasks << "\n"
+    << "#SBATCH --nodes=" << nodes << "\n"
+    << "#SBATCH --ntasks-per-node=" << per_node << "\n"
     << "#SBATCH --cpus-per-task=" << cpus << "\n"
     << "#SBATCH --mem-per-cpu=" << mem_per_cpu << "M\n";
-  if (o.gpus_per_trial > 0) s << "#SBATCH --gpus-per-task=" << o.gpus_per_trial << "\n";
+  // Per node, not per task: mpirun's daemons run as one step task per node and
+  // a step inherits a job's per-task GPU count, so they would see one share.
+  // Each runner takes its own share of its node's GPUs (--gpus-per-trial).
+  if (o.gpus_per_trial > 0) s << "#SBATCH --gpus-per-node=" << per_node * o.gpus_per_trial << "\n";
   if (!o.time.empty()) s << "#SBATCH --time=" << o.time << "\n#SBATCH --signal=B:USR1@120\n";
   if (!o.partition.empty()) s << "#SBATCH --partition=" << o.partition << "\n";
   if (!o.account.empty()) s << "#SBATCH --account=" << o.account << "\n";
@@ -103,6 +114,7 @@ std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary
     << "# A requeued job finds its history and continues the study.\n"
     << "resume=()\n"
     << "[ -e \"$history\" ] && resume=(--resume)\n"
+
     << "mpirun -np \"$SLURM_NTASKS\" " << q(tune_binary) << " run --history \"$history\" \"${resume[@]}\" \\\n"
     << "  --name " << q(o.name) << " --space " << q(o.space_file) << " --algo " << o.algo
     << " --direction " << o.direction << " --trials " << o.trials << " --max-failures " << o.max_failures;
@@ -121,7 +133,8 @@ std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary
     << "# Slurm warns before the time limit (--signal) or on preemption: let the study\n"
     << "# drain and record its running trials as interrupted.\n"
     << "trap 'kill -USR1 $pid 2>/dev/null' USR1 TERM\n"
-    << "rc=0\n"
+    << "wait $pid; rc=$?\n"
+    << "# A trapped signal interrupts wait: wait again until tune has exited.\n"
     << "while kill -0 $pid 2>/dev/null; do wait $pid; rc=$?; done\n"
     << "if [ $rc -eq " << kExitInterrupted << " ]; then\n"
     << "  echo \"tune: study interrupted; requeueing job $SLURM_JOB_ID to resume it\"\n"

@@ -20,6 +20,7 @@ struct SubmitOptions {
   std::string direction = "min";
   std::uint64_t trials = 0;
   int parallel = 1;            // runners
+  int runners_per_node = 0;    // MPI tasks per node (rank 0 counts on the first); 0: all on one node
   int cpus_per_trial = 1;
   std::string mem_per_trial = "1G";
   int gpus_per_trial = 0;

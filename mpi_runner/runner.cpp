@@ -47,7 +47,10 @@ int run_runner(const RunnerIdentity& me) {
     const bool good = run.exited && run.exit_code == 0;
     if ((interrupt || g_stop_requested.load()) && !good) run.interrupted = true;
     wire::send(0, wire::Result, wire::to_json(run));
-    wire::send(0, wire::Ready, hello);
+    // A signalled runner takes no more work; rank 0 hears that the job is stopping.
+    nlohmann::json ready = hello;
+    if (g_stop_requested) ready["stopping"] = true;
+    wire::send(0, wire::Ready, ready);
   }
   return 0;
 }

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# A study submitted with `tune submit` to a real cluster: runners on two
+# nodes with a GPU each, and Slurm's warning signal followed by a requeue
+# that resumes the study.
+source "$(dirname "$0")/tap.sh"
+plan 6
+cluster_up driver_slurm 17400 --nodes 3 --cpus 4 --gpus 4
+tune=$TOP_BUILDDIR/driver/tune
+space=$TOP_SRCDIR/examples/synthetic/branin.json
+work=$CLUSTER_DIR/work
+mkdir -p "$work" && cd "$work" || exit 1
+cat >gpu.sh <<'P'
+#!/bin/bash
+sleep "${TRIAL_SLEEP:-0.3}"
+echo "gpu=${CUDA_VISIBLE_DEVICES:-99} objective=$TUNE_PARAM_x1" >&"$TUNE_REPORT_FD"
+P
+chmod +x gpu.sh
+submit=(--space "$space" --parallel 3 --runners-per-node 2 --cpus-per-trial 2 --mem-per-trial 500M --gpus-per-trial 1 --seed 3)
+wait_gone() { for _ in $(seq 1 "${2:-150}"); do [ -z "$(squeue -h -j "$1" 2>/dev/null)" ] && return 0; sleep 1; done; return 1; }
+
+# 1. The script asks per node, so mpirun's daemons see their node's GPUs.
+script=$("$tune" submit --name dry --trials 4 "${submit[@]}" --dry-run -- ./gpu.sh)
+if grep -q '^#SBATCH --ntasks=4$' <<<"$script" && grep -q '^#SBATCH --nodes=2$' <<<"$script" &&
+   grep -q '^#SBATCH --ntasks-per-node=2$' <<<"$script" && grep -q '^#SBATCH --gpus-per-node=2$' <<<"$script" &&
+   [ ! -e dry.sbatch ]; then ok "--dry-run prints the script: 4 tasks on 2 nodes, 2 GPUs per node, writes nothing"
+else not_ok "--dry-run prints the script" "$script"; fi
+
+# 2. A study through tune submit: all trials ok, each runner with its own GPU.
+out=$("$tune" submit --name gpus --trials 12 "${submit[@]}" -- ./gpu.sh 2>&1)
+job=$(sed -n 's/^submitted job \([0-9]*\)$/\1/p' <<<"$out")
+wait_gone "$job" 120
+layout=$("$tune" export gpus.h5 --json | /usr/bin/python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+gpu = {r['trial']: int(r['value']) for r in d['reports'] if r['metric'] == 'gpu'}
+ok = sum(t['state'] == 'ok' for t in d['trials'])
+runners = sorted({(t['rank'], t['host'], gpu.get(t['id'])) for t in d['trials']})
+print(ok, ' '.join('%d:%s:%s' % r for r in runners))" 2>&1)
+if [ "$layout" = "12 1:node1:0 2:node2:0 3:node2:1" ]; then ok "tune submit: 12 trials ok; rank:node:GPU $(cut -d' ' -f2- <<<"$layout")"
+else not_ok "tune submit runs the study with a GPU per runner" "$out" "$layout" "$(cat gpus-*.out 2>&1 | tail -20)"; fi
+if [ -x gpus.sbatch ] && grep -q "tune run --history" gpus.sbatch; then ok "the sbatch script is kept beside the history"
+else not_ok "the sbatch script is kept beside the history" "$(ls)"; fi
+
+# 3. Slurm's warning signal: the study drains, exits 75, the job requeues
+#    itself and resumes; nothing completed is lost or repeated.
+export TRIAL_SLEEP=0.5
+out=$("$tune" submit --name requeue --trials 30 "${submit[@]}" -- ./gpu.sh 2>&1)
+job=$(sed -n 's/^submitted job \([0-9]*\)$/\1/p' <<<"$out")
+for _ in $(seq 1 100); do
+  done_now=$("$tune" export requeue.h5 --csv 2>/dev/null | grep -c ',ok,' || true)
+  [ "${done_now:-0}" -ge 6 ] && break
+  sleep 0.2
+done
+scancel --signal=USR1 --batch "$job"
+for _ in $(seq 1 100); do [ "$(squeue -h -j "$job" -o %T)" = PENDING ] && break; sleep 0.2; done
+before=$("$tune" export requeue.h5 --csv | awk -F, 'NR > 1 {print $1 ":" $2}')
+# Slurm holds a requeued job for 120 s (BeginTime); start it now.
+scontrol update jobid="$job" StartTime=now >/dev/null 2>&1
+n_ok=$(grep -c ':ok$' <<<"$before" || true)
+if grep -q "requeueing job $job" requeue-"$job".out 2>/dev/null || [ "$(scontrol show job "$job" | grep -o 'Restarts=[0-9]*')" = Restarts=1 ]; then
+  ok "USR1 to the batch shell: the study drained ($n_ok ok) and the job requeued itself"
+else not_ok "USR1 to the batch shell requeues the job" "$before" "$(scontrol show job "$job")"; fi
+wait_gone "$job" 150
+after=$("$tune" export requeue.h5 --csv | awk -F, 'NR > 1 {print $1 ":" $2}')
+kept=$(comm -12 <(grep ':ok$' <<<"$before" | sort) <(sort <<<"$after") | wc -l)
+if [ "$(grep -c ':ok$' <<<"$after")" -eq 30 ] && [ "$(wc -l <<<"$after")" -eq 30 ] && [ "$kept" -eq "$n_ok" ]; then
+  ok "the requeued job resumed: 30 trials ok, the $n_ok done before kept, none repeated"
+else not_ok "the requeued job resumes the study" "$after" "$(tail -20 requeue-*.out)"; fi
+
+# 4. Refusals name the problem.
+m1=$("$tune" submit --name gpus --trials 2 "${submit[@]}" -- ./gpu.sh 2>&1); r1=$?
+m2=$("$tune" submit --name nopart --trials 2 "${submit[@]}" --partition nosuch -- ./gpu.sh 2>&1); r2=$?
+if [ $r1 -eq 1 ] && grep -q "gpus.h5 already holds a study" <<<"$m1" && [ $r2 -eq 1 ] && grep -q "sbatch refused" <<<"$m2"; then
+  ok "submit refuses an existing history and reports sbatch's refusal"
+else not_ok "submit refusals name the problem" "$m1" "$m2"; fi
