@@ -108,6 +108,7 @@ std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary
   if (!o.account.empty()) s << "#SBATCH --account=" << o.account << "\n";
   s << "#SBATCH --output=" << fs::path(o.history).replace_extension("").string() << "-%j.out\n"
     << "#SBATCH --requeue\n"
+    << "#SBATCH --open-mode=append\n"
     << "#SBATCH --chdir=" << o.workdir << "\n"
     << "set -u\n"
     << "history=" << q(o.history) << "\n"

@@ -4,7 +4,7 @@ source "$(dirname "$0")/tap.sh"
 plan 6
 cluster_up cluster_jobs 17200 --nodes 3 --gpus 4
 work=$CLUSTER_DIR/work
-mkdir -p "$work" && chmod 1777 "$work"
+rm -rf "$work" && mkdir -p "$work" && chmod 1777 "$work"
 cd "$work" || exit 1
 
 # --gres=gpu:2 sees exactly two GPUs, named in CUDA_VISIBLE_DEVICES.

@@ -8,7 +8,7 @@ cluster_up driver_slurm 17400 --nodes 3 --cpus 4 --gpus 4
 tune=$TOP_BUILDDIR/driver/tune
 space=$TOP_SRCDIR/examples/synthetic/branin.json
 work=$CLUSTER_DIR/work
-mkdir -p "$work" && cd "$work" || exit 1
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 cat >gpu.sh <<'P'
 #!/bin/bash
 sleep "${TRIAL_SLEEP:-0.3}"
@@ -46,26 +46,31 @@ else not_ok "the sbatch script is kept beside the history" "$(ls)"; fi
 export TRIAL_SLEEP=0.5
 out=$("$tune" submit --name requeue --trials 30 "${submit[@]}" -- ./gpu.sh 2>&1)
 job=$(sed -n 's/^submitted job \([0-9]*\)$/\1/p' <<<"$out")
-for _ in $(seq 1 100); do
+for _ in $(seq 1 150); do
   done_now=$("$tune" export requeue.h5 --csv 2>/dev/null | grep -c ',ok,' || true)
   [ "${done_now:-0}" -ge 6 ] && break
   sleep 0.2
 done
 scancel --signal=USR1 --batch "$job"
-for _ in $(seq 1 100); do [ "$(squeue -h -j "$job" -o %T)" = PENDING ] && break; sleep 0.2; done
-before=$("$tune" export requeue.h5 --csv | awk -F, 'NR > 1 {print $1 ":" $2}')
+for _ in $(seq 1 150); do
+  [ "$(scontrol show job "$job" | grep -o 'Restarts=[0-9]*')" = Restarts=1 ] && break
+  sleep 0.2
+done
 # Slurm holds a requeued job for 120 s (BeginTime); start it now.
 scontrol update jobid="$job" StartTime=now >/dev/null 2>&1
-n_ok=$(grep -c ':ok$' <<<"$before" || true)
-if grep -q "requeueing job $job" requeue-"$job".out 2>/dev/null || [ "$(scontrol show job "$job" | grep -o 'Restarts=[0-9]*')" = Restarts=1 ]; then
-  ok "USR1 to the batch shell: the study drained ($n_ok ok) and the job requeued itself"
-else not_ok "USR1 to the batch shell requeues the job" "$before" "$(scontrol show job "$job")"; fi
 wait_gone "$job" 150
+log=$(cat requeue-"$job".out)
+first=$(grep -o "study 'requeue' interrupted by a signal: [0-9]* ok, [0-9]* interrupted" <<<"$log")
+n_ok=$(sed -n 's/.*signal: \([0-9]*\) ok.*/\1/p' <<<"$first")
+if [ -n "$first" ] && grep -q "requeueing job $job to resume it" <<<"$log" && grep -q "trials so far" <<<"$log"; then
+  ok "USR1 to the batch shell: the study drained ($n_ok ok), the job requeued itself and resumed"
+else not_ok "USR1 to the batch shell drains, requeues and resumes" "$log" "$(scontrol show job "$job")"; fi
 after=$("$tune" export requeue.h5 --csv | awk -F, 'NR > 1 {print $1 ":" $2}')
-kept=$(comm -12 <(grep ':ok$' <<<"$before" | sort) <(sort <<<"$after") | wc -l)
-if [ "$(grep -c ':ok$' <<<"$after")" -eq 30 ] && [ "$(wc -l <<<"$after")" -eq 30 ] && [ "$kept" -eq "$n_ok" ]; then
-  ok "the requeued job resumed: 30 trials ok, the $n_ok done before kept, none repeated"
-else not_ok "the requeued job resumes the study" "$after" "$(tail -20 requeue-*.out)"; fi
+twice=$(grep -oE 'trial [0-9]+ ok' <<<"$log" | sort | uniq -d | paste -sd' ')
+if [ "$(grep -c ':ok$' <<<"$after")" -eq 30 ] && [ "$(wc -l <<<"$after")" -eq 30 ] && [ -z "$twice" ] &&
+   [ "$(grep -cE 'trial [0-9]+ ok' <<<"$log")" -eq 30 ]; then
+  ok "after the requeue: 30 trials ok, each completed exactly once across both runs"
+else not_ok "after the requeue every trial completed once" "$after" "completed twice: $twice" "$log"; fi
 
 # 4. Refusals name the problem.
 m1=$("$tune" submit --name gpus --trials 2 "${submit[@]}" -- ./gpu.sh 2>&1); r1=$?

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Dispatch: 2,000 trials of `true` on 8 runners (mpirun -np 9 on this host).
+# Figures: trials per second, and the median gap between a trial's end and the
+# next start on the same rank. Baseline in the same run: the same 2,000 `true`
+# processes started by `xargs -P 8` (a process pool with no search, no MPI and
+# no history).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+tune=$top/driver/tune
+n=${TRIALS:-2000}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,tcp
+echo '{"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]}' >space.json
+
+t0=$(date +%s%N)
+seq "$n" | xargs -P 8 -n 1 true
+base_s=$(( $(date +%s%N) - t0 ))
+
+t0=$(date +%s%N)
+mpirun --oversubscribe -np 9 "$tune" run --history d.h5 --space space.json --trials "$n" --seed 1 \
+  --metric-regex 'x' -q -- true >/dev/null
+tune_s=$(( $(date +%s%N) - t0 ))
+
+"$tune" export d.h5 --csv | /usr/bin/python3 -c "
+import csv, statistics, sys
+rows = list(csv.DictReader(sys.stdin))
+by_rank = {}
+for r in rows:
+    by_rank.setdefault(r['rank'], []).append((float(r['start_time']), float(r['end_time'])))
+gaps = []
+for spans in by_rank.values():
+    spans.sort()
+    gaps += [b[0] - a[1] for a, b in zip(spans, spans[1:])]
+n = len(rows)
+tune_s, base_s = $tune_s / 1e9, $base_s / 1e9
+print('dispatch: %d trials of true on 8 runners in %.2f s = %.0f trials/s (whole run, MPI start included)' % (n, tune_s, n / tune_s))
+print('dispatch: median gap end -> next start on a rank: %.2f ms (p90 %.2f ms)' % (1e3 * statistics.median(gaps), 1e3 * statistics.quantiles(gaps, n=10)[-1]))
+print('baseline: xargs -P 8 true x %d in %.2f s = %.0f processes/s' % (n, base_s, n / base_s))
+print('ratio: tune / xargs throughput = %.2f' % ((n / tune_s) / (n / base_s)))
+"
