@@ -6,7 +6,8 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 tune=$top/driver/tune
 n=${TRIALS:-64}
-work=$(mktemp -d)
+# In the build tree, like a study directory (this machine's /tmp is slow).
+work=$(mktemp -d -p "$top/bench" run.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,tcp

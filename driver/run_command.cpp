@@ -5,7 +5,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -103,6 +105,22 @@ std::string python_client_dir() {
   return "";
 }
 
+// The program's path, looked up on PATH once (not by every trial), so that a
+// typo fails the study at once instead of every trial.
+std::string resolve_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) {
+    if (::access(name.c_str(), X_OK) != 0)
+      throw UsageError("the program " + name + " is not an executable file: " + std::strerror(errno));
+    return name;
+  }
+  const char* path = std::getenv("PATH");
+  for (const auto& dir : split(path ? path : "/usr/bin:/bin", ':')) {
+    const std::string candidate = dir + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0 && !fs::is_directory(candidate)) return candidate;
+  }
+  throw UsageError("the program '" + name + "' is not on PATH; give its path (./" + name + " if it is here)");
+}
+
 class AppCore {
  public:
   AppCore(const RunOptions& o, int world_size) : o_(o), world_size_(world_size) {}
@@ -122,6 +140,7 @@ class AppCore {
     command_ = o_.command.empty() ? split_command(o_.program) : o_.command;
     if (command_.empty()) command_ = split_command(s.command);
     if (command_.empty()) throw UsageError("no program to tune: give it after -- or with --program");
+    command_[0] = resolve_program(command_[0]);
     sampler_ = make_sampler(s.sampler, s.space, {.seed = s.seed, .grid_points = s.grid_points, .minimize = s.minimize});
     StudyLimits limits;
     limits.trials = o_.trials;
@@ -276,11 +295,6 @@ class AppCore {
   std::string python_dir_ = python_client_dir();
 };
 
-void nap(long microseconds) {
-  timespec ts{0, microseconds * 1000};
-  nanosleep(&ts, nullptr);
-}
-
 // One process: rank 0 runs the trials itself, one after another.
 int run_local(AppCore& core) {
   Study& study = core.study();
@@ -310,7 +324,7 @@ int run_appcore(AppCore& core, int world_size) {
   std::map<int, std::string> hosts;          // rank -> node
   int active = world_size - 1;
   bool interrupted_busy = false;
-  long idle_us = 20;
+  wire::Backoff backoff;
   while (active > 0) {
     if (g_stop_requested) study.stop(StopReason::Signal);
     study.tick(now_s());
@@ -320,11 +334,10 @@ int run_appcore(AppCore& core, int world_size) {
     }
     auto msg = wire::poll(MPI_ANY_SOURCE, MPI_ANY_TAG);
     if (!msg) {
-      nap(idle_us);
-      idle_us = std::min(idle_us * 2, 2000L);
+      backoff.wait();
       continue;
     }
-    idle_us = 20;
+    backoff.reset();
     const int rank = msg->source;
     switch (msg->tag) {
       case wire::Ready: {

@@ -1,5 +1,8 @@
 #include "mpi_runner/messages.hpp"
 
+#include <time.h>
+
+#include <algorithm>
 #include <charconv>
 #include <vector>
 
@@ -32,6 +35,18 @@ std::optional<Message> poll(int source, int tag) {
   std::string text(static_cast<std::size_t>(count), '\0');
   MPI_Recv(text.data(), count, MPI_CHAR, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   return Message{st.MPI_SOURCE, static_cast<Tag>(st.MPI_TAG), text.empty() ? json::object() : json::parse(text)};
+}
+
+void Backoff::reset() {
+  us_ = 10;
+  idle_us_ = 0;
+}
+
+void Backoff::wait() {
+  timespec ts{0, us_ * 1000};
+  nanosleep(&ts, nullptr);
+  idle_us_ += us_;
+  us_ = std::min(us_ * 2, idle_us_ < 20'000 ? 100L : 2'000L);
 }
 
 json to_json(const TrialLaunch& l) {

@@ -31,6 +31,20 @@ struct Message {
 };
 std::optional<Message> poll(int source, int tag);
 
+// How an idle rank waits for the next message: MPI's blocking calls spin a
+// core, which the trials need. Naps stay short (<= 100 us) while a reply is
+// due, and grow to 2 ms once nothing has come for 20 ms, so a rank waiting
+// out a long trial costs almost nothing.
+class Backoff {
+ public:
+  void reset();
+  void wait();
+
+ private:
+  long us_ = 10;
+  long idle_us_ = 0;
+};
+
 nlohmann::json to_json(const TrialLaunch& l);
 TrialLaunch launch_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const TrialRun& r);

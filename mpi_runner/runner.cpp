@@ -1,7 +1,5 @@
 #include "mpi_runner/runner.hpp"
 
-#include <time.h>
-
 #include "mpi_runner/messages.hpp"
 #include "mpi_runner/trial_process.hpp"
 
@@ -9,28 +7,17 @@ namespace tune {
 
 std::atomic<bool> g_stop_requested{false};
 
-namespace {
-
-void nap(long microseconds) {
-  timespec ts{0, microseconds * 1000};
-  nanosleep(&ts, nullptr);
-}
-
-}  // namespace
-
 int run_runner(const RunnerIdentity& me) {
   const nlohmann::json hello = {{"host", me.host}, {"gpus", me.gpus}};
   wire::send(0, wire::Ready, hello);
-  long idle_us = 50;
+  wire::Backoff backoff;
   for (;;) {
     auto msg = wire::poll(0, MPI_ANY_TAG);
     if (!msg) {
-      // Blocking MPI_Probe spins a core in Open MPI; the trials need it.
-      nap(idle_us);
-      idle_us = std::min(idle_us * 2, 2000L);
+      backoff.wait();
       continue;
     }
-    idle_us = 50;
+    backoff.reset();
     if (msg->tag == wire::Stop) break;
     if (msg->tag != wire::Launch) continue;  // a late Interrupt for a trial already ended
     TrialLaunch launch = wire::launch_from_json(msg->body);

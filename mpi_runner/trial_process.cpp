@@ -209,17 +209,22 @@ TrialRun TrialProcess::run(const TrialLaunch& l, const ReportSink& on_report, co
   };
   char buf[65536];
   bool report_open = true, stdout_open = stdout_pipe.has_value();
-  auto drain = [&](bool block_ms) {
-    pollfd fds[2];
+  // A pidfd turns readable when the child exits, so one poll() waits for
+  // output and for the exit alike (kernels before 5.3: a 1 ms tick instead).
+  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  auto drain = [&](bool block) {
+    pollfd fds[3];
     int n = 0;
     if (report_open) fds[n++] = {report.r, POLLIN, 0};
     if (stdout_open) fds[n++] = {stdout_pipe->r, POLLIN, 0};
+    const int data_fds = n;
+    if (pidfd >= 0 && block) fds[n++] = {pidfd, POLLIN, 0};
     if (n == 0) {
-      if (block_ms) ::poll(nullptr, 0, 20);
+      if (block) ::poll(nullptr, 0, 1);
       return;
     }
-    if (::poll(fds, n, block_ms ? 20 : 0) <= 0) return;
-    for (int i = 0; i < n; ++i) {
+    if (::poll(fds, n, block ? 20 : 0) <= 0) return;
+    for (int i = 0; i < data_fds; ++i) {
       if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       const ssize_t got = read(fds[i].fd, buf, sizeof buf);
       if (fds[i].fd == report.r) {
@@ -283,6 +288,7 @@ TrialRun TrialProcess::run(const TrialLaunch& l, const ReportSink& on_report, co
   } else if (WIFSIGNALED(status)) {
     run.signal = WTERMSIG(status);
   }
+  if (pidfd >= 0) close(pidfd);
   close(out_fd);
   close(err_fd);
   return run;

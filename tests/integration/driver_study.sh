@@ -70,12 +70,14 @@ m1=$("$tune" run --history bad.h5 --space bad.json -- true 2>&1); r1=$?
 m2=$("$tune" run --history bad2.h5 --space one.json -- echo '{y}' 2>&1); r2=$?
 m3=$("$tune" run --history branin.h5 --space one.json -- true 2>&1); r3=$?
 m4=$("$tune" run --history nothere.h5 --resume -- true 2>&1); r4=$?
+m5=$("$tune" run --history noprog.h5 --space one.json -- no-such-program-xyz 2>&1); r5=$?
 if [ $r1 -eq 1 ] && grep -q "bad.json: parameter 'lr': low must be below high" <<<"$m1" && [ ! -e bad.h5 ] &&
    [ $r2 -eq 1 ] && grep -q "names {y}, which is not a parameter" <<<"$m2" &&
    [ $r3 -eq 1 ] && grep -q "already holds a study; continue it with --resume" <<<"$m3" &&
-   [ $r4 -eq 1 ] && grep -q "no such history file" <<<"$m4"; then
-  ok "bad space, unknown placeholder, existing history, missing history: named, exit 1"
-else not_ok "bad input gets a message naming it" "$m1" "$m2" "$m3" "$m4"; fi
+   [ $r4 -eq 1 ] && grep -q "no such history file" <<<"$m4" &&
+   [ $r5 -eq 1 ] && grep -q "the program 'no-such-program-xyz' is not on PATH" <<<"$m5"; then
+  ok "bad space, unknown placeholder, existing or missing history, missing program: named, exit 1"
+else not_ok "bad input gets a message naming it" "$m1" "$m2" "$m3" "$m4" "$m5"; fi
 
 # 7. kill -9 at random moments, then --resume: nothing completed is lost or run twice.
 cat >slow.json <<'J'
