@@ -140,7 +140,7 @@ class AppCore {
     command_ = o_.command.empty() ? split_command(o_.program) : o_.command;
     if (command_.empty()) command_ = split_command(s.command);
     if (command_.empty()) throw UsageError("no program to tune: give it after -- or with --program");
-    command_[0] = resolve_program(command_[0]);
+    if (!o_.shell) command_[0] = resolve_program(command_[0]);
     sampler_ = make_sampler(s.sampler, s.space, {.seed = s.seed, .grid_points = s.grid_points, .minimize = s.minimize});
     StudyLimits limits;
     limits.trials = o_.trials;
@@ -425,10 +425,12 @@ int run_study(const RunOptions& o) {
       AppCore core(o, size);
       try {
         core.open();
-      } catch (...) {
-        // Runners wait for work: release them before reporting the error.
+      } catch (const std::exception& e) {
+        // Bad input: say so, release the runners waiting for work, end cleanly.
+        std::cerr << "tune run: error: " << e.what() << std::endl;
         for (int r = 1; r < size; ++r) wire::send(r, wire::Stop, nlohmann::json::object());
-        throw;
+        if (mpi) MPI_Finalize();
+        return kExitUsage;
       }
       code = size > 1 ? run_appcore(core, size) : run_local(core);
     }

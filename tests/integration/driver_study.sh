@@ -2,7 +2,7 @@
 # tune run with real mpirun and real processes: outcomes of misbehaving trials,
 # bad input, kill -9 at random moments, and a signal followed by --resume.
 source "$(dirname "$0")/tap.sh"
-plan 11
+plan 12
 tune=$TOP_BUILDDIR/driver/tune
 behave=$TOP_SRCDIR/tests/integration/programs/behave.sh
 branin=$TOP_SRCDIR/examples/synthetic/branin.py
@@ -63,6 +63,24 @@ out=$("$tune" run --history regex.h5 --space one.json --algo grid --metric-regex
 objs=$("$tune" export regex.h5 --csv | awk -F, 'NR > 1 {print $3}' | paste -sd' ')
 if [ "$objs" = "0.15 0.25 0.35" ]; then ok "--metric-regex takes the last match; {x} reaches argv ($objs)"
 else not_ok "--metric-regex takes the last match; {x} reaches argv" "$objs" "$out"; fi
+
+# 5b. A C program speaks the protocol through client/c/tune_report.h.
+cat >c_trial.c <<'C'
+#include "tune_report.h"
+int main(void) {
+  double x = tune_param_double("x", -1);
+  for (long step = 1; step <= 3; ++step) tune_report(step, "loss", x / step);
+  tune_objective(x * 10);
+  return 0;
+}
+C
+if cc -Wall -Wextra -Werror -I"$TOP_SRCDIR/client/c" -o c_trial c_trial.c 2>cc.err; then
+  "$tune" run --history c.h5 --space one.json --algo grid -q -- ./c_trial >/dev/null 2>&1
+  objs=$("$tune" export c.h5 --csv | awk -F, 'NR > 1 {print $3}' | paste -sd' ')
+  steps=$("$tune" export c.h5 --json | /usr/bin/python3 -c "import json,sys; print(len(json.load(sys.stdin)['reports']))")
+  if [ "$objs" = "10 20 30" ] && [ "$steps" = 12 ]; then ok "a C trial using tune_report.h reports steps and its objective ($objs)"
+  else not_ok "a C trial using tune_report.h reports" "$objs / $steps reports"; fi
+else not_ok "a C trial using tune_report.h compiles cleanly" "$(cat cc.err)"; fi
 
 # 6. Bad input gets a message naming it, and nothing is created.
 printf '{"parameters": [\n {"name": "lr", "type": "bound", "value": [1, 0]}]}\n' >bad.json
