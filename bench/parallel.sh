@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Parallel efficiency: 64 trials of a fixed 1 s sleep with 1, 2, 4 and 8
-# runners. Baseline in the same run: the 1-runner time. Figure: speedup over
-# 1 runner and speedup / runners (the source design measured 5.0x at 8).
+# runners. Baseline in the same run: the 1-runner time. Figures: speedup over
+# 1 runner and speedup / runners (the source design measured 5.0x at 8), for
+# the whole run (mpirun start included) and for the study span in the history
+# (first trial start to last trial end).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 tune=$top/driver/tune
@@ -19,8 +21,13 @@ for r in 1 2 4 8; do
     -q --shell -- 'sleep 1; echo objective=1 >&$TUNE_REPORT_FD' >/dev/null
   took[$r]=$(( ($(date +%s%N) - t0) / 1000000 ))
 done
+span() {  # milliseconds from the first trial start to the last trial end
+  "$tune" export "$1" --csv | awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) c[$i] = i; next}
+    {a = $(c["start_time"]); b = $(c["end_time"]); if (!s || a < s) s = a; if (b > e) e = b}
+    END {printf "%.0f", (e - s) * 1000}'
+}
 for r in 1 2 4 8; do
-  awk -v r=$r -v t="${took[$r]}" -v b="${took[1]}" -v n="$n" 'BEGIN {
-    printf "parallel: %d trials of sleep 1, %d runner(s): %.2f s, speedup %.2fx, efficiency %.3f (baseline: 1 runner, %.2f s)\n",
-      n, r, t / 1000, b / t, b / t / r, b / 1000 }'
+  awk -v r=$r -v t="${took[$r]}" -v b="${took[1]}" -v st="$(span p$r.h5)" -v sb="$(span p1.h5)" -v n="$n" 'BEGIN {
+    printf "parallel: %d trials of sleep 1, %d runner(s): whole run %.2f s, speedup %.2fx (efficiency %.3f); study span %.2f s, speedup %.2fx (efficiency %.3f); baseline 1 runner: %.2f s run, %.2f s span\n",
+      n, r, t / 1000, b / t, b / t / r, st / 1000, sb / st, sb / st / r, b / 1000, sb / 1000 }'
 done
