@@ -41,7 +41,7 @@ else not_ok "tune submit runs the study with a GPU per runner" "$out" "$layout" 
 if [ -x gpus.sbatch ] && grep -q "tune run --history" gpus.sbatch; then ok "the sbatch script is kept beside the history"
 else not_ok "the sbatch script is kept beside the history" "$(ls)"; fi
 
-# 3. SIGTERM (preemption; --signal=B:USR1 takes the same path): the study drains, exits 75, the job requeues
+# 3. Slurm's warning (sbatch --signal=B:USR1): the study drains, exits 75, the job requeues
 #    itself and resumes; nothing completed is lost or repeated.
 export TRIAL_SLEEP=0.5
 out=$("$tune" submit --name requeue --trials 30 "${submit[@]}" -- ./gpu.sh 2>&1)
@@ -51,7 +51,7 @@ for _ in $(seq 1 150); do
   [ "${done_now:-0}" -ge 6 ] && break
   sleep 0.2
 done
-scancel --signal=TERM --batch "$job"
+scancel --signal=USR1 --batch "$job"
 for _ in $(seq 1 150); do
   [ "$(scontrol show job "$job" | grep -o 'Restarts=[0-9]*')" = Restarts=1 ] && break
   sleep 0.2
@@ -63,8 +63,8 @@ log=$(cat requeue-"$job".out)
 first=$(grep -o "study 'requeue' interrupted by a signal: [0-9]* ok, [0-9]* interrupted" <<<"$log")
 n_ok=$(sed -n 's/.*signal: \([0-9]*\) ok.*/\1/p' <<<"$first")
 if [ -n "$first" ] && grep -q "requeueing job $job to resume it" <<<"$log" && grep -q "trials so far" <<<"$log"; then
-  ok "SIGTERM to the batch shell: the study drained ($n_ok ok), the job requeued itself and resumed"
-else not_ok "SIGTERM to the batch shell drains, requeues and resumes" "$log" "$(scontrol show job "$job")"; fi
+  ok "USR1 to the batch shell (sbatch --signal=B:USR1): the study drained ($n_ok ok), the job requeued itself and resumed"
+else not_ok "USR1 to the batch shell drains, requeues and resumes" "$log" "$(scontrol show job "$job")"; fi
 after=$("$tune" export requeue.h5 --csv | awk -F, 'NR > 1 {print $1 ":" $2}')
 twice=$(grep -oE 'trial [0-9]+ ok' <<<"$log" | sort | uniq -d | paste -sd' ')
 if [ "$(grep -c ':ok$' <<<"$after")" -eq 30 ] && [ "$(wc -l <<<"$after")" -eq 30 ] && [ -z "$twice" ] &&

@@ -2,7 +2,7 @@
 # tune run with real mpirun and real processes: outcomes of misbehaving trials,
 # bad input, kill -9 at random moments, and a signal followed by --resume.
 source "$(dirname "$0")/tap.sh"
-plan 12
+plan 13
 tune=$TOP_BUILDDIR/driver/tune
 behave=$TOP_SRCDIR/tests/integration/programs/behave.sh
 branin=$TOP_SRCDIR/examples/synthetic/branin.py
@@ -144,3 +144,15 @@ kept=$(comm -12 <(grep ':ok$' <<<"$before" | sort) <(sort <<<"$after") | wc -l)
 if [ $rc -eq 0 ] && [ "$(grep -c ':ok$' <<<"$after")" -eq 24 ] && [ "$kept" -eq "$n_ok" ] && [ "$(wc -l <<<"$after")" -eq 24 ]; then
   ok "--resume after the signal: 24 trials ok, the $n_ok done before kept, none repeated"
 else not_ok "--resume after the signal finishes the study" "exit $rc" "$after" "$out"; fi
+
+# 9. SIGTERM to a single-process study: the same drain, exit 75.
+sed -i 's/0.5/0.3/' slow.json
+"$tune" run --history term.h5 --space slow.json --trials 50 --seed 4 -q -- "$behave" >term.out 2>&1 &
+pid=$!
+sleep 1.5
+kill -TERM $pid
+wait $pid; rc=$?
+st=$(state_of term.h5)
+if [ $rc -eq 75 ] && grep -q ':interrupted$' <<<"$st" && ! grep -q ':running$' <<<"$st" && grep -q ':ok$' <<<"$st"; then
+  ok "SIGTERM: the running trial is recorded interrupted, exit 75"
+else not_ok "SIGTERM drains the study with exit 75" "exit $rc" "$st" "$(cat term.out)"; fi
