@@ -5,16 +5,8 @@
 # processes started by `xargs -P 8` (a process pool with no search, no MPI and
 # no history). `true` reports no objective, so every trial is recorded as
 # invalid: --max-failures 0 keeps the study going.
-set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-tune=$top/driver/tune
+source "$(dirname "$0")/bench_env.sh"
 n=${TRIALS:-2000}
-# In the build tree, like a study directory (this machine's /tmp is slow).
-work=$(mktemp -d -p "$top/bench" run.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,tcp
-echo '{"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]}' >space.json
 
 t0=$(date +%s%N)
 seq "$n" | xargs -P 8 -n 1 true

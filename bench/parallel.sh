@@ -4,16 +4,8 @@
 # 1 runner and speedup / runners (the source design measured 5.0x at 8), for
 # the whole run (mpirun start included) and for the study span in the history
 # (first trial start to last trial end).
-set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-tune=$top/driver/tune
+source "$(dirname "$0")/bench_env.sh"
 n=${TRIALS:-64}
-# In the build tree, like a study directory (this machine's /tmp is slow).
-work=$(mktemp -d -p "$top/bench" run.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,tcp
-echo '{"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]}' >space.json
 declare -A took
 for r in 1 2 4 8; do
   t0=$(date +%s%N)

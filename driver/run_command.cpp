@@ -23,6 +23,7 @@
 #include "mpi_runner/runner.hpp"
 #include "mpi_runner/trial_process.hpp"
 #include "search/sampler.hpp"
+#include "study/gpu_share.hpp"
 #include "study/study.hpp"
 #include "study/text_input.hpp"
 #include "tune_config.h"
@@ -85,14 +86,14 @@ std::string runner_gpus(int gpus_per_trial, int local_index, const std::string& 
       break;
     }
   const auto all = split(src ? src : "", ',');
-  const std::size_t from = static_cast<std::size_t>(local_index) * gpus_per_trial;
-  if (from + gpus_per_trial > all.size())
+  const auto share = gpu_share(all, local_index, gpus_per_trial);
+  if (!share)
     throw UsageError("runner " + std::to_string(local_index + 1) + " on " + host + " needs " +
                      std::to_string(gpus_per_trial) + " GPU(s) but the node gave this job " +
                      std::to_string(all.size()) + " (" + (src ? src : "none") +
                      "); ask Slurm for --gres=gpu:<runners per node x --gpus-per-trial>, or fewer runners per node");
   std::string out;
-  for (int i = 0; i < gpus_per_trial; ++i) out += (i ? "," : "") + all[from + i];
+  for (const auto& g : *share) out += (out.empty() ? "" : ",") + g;
   return out;
 }
 

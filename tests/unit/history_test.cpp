@@ -1,5 +1,7 @@
 #include "history/history.hpp"
 
+#include "temp_dir.hpp"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -14,16 +16,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class HistoryTest : public testing::Test {
+class HistoryTest : public testing_support::TempDirTest {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("tune-history-test-" + std::to_string(::getpid()) + "-" +
-                                        testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    path_ = (dir_ / "study.h5").string();
+    TempDirTest::SetUp();
+    path_ = file("study.h5");
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   static StudyInfo study() {
     StudyInfo s;
@@ -56,7 +54,6 @@ class HistoryTest : public testing::Test {
     return t;
   }
 
-  fs::path dir_;
   std::string path_;
 };
 

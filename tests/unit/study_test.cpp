@@ -8,25 +8,22 @@
 #include <filesystem>
 
 #include "search/sampler.hpp"
+#include "temp_dir.hpp"
 
 namespace tune {
 namespace {
 
 namespace fs = std::filesystem;
 
-class StudyTest : public testing::Test {
+class StudyTest : public testing_support::TempDirTest {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("tune-study-test-" + std::to_string(::getpid()) + "-" +
-                                        testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    TempDirTest::SetUp();
     info_.name = "s";
     info_.space = SearchSpace::parse(R"({"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]})");
     info_.minimize = true;
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path() const { return (dir_ / "h.h5").string(); }
+  std::string path() const { return file("h.h5"); }
 
   static TrialRun ok(const Trial& t, double objective) {
     TrialRun r;
@@ -46,7 +43,6 @@ class StudyTest : public testing::Test {
     return r;
   }
 
-  fs::path dir_;
   StudyInfo info_;
 };
 

@@ -1,5 +1,7 @@
 #include "study/text_input.hpp"
 
+#include "study/gpu_share.hpp"
+
 #include <gtest/gtest.h>
 
 namespace tune {
@@ -42,6 +44,16 @@ TEST(ShellQuote, RoundTripsThroughSplit) {
   for (const std::string w : {"plain", "with space", "it's", "$HOME", "", "{lr}"}) {
     EXPECT_EQ(split_command(shell_quote(w)), std::vector<std::string>{w}) << w;
   }
+}
+
+TEST(GpuShare, EachRunnerOnANodeTakesItsOwnSlice) {
+  const std::vector<std::string> node = {"0", "1", "2", "3"};
+  EXPECT_EQ(*gpu_share(node, 0, 2), (std::vector<std::string>{"0", "1"}));
+  EXPECT_EQ(*gpu_share(node, 1, 2), (std::vector<std::string>{"2", "3"}));
+  EXPECT_FALSE(gpu_share(node, 2, 2));  // the node has no third pair
+  EXPECT_EQ(*gpu_share(node, 3, 1), std::vector<std::string>{"3"});
+  EXPECT_TRUE(gpu_share({}, 5, 0)->empty());  // no GPUs asked: none given
+  EXPECT_FALSE(gpu_share({}, 0, 1));
 }
 
 }  // namespace

@@ -1,0 +1,12 @@
+# Sourced by the benchmark scripts: paths, a scratch study directory in the
+# build tree (like a real study directory; this machine's /tmp is slow) that is
+# removed at exit, Open MPI settings for root and for fake nodes, and a
+# one-parameter space.
+set -euo pipefail
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+tune=$top/driver/tune
+work=$(mktemp -d -p "$top/bench" run.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,tcp
+echo '{"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]}' >space.json
