@@ -56,7 +56,14 @@ for _ in $(seq 1 150); do
   [ "$(scontrol show job "$job" | grep -o 'Restarts=[0-9]*')" = Restarts=1 ] && break
   sleep 0.2
 done
-# Slurm holds a requeued job for 120 s (BeginTime); start it now.
+# Slurm holds a requeued job for 120 s (BeginTime); start it now, but only once
+# the first run has left the nodes (until then Slurm revokes the restart's
+# credential and fails the job).
+for _ in $(seq 1 150); do
+  [ "$(squeue -h -j "$job" -o %T)" = PENDING ] && [ -z "$(sinfo -h -N -o %T | grep -v '^idle$')" ] && break
+  sleep 0.2
+done
+sleep 1
 scontrol update jobid="$job" StartTime=now >/dev/null 2>&1
 wait_gone "$job" 150
 log=$(cat requeue-"$job".out)
