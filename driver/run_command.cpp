@@ -312,7 +312,7 @@ int run_local(AppCore& core) {
           return g_stop_requested.load() || study.stopping();
         });
     TrialRun r = run;
-    if ((g_stop_requested || study.stopping()) && !(r.exited && r.exit_code == 0)) r.interrupted = true;
+    attribute_to_stop(r, g_stop_requested || study.stopping());
     core.record(r, 0, host);
   }
   return core.finish();
@@ -360,7 +360,7 @@ int run_appcore(AppCore& core, int world_size) {
         break;
       case wire::Result: {
         TrialRun run = wire::run_from_json(msg->body);
-        if (study.stopping() && !(run.exited && run.exit_code == 0)) run.interrupted = true;
+        attribute_to_stop(run, study.stopping());
         busy.erase(rank);
         core.record(run, rank, hosts[rank]);
         break;

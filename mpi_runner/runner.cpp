@@ -29,10 +29,7 @@ int run_runner(const RunnerIdentity& me) {
           if (auto m = wire::poll(0, wire::Interrupt)) interrupt = true;
           return interrupt || g_stop_requested.load();
         });
-    // Slurm signals the whole job step: a trial can die of the same SIGTERM
-    // before we end it. Either way the study stopped it, not the program.
-    const bool good = run.exited && run.exit_code == 0;
-    if ((interrupt || g_stop_requested.load()) && !good) run.interrupted = true;
+    attribute_to_stop(run, interrupt || g_stop_requested.load());
     wire::send(0, wire::Result, wire::to_json(run));
     // A signalled runner takes no more work; rank 0 hears that the job is stopping.
     nlohmann::json ready = hello;

@@ -12,6 +12,10 @@ std::string signal_name(int sig) {
   return "signal " + std::to_string(sig);
 }
 
+void attribute_to_stop(TrialRun& run, bool study_stopping) {
+  if (study_stopping && !(run.exited && run.exit_code == 0)) run.interrupted = true;
+}
+
 Outcome classify(const TrialRun& run) {
   const auto with_report_error = [&](std::string msg) {
     if (run.bad_report_lines > 0)

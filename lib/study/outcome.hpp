@@ -35,6 +35,11 @@ struct Outcome {
 
 Outcome classify(const TrialRun& run);
 
+// A trial that ended while the study was stopping and did not exit cleanly was
+// stopped by the study, not by its program: Slurm signals the whole job step,
+// so the trial may die of the same SIGTERM before the runner ends it.
+void attribute_to_stop(TrialRun& run, bool study_stopping);
+
 // "SIGSEGV" for 11, "signal 64" for unknown numbers.
 std::string signal_name(int sig);
 

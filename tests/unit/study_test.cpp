@@ -74,6 +74,25 @@ TEST(Classify, NamesEachOutcome) {
   EXPECT_EQ(classify(r).state, TrialState::Interrupted);
 }
 
+TEST(AttributeToStop, OnlyUncleanEndsDuringAStopAreInterruptions) {
+  TrialRun killed;
+  killed.exited = false;
+  killed.signal = SIGTERM;
+  TrialRun clean;
+  clean.exited = true;
+  clean.exit_code = 0;
+  clean.objective = 1.0;
+  TrialRun a = killed, b = killed, c = clean;
+  attribute_to_stop(a, false);
+  attribute_to_stop(b, true);
+  attribute_to_stop(c, true);
+  EXPECT_FALSE(a.interrupted);  // no stop: the program's own failure
+  EXPECT_TRUE(b.interrupted);
+  EXPECT_FALSE(c.interrupted);  // finished cleanly before the stop reached it: keep its result
+  EXPECT_EQ(classify(b).state, TrialState::Interrupted);
+  EXPECT_EQ(classify(c).state, TrialState::Ok);
+}
+
 TEST_F(StudyTest, RunsExactlyTheRequestedTrialsAndTracksTheBest) {
   auto h = History::create(path(), info_);
   auto sampler = make_sampler("random", info_.space, {.seed = 1});
