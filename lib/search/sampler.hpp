@@ -24,6 +24,7 @@ struct Observation {
   std::uint64_t trial = 0;
   Assignment params;
   std::optional<double> objective;
+  bool pruned = false;  // stopped early by a pruner: worse than its peers so far
 };
 
 struct SamplerOptions {

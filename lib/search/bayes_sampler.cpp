@@ -1,0 +1,308 @@
+#include "search/bayes_sampler.hpp"
+
+#include <LBFGSB.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace tune {
+namespace {
+
+double unit(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+// A normal deviate from the Box-Muller transform: std::normal_distribution
+// differs between standard libraries.
+double normal(std::mt19937_64& rng) {
+  const double a = std::max(unit(rng), 1e-300), b = unit(rng);
+  return std::sqrt(-2 * std::log(a)) * std::cos(2 * 3.141592653589793 * b);
+}
+
+constexpr int kCandidates = 1000;   // random points scored before local search
+constexpr int kStarts = 5;          // local searches from the best of them
+constexpr int kNearBest = 5;        // observed trials whose neighbourhoods are sampled too
+constexpr int kPerNeighbourhood = 40;
+
+}  // namespace
+
+struct BayesSampler::Model {
+  GaussianProcess gp;
+  double best;  // smallest observed y (imputed points excluded)
+
+  double ei(const Eigen::VectorXd& f) const {
+    const auto p = gp.predict(f);
+    return expected_improvement(p.mean, std::sqrt(p.var), best).ei;
+  }
+};
+
+BayesSampler::BayesSampler(const SearchSpace& space, std::uint64_t seed, bool minimize)
+    : space_(space),
+      seed_(seed),
+      minimize_(minimize),
+      initial_(std::clamp<std::uint64_t>(2 * space.dimensions() + 1, 5, 20)),
+      design_(static_cast<int>(space.dimensions()), seed) {
+  for (const auto& p : space_.parameters()) feature_dims_ += p.kind == ParamKind::Choice ? static_cast<int>(p.choices.size()) : 1;
+}
+
+Eigen::VectorXd BayesSampler::encode(const Assignment& a) const {
+  const auto& ps = space_.parameters();
+  Eigen::VectorXd u(static_cast<Eigen::Index>(ps.size()));
+  for (std::size_t i = 0; i < ps.size(); ++i) u(static_cast<Eigen::Index>(i)) = ps[i].encode(a[i]);
+  return u;
+}
+
+Assignment BayesSampler::decode(const Eigen::VectorXd& u) const {
+  Assignment out;
+  const auto& ps = space_.parameters();
+  for (std::size_t i = 0; i < ps.size(); ++i) out.push_back(ps[i].decode(u(static_cast<Eigen::Index>(i))));
+  return out;
+}
+
+Eigen::VectorXd BayesSampler::features(const Eigen::VectorXd& u) const {
+  Eigen::VectorXd f = Eigen::VectorXd::Zero(feature_dims_);
+  Eigen::Index at = 0;
+  const auto& ps = space_.parameters();
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    const auto& p = ps[i];
+    const double x = u(static_cast<Eigen::Index>(i));
+    switch (p.kind) {
+      case ParamKind::Bound: f(at++) = std::clamp(x, 0.0, 1.0); break;
+      case ParamKind::Int:
+      case ParamKind::Number: f(at++) = p.encode(p.decode(x)); break;  // rounded to a value that exists
+      case ParamKind::Choice: {
+        const auto& chosen = std::get<std::string>(p.decode(x));
+        for (const auto& c : p.choices) f(at++) = c == chosen ? 1.0 : 0.0;
+        break;
+      }
+    }
+  }
+  return f;
+}
+
+void BayesSampler::observe(const Observation& done) {
+  if (done.pruned) {
+    pruned_.push_back(encode(done.params));
+  } else if (done.objective && std::isfinite(*done.objective)) {
+    points_.push_back({encode(done.params), minimize_ ? *done.objective : -*done.objective, false});
+  }
+  // Failed trials teach nothing reliable (a crash may be transient): left out.
+}
+
+std::vector<BayesSampler::Point> BayesSampler::model_points(std::mt19937_64& rng) const {
+  std::vector<Point> data = points_;
+  if (!data.empty()) {
+    // A pruned trial was stopped for looking worse than its peers: the model
+    // believes it no better than the worst finished trial.
+    double worst = data.front().y;
+    for (const auto& p : data) worst = std::max(worst, p.y);
+    for (const auto& u : pruned_) data.push_back({u, worst, true});
+  }
+  if (data.size() <= kModelCap) return data;
+  std::vector<std::size_t> order(data.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return data[a].y < data[b].y; });
+  std::vector<Point> kept;
+  for (std::size_t i = 0; i < kModelCap / 2; ++i) kept.push_back(data[order[i]]);
+  // An even spread over the rest, with a random offset.
+  const std::size_t rest = order.size() - kModelCap / 2, want = kModelCap - kModelCap / 2;
+  const double stride = static_cast<double>(rest) / static_cast<double>(want);
+  const double offset = unit(rng) * stride;
+  for (std::size_t k = 0; k < want; ++k)
+    kept.push_back(data[order[kModelCap / 2 + std::min(rest - 1, static_cast<std::size_t>(offset + k * stride))]]);
+  return kept;
+}
+
+std::optional<Assignment> BayesSampler::propose(std::uint64_t trial, std::span<const Assignment> pending) {
+  if (trial < initial_ || points_.size() < 2) {
+    const auto p = design_.point(trial);
+    return decode(Eigen::Map<const Eigen::VectorXd>(p.data(), static_cast<Eigen::Index>(p.size())));
+  }
+  std::seed_seq seq{static_cast<std::uint32_t>(seed_), static_cast<std::uint32_t>(seed_ >> 32),
+                    static_cast<std::uint32_t>(trial), static_cast<std::uint32_t>(trial >> 32), 0xba7e5u};
+  std::mt19937_64 rng(seq);
+  const auto data = model_points(rng);
+  const Eigen::Index n = static_cast<Eigen::Index>(data.size());
+  Eigen::MatrixXd X(n, feature_dims_);
+  Eigen::VectorXd y(n);
+  double best = std::numeric_limits<double>::infinity();
+  for (Eigen::Index i = 0; i < n; ++i) {
+    X.row(i) = features(data[static_cast<std::size_t>(i)].u).transpose();
+    y(i) = data[static_cast<std::size_t>(i)].y;
+    if (!data[static_cast<std::size_t>(i)].imputed) best = std::min(best, y(i));
+  }
+
+  // Hyperparameters from at most kFitCap points: the first (best, when capped) ones.
+  const Eigen::Index fit_n = std::min<Eigen::Index>(n, kFitCap);
+  hyper_ = GaussianProcess::fit(X.topRows(fit_n), y.head(fit_n), hyper_.value_or(GpHyper::initial(feature_dims_)));
+
+  // Kriging believer: running trials join the data at their predicted value,
+  // clipped so that none is believed better than the best observed.
+  if (!pending.empty()) {
+    const GaussianProcess believed(X, y, *hyper_);
+    X.conservativeResize(n + static_cast<Eigen::Index>(pending.size()), Eigen::NoChange);
+    y.conservativeResize(X.rows());
+    for (std::size_t k = 0; k < pending.size(); ++k) {
+      const Eigen::VectorXd f = features(encode(pending[k]));
+      X.row(n + static_cast<Eigen::Index>(k)) = f.transpose();
+      y(n + static_cast<Eigen::Index>(k)) = std::max(believed.predict(f).mean, best);
+    }
+  }
+  const Model model{GaussianProcess(X, y, *hyper_), best};
+  const Eigen::VectorXd u = maximise_ei(model, data, rng);
+  Assignment out = decode(u);
+  // Discrete spaces can run out of new points near the optimum: never hand
+  // out an exact repeat of a finished or running trial.
+  const auto taken = [&](const Assignment& a) {
+    for (const auto& p : pending)
+      if (p == a) return true;
+    for (const auto& p : points_)
+      if (decode(p.u) == a) return true;
+    return false;
+  };
+  for (int attempt = 0; taken(out) && attempt < 100; ++attempt) {
+    Eigen::VectorXd r(u.size());
+    for (Eigen::Index i = 0; i < r.size(); ++i) r(i) = unit(rng);
+    out = decode(r);
+  }
+  return out;
+}
+
+Eigen::VectorXd BayesSampler::maximise_ei(const Model& model, const std::vector<Point>& data,
+                                          std::mt19937_64& rng) const {
+  const Eigen::Index d = static_cast<Eigen::Index>(space_.dimensions());
+  // Candidates: uniform points, and points near the best trials, where EI
+  // tends to peak once the model is confident.
+  std::vector<std::size_t> order(data.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return data[a].y < data[b].y; });
+  const int near = std::min<int>(kNearBest, static_cast<int>(order.size()));
+  const Eigen::Index m = kCandidates + near * kPerNeighbourhood;
+  Eigen::MatrixXd U(m, d);
+  for (Eigen::Index c = 0; c < kCandidates; ++c)
+    for (Eigen::Index j = 0; j < d; ++j) U(c, j) = unit(rng);
+  for (int b = 0; b < near; ++b)
+    for (int k = 0; k < kPerNeighbourhood; ++k) {
+      const double radius = k % 2 ? 0.02 : 0.1;
+      const Eigen::Index row = kCandidates + b * kPerNeighbourhood + k;
+      for (Eigen::Index j = 0; j < d; ++j)
+        U(row, j) = std::clamp(data[order[static_cast<std::size_t>(b)]].u(j) + radius * normal(rng), 0.0, 1.0);
+    }
+  Eigen::MatrixXd F(m, feature_dims_);
+  for (Eigen::Index c = 0; c < m; ++c) F.row(c) = features(U.row(c).transpose()).transpose();
+  Eigen::VectorXd mean, var;
+  model.gp.predict(F, mean, var);
+  std::vector<std::pair<double, Eigen::Index>> scored;
+  for (Eigen::Index c = 0; c < m; ++c)
+    scored.emplace_back(expected_improvement(mean(c), std::sqrt(var(c)), model.best).ei, c);
+  const auto starts = std::min<std::size_t>(kStarts, scored.size());
+  std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(starts), scored.end(),
+                    [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+  Eigen::VectorXd best_u = U.row(scored.front().second).transpose();
+  double best_ei = scored.front().first;
+  for (std::size_t s = 0; s < starts; ++s) {
+    Eigen::VectorXd u = U.row(scored[s].second).transpose();
+    const double ei = local_search(model, u);
+    if (ei > best_ei) {
+      best_ei = ei;
+      best_u = u;
+    }
+  }
+  return best_u;
+}
+
+// Alternates L-BFGS-B over the continuous parameters with a sweep of
+// neighbouring values of the discrete ones, until neither improves EI.
+double BayesSampler::local_search(const Model& model, Eigen::VectorXd& u) const {
+  const auto& ps = space_.parameters();
+  std::vector<Eigen::Index> cont;        // indices of interval parameters in u
+  std::vector<Eigen::Index> cont_feature;  // ... and of their features
+  Eigen::Index at = 0;
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    if (ps[i].kind == ParamKind::Bound) {
+      cont.push_back(static_cast<Eigen::Index>(i));
+      cont_feature.push_back(at);
+    }
+    at += ps[i].kind == ParamKind::Choice ? static_cast<Eigen::Index>(ps[i].choices.size()) : 1;
+  }
+  double current = model.ei(features(u));
+  LBFGSpp::LBFGSBParam<double> param;
+  param.max_iterations = 30;
+  param.epsilon = 1e-6;
+  param.max_linesearch = 20;
+  LBFGSpp::LBFGSBSolver<double> solver(param);
+  for (int round = 0; round < 4; ++round) {
+    bool improved = false;
+    if (!cont.empty()) {
+      const Eigen::Index c = static_cast<Eigen::Index>(cont.size());
+      Eigen::VectorXd v(c);
+      for (Eigen::Index k = 0; k < c; ++k) v(k) = u(cont[static_cast<std::size_t>(k)]);
+      Eigen::VectorXd trial_u = u;
+      // Maximise EI = minimise -EI; gradients by the chain rule through the GP.
+      auto objective = [&](const Eigen::VectorXd& x, Eigen::VectorXd& g) {
+        for (Eigen::Index k = 0; k < c; ++k) trial_u(cont[static_cast<std::size_t>(k)]) = x(k);
+        const auto p = model.gp.predict(features(trial_u), true);
+        const double sd = std::sqrt(p.var);
+        const auto imp = expected_improvement(p.mean, sd, model.best);
+        g.resize(c);
+        for (Eigen::Index k = 0; k < c; ++k) {
+          const Eigen::Index f = cont_feature[static_cast<std::size_t>(k)];
+          const double d_sd = sd > 1e-12 ? p.d_var(f) / (2 * sd) : 0.0;
+          g(k) = -(imp.d_mean * p.d_mean(f) + imp.d_sd * d_sd);
+        }
+        return -imp.ei;
+      };
+      double value = -current;
+      try {
+        solver.minimize(objective, v, value, Eigen::VectorXd::Zero(c), Eigen::VectorXd::Ones(c));
+      } catch (const std::exception&) {
+        Eigen::VectorXd g;
+        value = objective(v, g);  // the line search gave up; v is still a valid point
+      }
+      if (-value > current * (1 + 1e-9)) {
+        for (Eigen::Index k = 0; k < c; ++k) u(cont[static_cast<std::size_t>(k)]) = v(k);
+        current = -value;
+        improved = true;
+      }
+    }
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      const auto& p = ps[i];
+      if (p.kind == ParamKind::Bound) continue;
+      const Eigen::Index j = static_cast<Eigen::Index>(i);
+      // Neighbouring values: every other choice; integers and listed numbers
+      // 1, 2, 4, ... values away.
+      std::vector<ParamValue> tries;
+      const ParamValue now = p.decode(u(j));
+      if (p.kind == ParamKind::Int) {
+        const auto v = std::get<std::int64_t>(now);
+        for (std::int64_t step = 1; step <= static_cast<std::int64_t>(p.high - p.low); step *= 2)
+          for (std::int64_t w : {v - step, v + step})
+            if (w >= p.low && w <= p.high) tries.emplace_back(w);
+      } else {
+        const std::size_t levels = p.cardinality();
+        std::size_t at_level = 0;
+        for (std::size_t l = 0; l < levels; ++l)
+          if ((p.kind == ParamKind::Number ? ParamValue{p.numbers[l]} : ParamValue{p.choices[l]}) == now) at_level = l;
+        for (std::size_t l = 0; l < levels; ++l) {
+          const std::size_t dist = l > at_level ? l - at_level : at_level - l;
+          if (p.kind == ParamKind::Choice || (dist & (dist - 1)) == 0)
+            tries.push_back(p.kind == ParamKind::Number ? ParamValue{p.numbers[l]} : ParamValue{p.choices[l]});
+        }
+      }
+      for (const auto& value : tries) {
+        if (value == now) continue;
+        Eigen::VectorXd cand = u;
+        cand(j) = p.encode(value);
+        const double ei = model.ei(features(cand));
+        if (ei > current * (1 + 1e-9)) {
+          current = ei;
+          u = cand;
+          improved = true;
+        }
+      }
+    }
+    if (!improved) break;
+  }
+  return current;
+}
+
+}  // namespace tune

@@ -1,0 +1,69 @@
+// Bayesian optimisation (--algo bayes): a Gaussian process over the finished
+// trials, expected improvement maximised by multi-start local search.
+//
+// Parameters become kernel features honestly: an interval is its unit-cube
+// coordinate (log-scaled when the parameter is), an integer or a listed number
+// is rounded to its nearest value before the kernel sees it, and a choice is
+// one-hot (no false order between its strings). The first trials come from a
+// scrambled Halton design. Trials proposed while others still run see those
+// others as "kriging believer" points whose believed value is never better than
+// the best observed, so parallel proposals spread out instead of piling up.
+// Trial k depends only on the seed and the trials finished before it was
+// proposed, so a study with one runner is reproducible.
+//
+// Cost is capped: the model holds at most kModelCap trials (the best half and
+// an even spread of the rest) and hyperparameters are fitted on at most
+// kFitCap of them, so a proposal after 1,000 trials costs what one after
+// kModelCap does.
+#pragma once
+
+#include <optional>
+#include <random>
+
+#include "search/gaussian_process.hpp"
+#include "search/halton.hpp"
+#include "search/sampler.hpp"
+
+namespace tune {
+
+class BayesSampler final : public Sampler {
+ public:
+  static constexpr std::size_t kModelCap = 300;
+  static constexpr std::size_t kFitCap = 100;
+
+  BayesSampler(const SearchSpace& space, std::uint64_t seed, bool minimize);
+  std::string_view name() const override { return "bayes"; }
+  std::optional<Assignment> propose(std::uint64_t trial, std::span<const Assignment> pending) override;
+  void observe(const Observation& done) override;
+
+  // How many initial-design trials precede the model.
+  std::uint64_t initial_trials() const { return initial_; }
+  // Kernel features of a unit-cube point (exposed for the tests).
+  Eigen::VectorXd features(const Eigen::VectorXd& u) const;
+
+ private:
+  struct Point {
+    Eigen::VectorXd u;  // unit-cube coordinates of the trial's values
+    double y;           // objective, negated when maximising: smaller is better
+    bool imputed;       // a pruned trial, given the worst value seen
+  };
+  struct Model;
+
+  Eigen::VectorXd encode(const Assignment& a) const;
+  Assignment decode(const Eigen::VectorXd& u) const;
+  std::vector<Point> model_points(std::mt19937_64& rng) const;
+  Eigen::VectorXd maximise_ei(const Model& model, const std::vector<Point>& data, std::mt19937_64& rng) const;
+  double local_search(const Model& model, Eigen::VectorXd& u) const;
+
+  const SearchSpace& space_;
+  std::uint64_t seed_;
+  bool minimize_;
+  std::uint64_t initial_;
+  ScrambledHalton design_;
+  int feature_dims_ = 0;
+  std::vector<Point> points_;          // trials with an objective
+  std::vector<Eigen::VectorXd> pruned_; // pruned trials, imputed when the model is built
+  std::optional<GpHyper> hyper_;       // warm start for the next fit
+};
+
+}  // namespace tune
