@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "history/history.hpp"
+#include "prune_flags.hpp"
 #include "run_command.hpp"
 #include "search/sampler.hpp"
 #include "status_command.hpp"
@@ -21,7 +22,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   r->add_option("--name", run.name, "study name (default: the history's file name)");
   r->add_option("--space", run.space_file, "search space JSON file (required for a new study)");
-  r->add_option("--algo", run.algo, "search algorithm: grid or random")
+  r->add_option("--algo", run.algo, "search algorithm: grid, random or bayes")
       ->check(CLI::IsMember(tune::sampler_names()))
       ->capture_default_str();
   r->add_option("--seed", run.seed, "random seed (default: from the clock, recorded in the history)");
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
   r->add_option("--gpus-per-trial", run.gpus_per_trial, "GPUs each runner gives its trial (CUDA_VISIBLE_DEVICES)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  tune::add_prune_options(*r, run.prune);
   r->add_option("--trial-dir", run.trial_dir, "per-trial logs and params.json (default: HISTORY.trials/)");
   r->add_flag("--resume", run.resume, "continue the study in --history: keep done trials, rerun interrupted ones");
   r->add_flag("-q,--quiet", run.quiet, "print only the summary");

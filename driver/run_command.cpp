@@ -158,7 +158,7 @@ class AppCore {
       say("recovered " + o_.history + " after an unclean stop (the old file is kept as " + o_.history +
           ".before-recovery)");
     say("study '" + s.name + "': " + s.sampler + " search over " + std::to_string(s.space.dimensions()) +
-        " parameter(s), " + (o_.trials ? std::to_string(*o_.trials) + " trials" : std::string("no trial limit")) +
+        " parameter(s), " + (s.pruner.rule != "none" ? s.pruner.rule + " pruning on " + s.pruner.metric + ", " : "") + (o_.trials ? std::to_string(*o_.trials) + " trials" : std::string("no trial limit")) +
         ", " + std::to_string(std::max(1, world_size_ - 1)) + " runner(s); history " + o_.history +
         (history_->trials().empty() ? "" : " (" + std::to_string(history_->trials().size()) + " trials so far)"));
   }
@@ -260,6 +260,13 @@ class AppCore {
     s.seed = o_.seed.value_or(static_cast<std::uint64_t>(std::time(nullptr)) ^ (static_cast<std::uint64_t>(getpid()) << 32));
     s.grid_points = o_.grid_points;
     s.minimize = o_.direction == "min";
+    s.pruner = o_.prune;
+    s.pruner.minimize = s.minimize;
+    try {
+      s.pruner.validate();
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
     const auto words = o_.command.empty() ? split_command(o_.program) : o_.command;
     for (const auto& w : words) s.command += (s.command.empty() ? "" : " ") + shell_quote(w);
     if (o_.shell) s.command = "/bin/sh -c " + shell_quote(s.command);
@@ -280,6 +287,13 @@ class AppCore {
         throw UsageError("--space " + o_.space_file + " differs from the space of the study in " + o_.history +
                          "; drop --space to continue that study, or start a new study in another --history");
     }
+    if (o_.prune.rule != "none" && o_.prune.to_json().dump() != [&] {
+          PrunerOptions mine = s.pruner;
+          mine.minimize = true;
+          return mine.to_json().dump();
+        }())
+      throw UsageError("the --prune settings differ from the study in " + o_.history + " (" + s.pruner.to_json().dump() +
+                       "); drop them to continue with the study's own");
     if ((o_.direction == "min") != s.minimize)
       throw UsageError("--direction " + o_.direction + " differs from the study in " + o_.history + " (" +
                        (s.minimize ? "min" : "max") + ")");
@@ -305,15 +319,16 @@ int run_local(AppCore& core) {
     const auto trial = study.next_trial(0, host, now_s());
     if (!trial) continue;  // stopping: finished() turns true
     const TrialLaunch launch = core.launch_for(*trial);
-    const TrialRun run = TrialProcess::run(
-        launch, [&](const Report& r) { study.on_report(trial->id, r, now_s()); },
+    bool pruned = false;
+    TrialRun run = TrialProcess::run(
+        launch, [&](const Report& r) { pruned = study.on_report(trial->id, r, now_s()) || pruned; },
         [&] {
           study.tick(now_s());
-          return g_stop_requested.load() || study.stopping();
+          return pruned || g_stop_requested.load() || study.stopping();
         });
-    TrialRun r = run;
-    attribute_to_stop(r, g_stop_requested || study.stopping());
-    core.record(r, 0, host);
+    attribute_to_stop(run, g_stop_requested || study.stopping());
+    attribute_to_prune(run, pruned);
+    core.record(run, 0, host);
   }
   return core.finish();
 }
@@ -355,9 +370,12 @@ int run_appcore(AppCore& core, int world_size) {
         }
         break;
       }
-      case wire::Report:
-        study.on_report(msg->body.at("trial").get<std::uint64_t>(), wire::report_from_json(msg->body), now_s());
+      case wire::Report: {
+        const auto trial = msg->body.at("trial").get<std::uint64_t>();
+        if (study.on_report(trial, wire::report_from_json(msg->body), now_s()))
+          wire::send(rank, wire::Prune, {{"trial", trial}});
         break;
+      }
       case wire::Result: {
         TrialRun run = wire::run_from_json(msg->body);
         attribute_to_stop(run, study.stopping());

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "search/pruner.hpp"
+
 namespace tune {
 
 struct RunOptions {
@@ -30,6 +32,7 @@ struct RunOptions {
   std::string metric_regex;
   int gpus_per_trial = 0;
   std::string trial_dir;             // default: HISTORY without .h5, plus ".trials"
+  PrunerOptions prune;               // --prune and its settings
   bool resume = false;
   bool quiet = false;
 };

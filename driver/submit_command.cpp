@@ -11,6 +11,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "prune_flags.hpp"
 #include "run_command.hpp"
 #include "search/sampler.hpp"
 #include "space/search_space.hpp"
@@ -45,7 +46,7 @@ void add_submit_options(CLI::App& s, SubmitOptions& o) {
   s.add_option("--name,--app-name", o.name, "study and job name (default: the space file's name)");
   s.add_option("--program,--app-runner-launch-cmd", o.program, "the trial program as one string");
   s.add_option("--space,--tuning-parameters", o.space_file, "search space JSON file")->required()->check(CLI::ExistingFile);
-  s.add_option("--algo,--tuning-type", o.algo, "grid or random")->check(CLI::IsMember(sampler_names()))->capture_default_str();
+  s.add_option("--algo,--tuning-type", o.algo, "grid, random or bayes")->check(CLI::IsMember(sampler_names()))->capture_default_str();
   s.add_option("--seed", o.seed, "random seed");
   s.add_option("--grid-points", o.grid_points, "grid: points per interval")->check(CLI::Range(1, 1000));
   s.add_option("--direction", o.direction, "min or max")->check(CLI::IsMember({"min", "max"}))->capture_default_str();
@@ -67,6 +68,7 @@ void add_submit_options(CLI::App& s, SubmitOptions& o) {
   s.add_option("--target", o.target, "stop once the best objective reaches this value");
   s.add_option("--metric-regex", o.metric_regex, "read the objective from the program's stdout");
   s.add_option("--max-failures", o.max_failures, "stop after this many failed trials in a row")->capture_default_str();
+  add_prune_options(s, o.prune);
   s.add_option("--partition,-p", o.partition, "Slurm partition");
   s.add_option("--account,-A", o.account, "Slurm account");
   s.add_option("--history", o.history, "HDF5 history (default: NAME.h5 in the working directory)");
@@ -125,6 +127,7 @@ std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary
   if (!o.trial_time_limit.empty()) s << " --trial-time-limit " << q(o.trial_time_limit);
   if (o.target) s << " --target " << to_string(ParamValue{*o.target});
   if (!o.metric_regex.empty()) s << " --metric-regex " << q(o.metric_regex);
+  s << prune_arguments(o.prune, q);
   if (o.shell) s << " --shell";
   s << " \\\n  --";
   const auto words = o.command.empty() ? split_command(o.program) : o.command;

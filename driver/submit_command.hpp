@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "search/pruner.hpp"
+
 namespace tune {
 
 struct SubmitOptions {
@@ -31,6 +33,7 @@ struct SubmitOptions {
   std::optional<double> target;
   std::string metric_regex;
   int max_failures = 10;
+  PrunerOptions prune;
   std::string partition, account;
   std::string history;
   std::string workdir;

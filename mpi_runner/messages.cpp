@@ -77,6 +77,7 @@ json to_json(const TrialRun& r) {
             {"signal", r.signal},
             {"timed_out", r.timed_out},
             {"interrupted", r.interrupted},
+            {"pruned", r.pruned},
             {"bad_report_lines", r.bad_report_lines},
             {"first_report_error", r.first_report_error},
             {"last_step", r.last_step},
@@ -98,6 +99,7 @@ TrialRun run_from_json(const json& j) {
   r.signal = j.at("signal").get<std::int32_t>();
   r.timed_out = j.at("timed_out").get<bool>();
   r.interrupted = j.at("interrupted").get<bool>();
+  r.pruned = j.value("pruned", false);
   r.bad_report_lines = j.at("bad_report_lines").get<std::size_t>();
   r.first_report_error = j.at("first_report_error").get<std::string>();
   r.last_step = j.at("last_step").get<std::int64_t>();

@@ -19,6 +19,7 @@ enum Tag : int {
   Report = 4,     // runner -> 0: an intermediate report of the running trial
   Result = 5,     // runner -> 0: the trial ended
   Interrupt = 6,  // 0 -> runner: end the running trial, the study is stopping
+  Prune = 7,      // 0 -> runner: end the running trial, the pruner stopped it
 };
 
 void send(int dest, Tag tag, const nlohmann::json& body);

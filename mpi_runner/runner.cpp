@@ -19,17 +19,19 @@ int run_runner(const RunnerIdentity& me) {
     }
     backoff.reset();
     if (msg->tag == wire::Stop) break;
-    if (msg->tag != wire::Launch) continue;  // a late Interrupt for a trial already ended
+    if (msg->tag != wire::Launch) continue;  // a late Interrupt or Prune for a trial already ended
     TrialLaunch launch = wire::launch_from_json(msg->body);
     if (!me.gpus.empty()) launch.env.emplace_back("CUDA_VISIBLE_DEVICES", me.gpus);
-    bool interrupt = false;
+    bool interrupt = false, prune = false;
     TrialRun run = TrialProcess::run(
         launch, [&](const Report& r) { wire::send(0, wire::Report, wire::to_json(launch.trial, r)); },
         [&] {
           if (auto m = wire::poll(0, wire::Interrupt)) interrupt = true;
-          return interrupt || g_stop_requested.load();
+          if (auto m = wire::poll(0, wire::Prune)) prune = prune || m->body.value("trial", launch.trial + 1) == launch.trial;
+          return interrupt || prune || g_stop_requested.load();
         });
     attribute_to_stop(run, interrupt || g_stop_requested.load());
+    attribute_to_prune(run, prune);
     wire::send(0, wire::Result, wire::to_json(run));
     // A signalled runner takes no more work; rank 0 hears that the job is stopping.
     nlohmann::json ready = hello;

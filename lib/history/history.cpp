@@ -313,6 +313,7 @@ void write_study(hid_t file, const StudyInfo& s, const std::string& path) {
   write_string_attr(file, "program_version", s.program_version, path);
   write_string_attr(file, "created", s.created, path);
   write_string_attr(file, "tune_version", s.tune_version, path);
+  write_string_attr(file, "pruner", s.pruner.to_json().dump(), path);
 }
 
 StudyInfo read_study(hid_t file, const std::string& path) {
@@ -337,6 +338,13 @@ StudyInfo read_study(hid_t file, const std::string& path) {
   s.program_version = read_string_attr(file, "program_version", path);
   s.created = read_string_attr(file, "created", path);
   s.tune_version = read_string_attr(file, "tune_version", path);
+  if (H5Aexists(file, "pruner") > 0) {  // absent in files of studies without early stopping
+    try {
+      s.pruner = PrunerOptions::from_json(nlohmann::json::parse(read_string_attr(file, "pruner", path)));
+    } catch (const std::exception& e) {
+      throw HistoryError(path + ": the pruner attribute is unreadable: " + e.what());
+    }
+  }
   return s;
 }
 
@@ -602,6 +610,32 @@ void History::close() {
   }
 }
 
+namespace {
+
+std::vector<ReportRow> read_report_rows(hid_t dset, const std::string& path) {
+  ReportLayout rl;
+  const auto buf = read_rows(dset, rl.row_type.get(), rl.size, path);
+  std::vector<ReportRow> out;
+  for (std::size_t i = 0; i < buf.size() / rl.size; ++i) {
+    const char* at = buf.data() + i * rl.size;
+    ReportRow r;
+    std::memcpy(&r.trial, at + rl.trial, sizeof r.trial);
+    std::memcpy(&r.step, at + rl.step, sizeof r.step);
+    std::memcpy(&r.time, at + rl.time, sizeof r.time);
+    std::memcpy(&r.value, at + rl.value, sizeof r.value);
+    r.metric = read_fixed(at + rl.metric, kMetricLen);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<ReportRow> History::reports() const {
+  if (!impl_->file.valid()) throw HistoryError(impl_->path + ": history is closed");
+  return read_report_rows(impl_->reports_dset.get(), impl_->path);
+}
+
 HistorySnapshot read_history(const std::string& path, bool with_reports) {
   quiet_hdf5();
   if (!std::filesystem::exists(path)) throw HistoryError(path + ": no such history file");
@@ -620,19 +654,8 @@ HistorySnapshot read_history(const std::string& path, bool with_reports) {
   const auto rows = read_rows(trials.get(), tl.row_type.get(), tl.size, path);
   for (std::size_t i = 0; i < rows.size() / tl.size; ++i) snap.trials.push_back(tl.decode(rows.data() + i * tl.size, snap.study.space));
   if (with_reports) {
-    ReportLayout rl;
     Id reports = checked(H5Dopen2(file.get(), "reports", H5P_DEFAULT), H5Dclose, path, "no /reports dataset");
-    const auto buf = read_rows(reports.get(), rl.row_type.get(), rl.size, path);
-    for (std::size_t i = 0; i < buf.size() / rl.size; ++i) {
-      const char* at = buf.data() + i * rl.size;
-      ReportRow r;
-      std::memcpy(&r.trial, at + rl.trial, sizeof r.trial);
-      std::memcpy(&r.step, at + rl.step, sizeof r.step);
-      std::memcpy(&r.time, at + rl.time, sizeof r.time);
-      std::memcpy(&r.value, at + rl.value, sizeof r.value);
-      r.metric = read_fixed(at + rl.metric, kMetricLen);
-      snap.reports.push_back(std::move(r));
-    }
+    snap.reports = read_report_rows(reports.get(), path);
   }
   return snap;
 }

@@ -14,6 +14,7 @@
 
 #include "history/trial.hpp"
 #include "protocol/report_parser.hpp"
+#include "search/pruner.hpp"
 #include "space/search_space.hpp"
 
 namespace tune {
@@ -34,6 +35,7 @@ struct StudyInfo {
   std::string program_version;  // what the user or the driver knows of the program's version
   std::string created;          // ISO 8601, UTC
   std::string tune_version;
+  PrunerOptions pruner;         // early stopping (rule "none" when off)
 };
 
 // One intermediate metric value of one trial.
@@ -63,6 +65,8 @@ class History {
   // Every trial so far; trials()[i].id == i.
   const std::vector<Trial>& trials() const;
   std::uint64_t report_rows() const;
+  // Every intermediate value recorded so far, read back from the file.
+  std::vector<ReportRow> reports() const;
   // True when resume had to repair the file.
   bool recovered() const;
 

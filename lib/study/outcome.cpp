@@ -16,6 +16,13 @@ void attribute_to_stop(TrialRun& run, bool study_stopping) {
   if (study_stopping && !(run.exited && run.exit_code == 0)) run.interrupted = true;
 }
 
+void attribute_to_prune(TrialRun& run, bool prune_requested) {
+  if (prune_requested && run.interrupted) {
+    run.interrupted = false;
+    run.pruned = true;
+  }
+}
+
 Outcome classify(const TrialRun& run) {
   const auto with_report_error = [&](std::string msg) {
     if (run.bad_report_lines > 0)
@@ -23,6 +30,7 @@ Outcome classify(const TrialRun& run) {
     return msg;
   };
   if (run.interrupted) return {TrialState::Interrupted, {}, "interrupted: the study was stopping"};
+  if (run.pruned) return {TrialState::Pruned, {}, "pruned: stopped early by the pruner"};
   if (run.launch_error) return {TrialState::Failed, {}, "cannot start the program: " + *run.launch_error};
   if (run.timed_out) {
     char limit[32];

@@ -18,6 +18,7 @@ struct TrialRun {
   std::int32_t signal = 0;
   bool timed_out = false;                   // killed for exceeding the trial time limit
   bool interrupted = false;                 // killed because the study is stopping
+  bool pruned = false;                      // killed because a pruner stopped it early
   std::optional<double> objective;          // the last objective reported (may be NaN)
   std::size_t bad_report_lines = 0;
   std::string first_report_error;
@@ -39,6 +40,9 @@ Outcome classify(const TrialRun& run);
 // stopped by the study, not by its program: Slurm signals the whole job step,
 // so the trial may die of the same SIGTERM before the runner ends it.
 void attribute_to_stop(TrialRun& run, bool study_stopping);
+// A trial the runner ended (TrialProcess marks that `interrupted`) because the
+// pruner asked was pruned; one that ended on its own first keeps its outcome.
+void attribute_to_prune(TrialRun& run, bool prune_requested);
 
 // "SIGSEGV" for 11, "signal 64" for unknown numbers.
 std::string signal_name(int sig);

@@ -18,10 +18,18 @@ std::string_view stop_reason_name(StopReason r) {
 }
 
 Study::Study(History& history, Sampler& sampler, StudyLimits limits, double now)
-    : history_(history), sampler_(sampler), limits_(limits), started_(now) {
+    : history_(history), sampler_(sampler), limits_(limits), started_(now), pruner_(make_pruner(history.study().pruner)) {
+  if (pruner_) {
+    // The pruner's memory is the reports: every value of its metric, in order.
+    const std::string& metric = history_.study().pruner.metric;
+    for (const auto& r : history_.reports())
+      if (r.metric == metric && r.step >= 0) (void)pruner_->report(r.trial, r.step, r.value);
+  }
   for (const auto& t : history_.trials()) {
     if (is_final(t.state)) {
-      sampler_.observe({t.id, t.params, t.state == TrialState::Ok ? t.objective : std::nullopt});
+      sampler_.observe({t.id, t.params, t.state == TrialState::Ok ? t.objective : std::nullopt,
+                        t.state == TrialState::Pruned});
+      if (pruner_) pruner_->finished(t.id, t.state == TrialState::Ok);
       if (t.state == TrialState::Ok && (!best_ || better(*t.objective, *history_.trials()[*best_].objective)))
         best_ = t.id;
     } else if (!limits_.trials || t.id < *limits_.trials) {
@@ -70,9 +78,24 @@ std::optional<Trial> Study::next_trial(int rank, const std::string& host, double
   return t;
 }
 
-void Study::on_report(std::uint64_t trial, const Report& report, double now) {
-  if (!running_.count(trial)) return;  // a late report of a trial already ended
+std::optional<double> Study::pruning_value(const Report& report) const {
+  const std::string& metric = history_.study().pruner.metric;
+  if (metric == "objective") return report.objective;
+  for (const auto& [key, value] : report.metrics)
+    if (key == metric) return value;
+  return std::nullopt;
+}
+
+bool Study::on_report(std::uint64_t trial, const Report& report, double now) {
+  if (!running_.count(trial)) return false;  // a late report of a trial already ended
   history_.add_report(trial, report, now);
+  if (!pruner_ || !report.step || prune_reason_.count(trial) || stopping()) return false;
+  const auto value = pruning_value(report);
+  if (!value) return false;
+  auto why = pruner_->report(trial, *report.step, *value);
+  if (!why) return false;
+  prune_reason_[trial] = std::move(*why);
+  return true;
 }
 
 const Trial& Study::on_result(const TrialRun& run, int rank, const std::string& host) {
@@ -89,15 +112,20 @@ const Trial& Study::on_result(const TrialRun& run, int rank, const std::string& 
   t.signal = run.exited ? 0 : run.signal;
   t.peak_rss_kb = run.peak_rss_kb;
   t.last_step = run.last_step;
+  if (t.state == TrialState::Pruned && prune_reason_.count(t.id)) t.message = prune_reason_[t.id];
+  prune_reason_.erase(t.id);
   history_.put(t);
   running_.erase(t.id);
   if (t.state == TrialState::Interrupted) {
     if (!stopping()) rerun_.push_back(t.id);
   } else {
-    sampler_.observe({t.id, t.params, t.objective});
+    sampler_.observe({t.id, t.params, t.objective, t.state == TrialState::Pruned});
+    if (pruner_) pruner_->finished(t.id, t.state == TrialState::Ok);
     if (t.state == TrialState::Ok) {
       consecutive_failures_ = 0;
       if (!best_ || better(*t.objective, *history_.trials()[*best_].objective)) best_ = t.id;
+    } else if (t.state == TrialState::Pruned) {
+      consecutive_failures_ = 0;  // the program works; this trial was just not promising
     } else {
       ++consecutive_failures_;
     }

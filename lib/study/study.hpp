@@ -6,11 +6,13 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "history/history.hpp"
+#include "search/pruner.hpp"
 #include "search/sampler.hpp"
 #include "study/outcome.hpp"
 
@@ -36,14 +38,17 @@ std::string_view stop_reason_name(StopReason r);
 
 class Study {
  public:
-  // Replays the history into the sampler; trials left running or interrupted
-  // by an earlier run are queued to run again with the same parameters.
+  // Replays the history into the sampler and the study's pruner (its
+  // PrunerOptions are in the history); trials left running or interrupted by
+  // an earlier run are queued to run again with the same parameters.
   Study(History& history, Sampler& sampler, StudyLimits limits, double now);
 
   // A trial for `rank` on `host`, recorded as running; nothing once the study
   // is stopping or has nothing left to hand out.
   std::optional<Trial> next_trial(int rank, const std::string& host, double now);
-  void on_report(std::uint64_t trial, const Report& report, double now);
+  // Records an intermediate report. Returns true when the pruner says the
+  // trial should stop now: the caller ends it and reports the run as pruned.
+  bool on_report(std::uint64_t trial, const Report& report, double now);
   // Records the outcome; returns it.
   const Trial& on_result(const TrialRun& run, int rank, const std::string& host);
 
@@ -64,6 +69,7 @@ class Study {
 
  private:
   bool better(double a, double b) const;
+  std::optional<double> pruning_value(const Report& report) const;
   void check_stop_rules();
 
   History& history_;
@@ -76,6 +82,8 @@ class Study {
   bool exhausted_ = false;
   int consecutive_failures_ = 0;
   std::optional<std::uint64_t> best_;
+  std::unique_ptr<Pruner> pruner_;
+  std::map<std::uint64_t, std::string> prune_reason_;  // running trials the pruner stopped
   StopReason reason_ = StopReason::None;
 };
 
