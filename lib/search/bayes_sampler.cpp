@@ -25,10 +25,21 @@ constexpr int kPerNeighbourhood = 40;
 
 }  // namespace
 
+// Running trials keep this far apart (Euclidean, in the unit cube): once the
+// model has converged, EI peaks within a hair of a running trial however much
+// the believed value lowers it there, and 8 runners would test one point.
+constexpr double kSeparation = 1e-2;
+
 struct BayesSampler::Model {
   GaussianProcess gp;
-  double best;  // smallest observed y (imputed points excluded)
+  double best;                          // smallest observed y (imputed points excluded)
+  std::vector<Eigen::VectorXd> running;  // unit-cube points of the pending trials
 
+  bool near_running(const Eigen::VectorXd& u) const {
+    for (const auto& r : running)
+      if ((u - r).norm() < kSeparation) return true;
+    return false;
+  }
   double ei(const Eigen::VectorXd& f) const {
     const auto p = gp.predict(f);
     return expected_improvement(p.mean, std::sqrt(p.var), best).ei;
@@ -113,13 +124,36 @@ std::vector<BayesSampler::Point> BayesSampler::model_points(std::mt19937_64& rng
 }
 
 std::optional<Assignment> BayesSampler::propose(std::uint64_t trial, std::span<const Assignment> pending) {
-  if (trial < initial_ || points_.size() < 2) {
-    const auto p = design_.point(trial);
-    return decode(Eigen::Map<const Eigen::VectorXd>(p.data(), static_cast<Eigen::Index>(p.size())));
-  }
   std::seed_seq seq{static_cast<std::uint32_t>(seed_), static_cast<std::uint32_t>(seed_ >> 32),
                     static_cast<std::uint32_t>(trial), static_cast<std::uint32_t>(trial >> 32), 0xba7e5u};
   std::mt19937_64 rng(seq);
+  Assignment out;
+  if (trial < initial_ || points_.size() < 2) {
+    const auto p = design_.point(trial);
+    out = decode(Eigen::Map<const Eigen::VectorXd>(p.data(), static_cast<Eigen::Index>(p.size())));
+  } else {
+    out = decode(model_proposal(pending, rng));
+  }
+  // Discrete spaces run out of new points: never hand out an exact repeat of
+  // a finished or running trial while a random draw can find a new one.
+  const auto taken = [&](const Assignment& a) {
+    for (const auto& p : pending)
+      if (p == a) return true;
+    for (const auto& p : points_)
+      if (decode(p.u) == a) return true;
+    for (const auto& u : pruned_)
+      if (decode(u) == a) return true;
+    return false;
+  };
+  for (int attempt = 0; taken(out) && attempt < 100; ++attempt) {
+    Eigen::VectorXd r(static_cast<Eigen::Index>(space_.dimensions()));
+    for (Eigen::Index i = 0; i < r.size(); ++i) r(i) = unit(rng);
+    out = decode(r);
+  }
+  return out;
+}
+
+Eigen::VectorXd BayesSampler::model_proposal(std::span<const Assignment> pending, std::mt19937_64& rng) {
   const auto data = model_points(rng);
   const Eigen::Index n = static_cast<Eigen::Index>(data.size());
   Eigen::MatrixXd X(n, feature_dims_);
@@ -147,24 +181,9 @@ std::optional<Assignment> BayesSampler::propose(std::uint64_t trial, std::span<c
       y(n + static_cast<Eigen::Index>(k)) = std::max(believed.predict(f).mean, best);
     }
   }
-  const Model model{GaussianProcess(X, y, *hyper_), best};
-  const Eigen::VectorXd u = maximise_ei(model, data, rng);
-  Assignment out = decode(u);
-  // Discrete spaces can run out of new points near the optimum: never hand
-  // out an exact repeat of a finished or running trial.
-  const auto taken = [&](const Assignment& a) {
-    for (const auto& p : pending)
-      if (p == a) return true;
-    for (const auto& p : points_)
-      if (decode(p.u) == a) return true;
-    return false;
-  };
-  for (int attempt = 0; taken(out) && attempt < 100; ++attempt) {
-    Eigen::VectorXd r(u.size());
-    for (Eigen::Index i = 0; i < r.size(); ++i) r(i) = unit(rng);
-    out = decode(r);
-  }
-  return out;
+  Model model{GaussianProcess(X, y, *hyper_), best, {}};
+  for (const auto& a : pending) model.running.push_back(encode(a));
+  return maximise_ei(model, data, rng);
 }
 
 Eigen::VectorXd BayesSampler::maximise_ei(const Model& model, const std::vector<Point>& data,
@@ -193,7 +212,10 @@ Eigen::VectorXd BayesSampler::maximise_ei(const Model& model, const std::vector<
   model.gp.predict(F, mean, var);
   std::vector<std::pair<double, Eigen::Index>> scored;
   for (Eigen::Index c = 0; c < m; ++c)
-    scored.emplace_back(expected_improvement(mean(c), std::sqrt(var(c)), model.best).ei, c);
+    scored.emplace_back(model.near_running(U.row(c).transpose())
+                            ? 0.0
+                            : expected_improvement(mean(c), std::sqrt(var(c)), model.best).ei,
+                        c);
   const auto starts = std::min<std::size_t>(kStarts, scored.size());
   std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(starts), scored.end(),
                     [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
@@ -258,8 +280,10 @@ double BayesSampler::local_search(const Model& model, Eigen::VectorXd& u) const 
         Eigen::VectorXd g;
         value = objective(v, g);  // the line search gave up; v is still a valid point
       }
-      if (-value > current * (1 + 1e-9)) {
-        for (Eigen::Index k = 0; k < c; ++k) u(cont[static_cast<std::size_t>(k)]) = v(k);
+      Eigen::VectorXd moved = u;
+      for (Eigen::Index k = 0; k < c; ++k) moved(cont[static_cast<std::size_t>(k)]) = v(k);
+      if (-value > current * (1 + 1e-9) && !model.near_running(moved)) {
+        u = moved;
         current = -value;
         improved = true;
       }
@@ -293,7 +317,7 @@ double BayesSampler::local_search(const Model& model, Eigen::VectorXd& u) const 
         Eigen::VectorXd cand = u;
         cand(j) = p.encode(value);
         const double ei = model.ei(features(cand));
-        if (ei > current * (1 + 1e-9)) {
+        if (ei > current * (1 + 1e-9) && !model.near_running(cand)) {
           current = ei;
           u = cand;
           improved = true;

@@ -7,7 +7,8 @@
 // one-hot (no false order between its strings). The first trials come from a
 // scrambled Halton design. Trials proposed while others still run see those
 // others as "kriging believer" points whose believed value is never better than
-// the best observed, so parallel proposals spread out instead of piling up.
+// the best observed, and no proposal lands within 0.01 (in the unit cube) of a
+// running trial, so parallel proposals spread out instead of piling up.
 // Trial k depends only on the seed and the trials finished before it was
 // proposed, so a study with one runner is reproducible.
 //
@@ -52,6 +53,7 @@ class BayesSampler final : public Sampler {
   Eigen::VectorXd encode(const Assignment& a) const;
   Assignment decode(const Eigen::VectorXd& u) const;
   std::vector<Point> model_points(std::mt19937_64& rng) const;
+  Eigen::VectorXd model_proposal(std::span<const Assignment> pending, std::mt19937_64& rng);
   Eigen::VectorXd maximise_ei(const Model& model, const std::vector<Point>& data, std::mt19937_64& rng) const;
   double local_search(const Model& model, Eigen::VectorXd& u) const;
 

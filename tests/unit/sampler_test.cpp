@@ -82,11 +82,12 @@ TEST(MakeSampler, PicksByNameAndNamesTheChoicesOtherwise) {
   const auto space = source_design_space();
   EXPECT_EQ(make_sampler("grid", space, {})->name(), "grid");
   EXPECT_EQ(make_sampler("random", space, {})->name(), "random");
+  EXPECT_EQ(make_sampler("bayes", space, {})->name(), "bayes");
   try {
     make_sampler("annealing", space, {});
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "unknown search algorithm 'annealing'; choose one of: grid, random");
+    EXPECT_STREQ(e.what(), "unknown search algorithm 'annealing'; choose one of: grid, random, bayes");
   }
 }
 

@@ -1,0 +1,255 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+#include <set>
+
+#include "search/bayes_sampler.hpp"
+#include "search/gaussian_process.hpp"
+#include "search/halton.hpp"
+
+namespace tune {
+namespace {
+
+double matern52(double r) { return (1 + std::sqrt(5.0) * r + 5.0 / 3.0 * r * r) * std::exp(-std::sqrt(5.0) * r); }
+
+GpHyper hyper1d(double length, double signal, double noise) {
+  return {Eigen::VectorXd::Constant(1, std::log(length)), std::log(signal), std::log(noise)};
+}
+
+TEST(GaussianProcess, KernelIsMatern52) {
+  const GpHyper h = hyper1d(0.5, 2.0, 1e-6);
+  Eigen::VectorXd a(1), b(1);
+  a << 0.1;
+  b << 0.4;
+  EXPECT_NEAR(GaussianProcess::kernel(a, b, h), 2.0 * matern52(0.3 / 0.5), 1e-12);
+  EXPECT_NEAR(GaussianProcess::kernel(a, a, h), 2.0, 1e-12);
+}
+
+// Two points, x = 0 and 1 with y = 0 and 2: standardised to -1 and +1, so the
+// posterior is a 2x2 solve done here by hand.
+TEST(GaussianProcess, PosteriorMatchesHandComputedTwoPointCase) {
+  Eigen::MatrixXd X(2, 1);
+  X << 0, 1;
+  Eigen::VectorXd y(2);
+  y << 0, 2;
+  const double noise = 1e-2;
+  const GaussianProcess gp(X, y, hyper1d(1.0, 1.0, noise));
+  const double a = 1 + noise + 1e-9, b = matern52(1.0);  // K = [[a, b], [b, a]]
+  Eigen::VectorXd x(1);
+  // At x = 0: k* = (1, b); K^-1 (-1, 1) = (-1, 1) / (a - b).
+  x << 0.0;
+  auto p = gp.predict(x);
+  EXPECT_NEAR(p.mean, 1 + (b - 1) / (a - b), 1e-9);
+  // At the midpoint both points are equally near: mean 1, var 1 - 2c^2/(a+b).
+  x << 0.5;
+  p = gp.predict(x);
+  const double c = matern52(0.5);
+  EXPECT_NEAR(p.mean, 1.0, 1e-9);
+  EXPECT_NEAR(p.var, 1 - 2 * c * c / (a + b), 1e-9);
+  // Far away: the prior (mean of y, variance of y).
+  x << 50;
+  p = gp.predict(x);
+  EXPECT_NEAR(p.mean, 1.0, 1e-9);
+  EXPECT_NEAR(p.var, 1.0, 1e-9);
+}
+
+TEST(GaussianProcess, BatchPredictionAgreesWithSingle) {
+  Eigen::MatrixXd X = Eigen::MatrixXd::Random(12, 3).array().abs();
+  Eigen::VectorXd y = X.rowwise().sum().array().sin();
+  const GaussianProcess gp(X, y, GpHyper::initial(3));
+  Eigen::MatrixXd Xs = Eigen::MatrixXd::Random(5, 3).array().abs();
+  Eigen::VectorXd mean, var;
+  gp.predict(Xs, mean, var);
+  for (int i = 0; i < 5; ++i) {
+    const auto p = gp.predict(Xs.row(i).transpose());
+    EXPECT_NEAR(mean(i), p.mean, 1e-9);
+    EXPECT_NEAR(var(i), p.var, 1e-9);
+  }
+}
+
+TEST(GaussianProcess, GradientsMatchFiniteDifferences) {
+  Eigen::MatrixXd X = Eigen::MatrixXd::Random(10, 2).array().abs();
+  Eigen::VectorXd y = (3 * X.col(0)).array().sin() + X.col(1).array().square();
+  GpHyper h{Eigen::Vector2d(std::log(0.4), std::log(0.7)), std::log(1.3), std::log(1e-3)};
+  // The likelihood's gradient in the hyperparameters.
+  Eigen::VectorXd grad;
+  GaussianProcess::log_likelihood(X, y, h, &grad);
+  const double eps = 1e-6;
+  for (int j = 0; j < 4; ++j) {
+    GpHyper up = h, down = h;
+    auto bump = [&](GpHyper& g, double by) {
+      if (j < 2) g.log_length(j) += by;
+      if (j == 2) g.log_signal += by;
+      if (j == 3) g.log_noise += by;
+    };
+    bump(up, eps);
+    bump(down, -eps);
+    const double fd = (GaussianProcess::log_likelihood(X, y, up, nullptr) -
+                       GaussianProcess::log_likelihood(X, y, down, nullptr)) / (2 * eps);
+    EXPECT_NEAR(grad(j), fd, 1e-4 * std::max(1.0, std::abs(fd))) << "hyperparameter " << j;
+  }
+  // The prediction's gradient in x.
+  const GaussianProcess gp(X, y, h);
+  Eigen::Vector2d x(0.3, 0.6);
+  const auto p = gp.predict(x, true);
+  for (int j = 0; j < 2; ++j) {
+    Eigen::Vector2d up = x, down = x;
+    up(j) += eps;
+    down(j) -= eps;
+    EXPECT_NEAR(p.d_mean(j), (gp.predict(up).mean - gp.predict(down).mean) / (2 * eps), 1e-5);
+    EXPECT_NEAR(p.d_var(j), (gp.predict(up).var - gp.predict(down).var) / (2 * eps), 1e-5);
+  }
+}
+
+TEST(GaussianProcess, FitRecoversALongLengthScaleForASmoothFunction) {
+  Eigen::MatrixXd X(15, 2);
+  Eigen::VectorXd y(15);
+  for (int i = 0; i < 15; ++i) {
+    X(i, 0) = i / 14.0;
+    X(i, 1) = std::fmod(i * 0.618, 1.0);
+    y(i) = std::sin(6 * X(i, 0));  // depends on x0 only
+  }
+  const GpHyper h = GaussianProcess::fit(X, y, GpHyper::initial(2));
+  // The irrelevant dimension gets the longer length scale.
+  EXPECT_GT(h.log_length(1), h.log_length(0));
+  EXPECT_GT(GaussianProcess::log_likelihood(X, (y.array() - y.mean()) / std::sqrt((y.array() - y.mean()).square().mean()), h, nullptr),
+            GaussianProcess::log_likelihood(X, (y.array() - y.mean()) / std::sqrt((y.array() - y.mean()).square().mean()),
+                                            GpHyper::initial(2), nullptr));
+}
+
+TEST(ExpectedImprovement, KnownValuesAndDerivatives) {
+  const double phi0 = 1 / std::sqrt(2 * std::numbers::pi);
+  EXPECT_NEAR(expected_improvement(0, 1, 0).ei, phi0, 1e-12);
+  EXPECT_NEAR(expected_improvement(1, 0, 2).ei, 1.0, 1e-12);  // certain improvement of 1
+  EXPECT_EQ(expected_improvement(3, 0, 2).ei, 0.0);            // certainly worse
+  // EI(mu, s) = (b - mu) Phi(z) + s phi(z); at mu = 0, s = 2, b = 1: z = 0.5.
+  const double z = 0.5, Phi = 0.5 * std::erfc(-z / std::sqrt(2.0)), phi = std::exp(-z * z / 2) * phi0;
+  const auto e = expected_improvement(0, 2, 1);
+  EXPECT_NEAR(e.ei, Phi + 2 * phi, 1e-12);
+  const double eps = 1e-6;
+  EXPECT_NEAR(e.d_mean, (expected_improvement(eps, 2, 1).ei - expected_improvement(-eps, 2, 1).ei) / (2 * eps), 1e-6);
+  EXPECT_NEAR(e.d_sd, (expected_improvement(0, 2 + eps, 1).ei - expected_improvement(0, 2 - eps, 1).ei) / (2 * eps), 1e-6);
+}
+
+TEST(ScrambledHalton, PointsFillTheCubeAndDependOnTheSeed) {
+  const ScrambledHalton a(3, 7), b(3, 7), c(3, 8);
+  EXPECT_EQ(a.point(5), b.point(5));
+  EXPECT_NE(a.point(5), c.point(5));
+  // Low discrepancy: 64 points leave every half of every axis between 24 and 40 points.
+  for (int j = 0; j < 3; ++j) {
+    int low = 0;
+    for (int i = 0; i < 64; ++i) {
+      const double v = a.point(i)[j];
+      ASSERT_GE(v, 0.0);
+      ASSERT_LT(v, 1.0);
+      low += v < 0.5;
+    }
+    EXPECT_GE(low, 24);
+    EXPECT_LE(low, 40);
+  }
+}
+
+const char* kMixedSpace = R"({"parameters": [
+  {"name": "lr", "type": "bound", "value": [1e-4, 1], "log": true},
+  {"name": "layers", "type": "int", "value": [1, 4]},
+  {"name": "batch", "type": "number", "value": [16, 32, 64]},
+  {"name": "opt", "type": "choice", "value": ["sgd", "adam", "rmsprop"]}]})";
+
+TEST(BayesSampler, FeaturesRoundDiscreteValuesAndOneHotChoices) {
+  const SearchSpace space = SearchSpace::parse(kMixedSpace);
+  const BayesSampler s(space, 1, true);
+  Eigen::VectorXd u(4);
+  u << 0.5, 0.40, 0.5, 0.9;
+  const Eigen::VectorXd f = s.features(u);
+  ASSERT_EQ(f.size(), 1 + 1 + 1 + 3);
+  EXPECT_DOUBLE_EQ(f(0), 0.5);                                           // log interval: its coordinate
+  EXPECT_DOUBLE_EQ(f(1), space.parameters()[1].encode(std::int64_t{2}));  // 0.40 -> 2 of 1..4, rounded
+  EXPECT_DOUBLE_EQ(f(2), space.parameters()[2].encode(32.0));
+  EXPECT_EQ(f.tail(3), Eigen::Vector3d(0, 0, 1));                         // rmsprop
+  // Any u inside the same integer's share gives the same features.
+  Eigen::VectorXd v = u;
+  v(1) = 0.30;
+  EXPECT_EQ(s.features(v)(1), f(1));
+}
+
+double bowl(const Assignment& a) {
+  const double x = std::get<double>(a[0]), y = std::get<double>(a[1]);
+  return (x - 0.3) * (x - 0.3) + (y - 0.7) * (y - 0.7);
+}
+
+const char* kSquare = R"({"parameters": [{"name": "x", "type": "bound", "value": [0, 1]},
+                                         {"name": "y", "type": "bound", "value": [0, 1]}]})";
+
+TEST(BayesSampler, FindsTheMinimumOfABowl) {
+  const SearchSpace space = SearchSpace::parse(kSquare);
+  BayesSampler s(space, 3, true);
+  double best = 1e9;
+  for (std::uint64_t t = 0; t < 25; ++t) {
+    const auto a = *s.propose(t, {});
+    best = std::min(best, bowl(a));
+    s.observe({t, a, bowl(a)});
+  }
+  EXPECT_LT(best, 1e-3);
+}
+
+TEST(BayesSampler, SameSeedSameStudy) {
+  const SearchSpace space = SearchSpace::parse(kMixedSpace);
+  BayesSampler a(space, 11, false), b(space, 11, false);
+  for (std::uint64_t t = 0; t < 14; ++t) {
+    const auto pa = *a.propose(t, {}), pb = *b.propose(t, {});
+    ASSERT_EQ(pa, pb) << "trial " << t;
+    const double y = std::log(std::get<double>(pa[0])) + static_cast<double>(std::get<std::int64_t>(pa[1]));
+    a.observe({t, pa, y});
+    b.observe({t, pb, y});
+  }
+}
+
+TEST(BayesSampler, ParallelProposalsSpreadOut) {
+  const SearchSpace space = SearchSpace::parse(kSquare);
+  BayesSampler s(space, 5, true);
+  std::uint64_t t = 0;
+  for (; t < 15; ++t) {
+    const auto a = *s.propose(t, {});
+    s.observe({t, a, bowl(a)});
+  }
+  // Eight proposals while the earlier ones still run, as with 8 runners.
+  std::vector<Assignment> pending;
+  for (int k = 0; k < 8; ++k) pending.push_back(*s.propose(t++, pending));
+  double closest = 1e9;
+  for (std::size_t i = 0; i < pending.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) {
+      const double dx = std::get<double>(pending[i][0]) - std::get<double>(pending[j][0]);
+      const double dy = std::get<double>(pending[i][1]) - std::get<double>(pending[j][1]);
+      closest = std::min(closest, std::hypot(dx, dy));
+    }
+  EXPECT_GT(closest, 1e-3) << "two running trials were given (almost) the same point";
+}
+
+TEST(BayesSampler, NeverRepeatsAPointOfADiscreteSpace) {
+  const SearchSpace space = SearchSpace::parse(R"({"parameters": [{"name": "n", "type": "int", "value": [1, 4]},
+      {"name": "c", "type": "choice", "value": ["a", "b", "c"]}]})");
+  BayesSampler s(space, 2, true);
+  std::set<Assignment> seen;
+  for (std::uint64_t t = 0; t < 12; ++t) {
+    const auto a = *s.propose(t, {});
+    EXPECT_TRUE(seen.insert(a).second) << "trial " << t << " repeats a point";
+    s.observe({t, a, static_cast<double>(std::get<std::int64_t>(a[0]))});
+  }
+}
+
+TEST(BayesSampler, PrunedTrialsKeepTheModelAway) {
+  const SearchSpace space = SearchSpace::parse(kSquare);
+  BayesSampler s(space, 9, true);
+  for (std::uint64_t t = 0; t < 12; ++t) {
+    const auto a = *s.propose(t, {});
+    // Everything near (0.3, 0.7) was pruned: no objective, only the flag.
+    if (bowl(a) < 0.05) s.observe({t, a, std::nullopt, true});
+    else s.observe({t, a, bowl(a)});
+  }
+  // Without crashing or proposing the pruned points again.
+  EXPECT_TRUE(s.propose(12, {}).has_value());
+}
+
+}  // namespace
+}  // namespace tune
