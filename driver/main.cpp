@@ -1,9 +1,10 @@
-// tune: hyperparameter tuning on Slurm. Subcommands: run, submit, status, export.
+// tune: hyperparameter tuning on Slurm. Subcommands: run, submit, status, report, export.
 #include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "history/history.hpp"
 #include "prune_flags.hpp"
+#include "report_command.hpp"
 #include "run_command.hpp"
 #include "search/sampler.hpp"
 #include "status_command.hpp"
@@ -76,6 +77,12 @@ int main(int argc, char** argv) {
   csv_flag->excludes(json_flag);
   ex->add_option("-o,--output", output, "file to write (default: standard output)");
 
+  std::string report_file, report_html, report_svg;
+  auto* rp = app.add_subcommand("report", "Summarise a study and write an HTML page of charts (also while it runs)");
+  rp->add_option("history", report_file, "the study's HDF5 history")->required();
+  rp->add_option("-o,--output", report_html, "the HTML page (default: HISTORY-report.html beside it; - for none)");
+  rp->add_option("--svg", report_svg, "also write each chart to this directory as an SVG file");
+
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -88,6 +95,7 @@ int main(int argc, char** argv) {
     }
     if (s->parsed()) return tune::submit_study(submit);
     if (st->parsed()) return tune::show_status(status_file, top);
+    if (rp->parsed()) return tune::write_report(report_file, report_html, report_svg);
     if (ex->parsed()) {
       if (!csv && !json) {
         std::cerr << "tune export: error: choose --csv or --json\n";

@@ -7,15 +7,15 @@
 // one-hot (no false order between its strings). The first trials come from a
 // scrambled Halton design. Trials proposed while others still run see those
 // others as "kriging believer" points whose believed value is never better than
-// the best observed, and no proposal lands within 0.01 (in the unit cube) of a
+// the best observed, and no proposal lands within 0.002 (in the unit cube) of a
 // running trial, so parallel proposals spread out instead of piling up.
 // Trial k depends only on the seed and the trials finished before it was
 // proposed, so a study with one runner is reproducible.
 //
 // Cost is capped: the model holds at most kModelCap trials (the best half and
 // an even spread of the rest) and hyperparameters are fitted on at most
-// kFitCap of them, so a proposal after 1,000 trials costs what one after
-// kModelCap does.
+// kFitCap of them (refitted whenever the data grew by a tenth), so a
+// proposal after 1,000 trials costs what one after kModelCap does.
 #pragma once
 
 #include <optional>
@@ -66,6 +66,7 @@ class BayesSampler final : public Sampler {
   std::vector<Point> points_;          // trials with an objective
   std::vector<Eigen::VectorXd> pruned_; // pruned trials, imputed when the model is built
   std::optional<GpHyper> hyper_;       // warm start for the next fit
+  std::size_t fitted_on_ = 0;          // data size at the last fit
 };
 
 }  // namespace tune

@@ -1,0 +1,28 @@
+// What `tune report` shows of a study: the charts (best-so-far against time
+// and against trial count, each parameter against the objective, learning
+// curves with pruned trials marked), a short text of findings, and the whole
+// as one self-contained HTML page.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "history/history.hpp"
+#include "report/svg_chart.hpp"
+
+namespace tune {
+
+struct NamedChart {
+  std::string name;  // file stem for --svg: best-vs-time, param-lr, curves, ...
+  Chart chart;
+};
+
+std::vector<NamedChart> study_charts(const HistorySnapshot& h);
+// The metric the learning curves show: the pruner's, else the most reported one.
+std::string curve_metric(const HistorySnapshot& h);
+// Findings in a few lines: best, states, and what pruning saved.
+std::string report_summary(const HistorySnapshot& h);
+// A complete HTML document: the summary, the best trials and every chart inline.
+std::string report_html(const HistorySnapshot& h);
+
+}  // namespace tune
