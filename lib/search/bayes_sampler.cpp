@@ -81,7 +81,7 @@ Eigen::VectorXd BayesSampler::features(const Eigen::VectorXd& u) const {
       case ParamKind::Int:
       case ParamKind::Number: f(at++) = p.encode(p.decode(x)); break;  // rounded to a value that exists
       case ParamKind::Choice: {
-        const auto& chosen = std::get<std::string>(p.decode(x));
+        const std::string chosen = std::get<std::string>(p.decode(x));
         for (const auto& c : p.choices) f(at++) = c == chosen ? 1.0 : 0.0;
         break;
       }

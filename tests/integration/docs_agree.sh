@@ -2,7 +2,7 @@
 # The man page and --help tell the same story: every flag of every
 # subcommand's --help is documented in tune(1), and the page renders cleanly.
 source "$(dirname "$0")/tap.sh"
-plan 5
+plan 6
 tune=$TOP_BUILDDIR/driver/tune
 man=$TOP_SRCDIR/man/tune.1
 # roff escapes hyphens as \-; compare against the plain text.
