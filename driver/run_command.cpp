@@ -287,11 +287,9 @@ class AppCore {
         throw UsageError("--space " + o_.space_file + " differs from the space of the study in " + o_.history +
                          "; drop --space to continue that study, or start a new study in another --history");
     }
-    if (o_.prune.rule != "none" && o_.prune.to_json().dump() != [&] {
-          PrunerOptions mine = s.pruner;
-          mine.minimize = true;
-          return mine.to_json().dump();
-        }())
+    PrunerOptions given = o_.prune;
+    given.minimize = s.minimize;  // the direction is checked below, on its own
+    if (o_.prune.rule != "none" && given.to_json() != s.pruner.to_json())
       throw UsageError("the --prune settings differ from the study in " + o_.history + " (" + s.pruner.to_json().dump() +
                        "); drop them to continue with the study's own");
     if ((o_.direction == "min") != s.minimize)

@@ -9,31 +9,12 @@
 #include <sstream>
 
 #include "history/history.hpp"
+#include "report/study_report.hpp"
 
 namespace tune {
 namespace {
 
 std::string num(double v) { return to_string(ParamValue{v}); }
-// Six significant digits for tables; exact values are in `tune export`.
-std::string brief(const ParamValue& v) {
-  if (const auto* d = std::get_if<double>(&v)) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6g", *d);
-    return buf;
-  }
-  return to_string(v);
-}
-
-std::vector<const Trial*> ranked(const HistorySnapshot& h) {
-  std::vector<const Trial*> ok;
-  for (const auto& t : h.trials)
-    if (t.state == TrialState::Ok && t.objective) ok.push_back(&t);
-  std::stable_sort(ok.begin(), ok.end(), [&](const Trial* a, const Trial* b) {
-    return h.study.minimize ? *a->objective < *b->objective : *a->objective > *b->objective;
-  });
-  return ok;
-}
-
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
@@ -60,7 +41,7 @@ int show_status(const std::string& path, int top) {
       sep = ", ";
     }
   std::cout << (h.trials.empty() ? "" : ")") << "\n";
-  const auto best = ranked(h);
+  const auto best = ranked_trials(h);
   if (best.empty()) {
     std::cout << "best:      none yet\n";
     return 0;

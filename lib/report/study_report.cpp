@@ -14,12 +14,6 @@ constexpr const char* kGrey = "#bbbbbb";
 constexpr const char* kRed = "#d62728";
 constexpr std::size_t kMaxCurves = 400;  // the most recent trials' curves: a page stays light
 
-std::string brief(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
 // Finished trials with an objective, in the order they ended.
 std::vector<const Trial*> by_end(const HistorySnapshot& h) {
   std::vector<const Trial*> ok;
@@ -49,6 +43,25 @@ bool wants_log(const std::vector<double>& v) {
 }
 
 }  // namespace
+
+std::string brief(const ParamValue& v) {
+  if (const auto* d = std::get_if<double>(&v)) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", *d);
+    return buf;
+  }
+  return to_string(v);
+}
+
+std::vector<const Trial*> ranked_trials(const HistorySnapshot& h) {
+  std::vector<const Trial*> ok;
+  for (const auto& t : h.trials)
+    if (t.state == TrialState::Ok && t.objective) ok.push_back(&t);
+  std::stable_sort(ok.begin(), ok.end(), [&](const Trial* a, const Trial* b) {
+    return h.study.minimize ? *a->objective < *b->objective : *a->objective > *b->objective;
+  });
+  return ok;
+}
 
 std::string curve_metric(const HistorySnapshot& h) {
   if (h.study.pruner.rule != "none") return h.study.pruner.metric;
@@ -168,18 +181,13 @@ std::string report_summary(const HistorySnapshot& h) {
   for (int st = 0; st < kTrialStates; ++st)
     if (counts[st]) o << " " << counts[st] << " " << state_name(static_cast<TrialState>(st));
   o << "\n";
-  const auto ok = by_end(h);
-  if (!ok.empty()) {
-    const Trial* best = ok.front();
-    for (const Trial* t : ok)
-      if (s.minimize ? *t->objective < *best->objective : *t->objective > *best->objective) best = t;
+  const auto ranked = ranked_trials(h);
+  if (!ranked.empty()) {
+    const Trial* best = ranked.front();
     o << "best: trial " << best->id << " objective=" << brief(*best->objective) << " after "
       << brief((best->end_time - study_start(h)) / 60) << " min;";
-    for (std::size_t i = 0; i < s.space.parameters().size(); ++i) {
-      const ParamValue& v = best->params[i];
-      o << " " << s.space.parameters()[i].name << "="
-        << (std::holds_alternative<double>(v) ? brief(std::get<double>(v)) : to_string(v));
-    }
+    for (std::size_t i = 0; i < s.space.parameters().size(); ++i)
+      o << " " << s.space.parameters()[i].name << "=" << brief(best->params[i]);
     o << "\n";
   }
   // Steps run against the steps the same trials would have run to the end.
@@ -213,11 +221,7 @@ std::string report_html(const HistorySnapshot& h) {
     << "</head><body>\n<h1>Study " << xml_escape(h.study.name) << "</h1>\n<pre>" << xml_escape(report_summary(h))
     << "command: " << xml_escape(h.study.command) << "\ncreated: " << xml_escape(h.study.created) << " by tune "
     << xml_escape(h.study.tune_version) << "</pre>\n";
-  // The best trials.
-  auto ok = by_end(h);
-  std::stable_sort(ok.begin(), ok.end(), [&](const Trial* a, const Trial* b) {
-    return h.study.minimize ? *a->objective < *b->objective : *a->objective > *b->objective;
-  });
+  const auto ok = ranked_trials(h);
   if (!ok.empty()) {
     o << "<h2>Best trials</h2>\n<table><tr><th>trial</th><th>objective</th>";
     for (const auto& p : h.study.space.parameters()) o << "<th>" << xml_escape(p.name) << "</th>";
@@ -225,7 +229,7 @@ std::string report_html(const HistorySnapshot& h) {
     for (std::size_t i = 0; i < ok.size() && i < 10; ++i) {
       o << "<tr><td>" << ok[i]->id << "</td><td>" << brief(*ok[i]->objective) << "</td>";
       for (const auto& v : ok[i]->params)
-        o << "<td>" << xml_escape(std::holds_alternative<double>(v) ? brief(std::get<double>(v)) : to_string(v)) << "</td>";
+        o << "<td>" << xml_escape(brief(v)) << "</td>";
       o << "<td>" << brief(ok[i]->wall_time()) << "</td></tr>\n";
     }
     o << "</table>\n";

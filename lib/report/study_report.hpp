@@ -17,6 +17,11 @@ struct NamedChart {
   Chart chart;
 };
 
+// Trials with an objective, best first (ties keep trial order).
+std::vector<const Trial*> ranked_trials(const HistorySnapshot& h);
+// A value for tables: six significant digits (exact values are in `tune export`).
+std::string brief(const ParamValue& v);
+
 std::vector<NamedChart> study_charts(const HistorySnapshot& h);
 // The metric the learning curves show: the pruner's, else the most reported one.
 std::string curve_metric(const HistorySnapshot& h);
