@@ -1,0 +1,65 @@
+#pragma once
+// The source design's Algorithm 1, per study: once a study has n > k*m
+// results, g = the smallest gap among its top m values; when g falls below
+// the current threshold G_j, or stays near the mean g' of the earlier g, the
+// study's yield level rises and the threshold moves to G_{j+1}. The level
+// lowers the study's priority; it relaxes again when nobody else waits.
+#include <cstdint>
+#include <vector>
+
+#include "adaptive/progress_record.hpp"
+
+namespace tune {
+
+struct AdaptiveOptions {
+  int k = 2;   // results needed: n > k*m
+  int m = 5;   // sample size: the top m results
+  // G_0, G_1, ...: thresholds on g relative to the best value's magnitude
+  // (|f1-f2| / max(|f1|, 1e-12)), so that they do not depend on units.
+  std::vector<double> thresholds{0.01, 0.005, 0.0025, 0.001};
+  double tolerance = 0.05;    // g ~ g' when |g - g'| <= tolerance * g'
+  double yield_factor = 0.5;  // priority x yield_factor^level
+  int max_level = 8;
+  double relax_time = 300;    // seconds with no other tenant waiting per level dropped
+};
+
+// g for a record: the smallest relative gap among its top m, or a negative
+// value when the record has fewer than m values or n <= k*m.
+double smallest_top_gap(const ProgressRecord& r, const AdaptiveOptions& o);
+
+class YieldLevel {
+ public:
+  // A new record of the study. Only a record with more results than the last
+  // one counts (a requeued job repeats its last Comment). Returns true when
+  // the level rose.
+  bool observe(const ProgressRecord& r, const AdaptiveOptions& o);
+  // One level down (not below 0).
+  void relax() {
+    if (level_ > 0) --level_;
+  }
+
+  int level() const { return level_; }
+  int threshold_index() const { return j_; }
+  std::int64_t trials_seen() const { return last_n_; }
+  double mean_gap() const { return gaps_ ? gap_sum_ / gaps_ : -1; }
+  // The priority multiplier: yield_factor^level, in (0, 1].
+  double multiplier(const AdaptiveOptions& o) const;
+
+  // For saving and restoring state.
+  struct Saved {
+    int level = 0, j = 0;
+    std::int64_t last_n = -1;
+    double gap_sum = 0;
+    std::int64_t gaps = 0;
+  };
+  Saved save() const { return {level_, j_, last_n_, gap_sum_, gaps_}; }
+  static YieldLevel restore(const Saved& s, const AdaptiveOptions& o);
+
+ private:
+  int level_ = 0, j_ = 0;
+  std::int64_t last_n_ = -1;
+  double gap_sum_ = 0;
+  std::int64_t gaps_ = 0;
+};
+
+}  // namespace tune

@@ -1,0 +1,179 @@
+#include "priority/sched_config.hpp"
+
+#include <libconfig.h++>
+
+#include <cmath>
+#include <csignal>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace tune {
+namespace {
+
+constexpr std::pair<const char*, int> kSignals[] = {
+    {"HUP", SIGHUP}, {"INT", SIGINT}, {"QUIT", SIGQUIT}, {"USR1", SIGUSR1}, {"USR2", SIGUSR2},
+    {"TERM", SIGTERM}, {"CONT", SIGCONT}, {"URG", SIGURG}, {"WINCH", SIGWINCH}};
+
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const libconfig::Setting& s, const std::string& reason) const {
+    throw ConfigError(file_, s.getSourceLine(), reason);
+  }
+
+  // Only known names: a typo must not silently fall back to a default.
+  void only(const libconfig::Setting& group, std::set<std::string> known) const {
+    for (int i = 0; i < group.getLength(); ++i) {
+      const auto& s = group[i];
+      if (!known.count(s.getName()))
+        fail(s, std::string("unknown setting '") + s.getPath() + "'; see sched_tune.conf(5) for the names");
+    }
+  }
+
+  double number(const libconfig::Setting& g, const char* name, double def, double lo, double hi) const {
+    if (!g.exists(name)) return def;
+    const auto& s = g[name];
+    double v;
+    if (s.getType() == libconfig::Setting::TypeInt) v = static_cast<int>(s);
+    else if (s.getType() == libconfig::Setting::TypeInt64) v = static_cast<double>(static_cast<long long>(s));
+    else if (s.getType() == libconfig::Setting::TypeFloat) v = static_cast<double>(s);
+    else fail(s, std::string("'") + s.getPath() + "' must be a number");
+    if (!std::isfinite(v) || v < lo || v > hi) {
+      std::ostringstream m;
+      m << "'" << s.getPath() << "' = " << v << " is out of range: give a value from " << lo << " to " << hi;
+      fail(s, m.str());
+    }
+    return v;
+  }
+
+  int integer(const libconfig::Setting& g, const char* name, int def, int lo, int hi) const {
+    if (g.exists(name) && g[name].getType() == libconfig::Setting::TypeFloat)
+      fail(g[name], std::string("'") + g[name].getPath() + "' must be a whole number");
+    return static_cast<int>(number(g, name, def, lo, hi));
+  }
+
+  bool boolean(const libconfig::Setting& g, const char* name, bool def) const {
+    if (!g.exists(name)) return def;
+    const auto& s = g[name];
+    if (s.getType() != libconfig::Setting::TypeBoolean) fail(s, std::string("'") + s.getPath() + "' must be true or false");
+    return s;
+  }
+
+  std::string text(const libconfig::Setting& g, const char* name, const std::string& def) const {
+    if (!g.exists(name)) return def;
+    const auto& s = g[name];
+    if (s.getType() != libconfig::Setting::TypeString) fail(s, std::string("'") + s.getPath() + "' must be a \"string\"");
+    return static_cast<const char*>(s);
+  }
+
+  const libconfig::Setting* group(const libconfig::Setting& root, const char* name) const {
+    if (!root.exists(name)) return nullptr;
+    const auto& s = root[name];
+    if (!s.isGroup()) fail(s, std::string("'") + name + "' must be a group: " + name + " = { ... };");
+    return &s;
+  }
+
+ private:
+  std::string file_;
+};
+
+SchedConfig read(const libconfig::Config& cfg, const std::string& file) {
+  Reader r(file);
+  const auto& root = cfg.getRoot();
+  r.only(root, {"interval", "state_file", "fairshare", "adaptive", "yield"});
+  SchedConfig c;
+  c.interval = r.number(root, "interval", c.interval, 1, 3600);
+  c.state_file = r.text(root, "state_file", "");
+  if (const auto* g = r.group(root, "fairshare")) {
+    r.only(*g, {"half_life", "weight", "age_weight", "max_age", "shares"});
+    c.fairshare.half_life = r.number(*g, "half_life", c.fairshare.half_life, 60, 365.0 * 86400);
+    c.weights.fairshare = r.number(*g, "weight", c.weights.fairshare, 0, 1e9);
+    c.weights.age = r.number(*g, "age_weight", c.weights.age, 0, 1e9);
+    c.weights.max_age = r.number(*g, "max_age", c.weights.max_age, 1, 365.0 * 86400);
+    if (const auto* shares = r.group(*g, "shares"))
+      for (int i = 0; i < shares->getLength(); ++i) {
+        const auto& s = (*shares)[i];
+        c.fairshare.shares[s.getName()] = r.number(*shares, s.getName(), 1, 1e-6, 1e6);
+      }
+  }
+  if (c.weights.fairshare + c.weights.age > 1e9)
+    throw ConfigError(file, 0, "fairshare.weight + fairshare.age_weight must not exceed 1e9 (priorities are 32-bit)");
+  if (const auto* g = r.group(root, "adaptive")) {
+    r.only(*g, {"enabled", "k", "m", "thresholds", "tolerance", "yield_factor", "max_level", "relax_time"});
+    auto& a = c.adaptive;
+    c.adaptive_enabled = r.boolean(*g, "enabled", true);
+    a.k = r.integer(*g, "k", a.k, 1, 1000);
+    a.m = r.integer(*g, "m", a.m, 2, static_cast<int>(ProgressRecord::kMaxTop));
+    if (g->exists("thresholds")) {
+      const auto& t = (*g)["thresholds"];
+      if (!t.isArray() && !t.isList()) r.fail(t, "'adaptive.thresholds' must be a list of numbers: [0.01, 0.005]");
+      if (t.getLength() < 1 || t.getLength() > 32) r.fail(t, "'adaptive.thresholds' needs 1 to 32 values");
+      a.thresholds.clear();
+      for (int i = 0; i < t.getLength(); ++i) {
+        const auto& v = t[i];
+        if (v.getType() != libconfig::Setting::TypeFloat && v.getType() != libconfig::Setting::TypeInt)
+          r.fail(v, "'adaptive.thresholds' must hold numbers");
+        const double x = v.getType() == libconfig::Setting::TypeFloat ? static_cast<double>(v) : static_cast<int>(v);
+        if (!std::isfinite(x) || x < 0 || x > 1e6) r.fail(v, "'adaptive.thresholds' values must be from 0 to 1e6");
+        a.thresholds.push_back(x);
+      }
+    }
+    a.tolerance = r.number(*g, "tolerance", a.tolerance, 0, 1);
+    a.yield_factor = r.number(*g, "yield_factor", a.yield_factor, 0.01, 1);
+    a.max_level = r.integer(*g, "max_level", a.max_level, 0, 30);
+    a.relax_time = r.number(*g, "relax_time", a.relax_time, 1, 30.0 * 86400);
+  }
+  if (const auto* g = r.group(root, "yield")) {
+    r.only(*g, {"enabled", "level", "signal", "wait", "cooldown"});
+    auto& y = c.yield;
+    y.enabled = r.boolean(*g, "enabled", y.enabled);
+    y.level = r.integer(*g, "level", y.level, 1, 30);
+    const std::string sig = r.text(*g, "signal", "USR1");
+    y.signal = signal_number(sig);
+    if (y.signal < 0) r.fail((*g)["signal"], "'yield.signal' = \"" + sig + "\" is not a signal: use \"USR1\", \"USR2\", \"TERM\" or a number");
+    y.wait = r.number(*g, "wait", y.wait, 0, 30.0 * 86400);
+    y.cooldown = r.number(*g, "cooldown", y.cooldown, 0, 30.0 * 86400);
+  }
+  return c;
+}
+
+}  // namespace
+
+int signal_number(const std::string& name) {
+  std::string n = name.rfind("SIG", 0) == 0 ? name.substr(3) : name;
+  for (const auto& [s, v] : kSignals)
+    if (n == s) return v;
+  if (!n.empty() && n.size() <= 2 && n.find_first_not_of("0123456789") == std::string::npos) {
+    const int v = std::stoi(n);
+    if (v >= 1 && v <= 31 && v != SIGKILL && v != SIGSTOP) return v;
+  }
+  return -1;
+}
+
+std::string signal_name(int number) {
+  for (const auto& [s, v] : kSignals)
+    if (v == number) return std::string("SIG") + s;
+  return std::to_string(number);
+}
+
+SchedConfig parse_sched_config(const std::string& text, const std::string& name) {
+  libconfig::Config cfg;
+  try {
+    cfg.readString(text);
+  } catch (const libconfig::ParseException& e) {
+    throw ConfigError(name, e.getLine(), std::string("syntax error: ") + e.getError());
+  }
+  return read(cfg, name);
+}
+
+SchedConfig load_sched_config(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(path, 0, "cannot read the file (create it, or point SchedulerParameters=tune_conf=PATH elsewhere)");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_sched_config(text.str(), path);
+}
+
+}  // namespace tune

@@ -1,0 +1,55 @@
+#pragma once
+// sched_tune.conf: the settings of sched/tune (libconfig format). Every
+// setting has a default; an unknown name, a wrong type or a value out of
+// range is an error naming the file, the line and the fix.
+#include <stdexcept>
+#include <string>
+
+#include "adaptive/yield_level.hpp"
+#include "fairshare/fair_share.hpp"
+
+namespace tune {
+
+struct PriorityWeights {
+  double fairshare = 100000;  // points for a tenant with no usage
+  double age = 10000;         // points for a job that has waited max_age
+  double max_age = 7 * 86400;  // seconds; age points grow linearly until then
+};
+
+struct YieldOptions {
+  bool enabled = true;
+  int level = 2;          // signal a running study at or above this yield level
+  int signal = 10;        // SIGUSR1
+  double wait = 300;      // ... when another tenant's job has waited this long
+  double cooldown = 900;  // seconds between two signals to one study
+};
+
+struct SchedConfig {
+  double interval = 30;     // seconds between passes
+  std::string state_file;   // empty: StateSaveLocation/sched_tune.state
+  FairShareOptions fairshare;
+  PriorityWeights weights;
+  bool adaptive_enabled = true;
+  AdaptiveOptions adaptive;
+  YieldOptions yield;
+};
+
+struct ConfigError : std::runtime_error {
+  ConfigError(const std::string& file, int line, const std::string& reason)
+      : std::runtime_error(file + (line > 0 ? ":" + std::to_string(line) : "") + ": " + reason),
+        file(file), line(line), reason(reason) {}
+  std::string file;
+  int line;
+  std::string reason;
+};
+
+// Reads and checks the file. Throws ConfigError.
+SchedConfig load_sched_config(const std::string& path);
+// The same from text (tests, fuzzing); `name` stands for the file in messages.
+SchedConfig parse_sched_config(const std::string& text, const std::string& name);
+
+// "USR1", "SIGUSR1" or a number -> signal number; -1 if unknown.
+int signal_number(const std::string& name);
+std::string signal_name(int number);
+
+}  // namespace tune

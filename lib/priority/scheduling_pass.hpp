@@ -1,0 +1,83 @@
+#pragma once
+// One pass of sched/tune's policy: decay and charge usage, read the studies'
+// progress records, relax or raise yield levels, give every pending job its
+// priority and pick the running studies to ask to yield. The plugin copies
+// jobs out of slurmctld into JobView, calls pass(), and applies the result.
+// No Slurm here.
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "adaptive/yield_level.hpp"
+#include "fairshare/fair_share.hpp"
+#include "priority/sched_config.hpp"
+
+namespace tune {
+
+struct JobView {
+  enum class State { Pending, Running };
+  std::uint32_t id = 0;
+  std::uint32_t uid = 0;
+  std::string tenant;   // the account, or "user:NAME" when the job has none
+  std::string comment;  // untrusted: written by the job's owner
+  State state = State::Pending;
+  bool may_set = true;  // pending and not held, not set by an admin by hand
+  bool waiting = true;  // pending for resources or priority (not dependency, begin time, hold)
+  double eligible = 0;  // when the job became eligible to start (submit or begin time)
+  double started = 0;   // running jobs: start time
+  Resources request;    // what it asks for (pending) or holds (running)
+};
+
+struct JobDecision {
+  std::uint32_t id = 0;
+  std::optional<std::uint32_t> priority;  // set for may_set jobs
+  int signal = 0;                         // non-zero: ask this running study to yield
+  std::string summary;                    // "tune:tenant=...;..." for tune queue
+};
+
+struct StudyState {
+  YieldLevel yield;
+  double last_seen = 0;       // last pass with a job carrying the record
+  double last_contended = 0;  // last pass another tenant had work waiting
+  double last_change = 0;     // last rise or relaxation
+  double last_signal = -1e300;
+};
+
+class SchedulingPolicy {
+ public:
+  explicit SchedulingPolicy(SchedConfig c);
+
+  // `now` in seconds (epoch). Decisions come in the order of `jobs`.
+  std::vector<JobDecision> pass(double now, const Resources& capacity, const std::vector<JobView>& jobs);
+
+  // The priority a pending job gets from fair share and age alone, and the
+  // same after the study's yield level; exposed for tests.
+  std::uint32_t fair_share_priority(double dominant_share, double waited) const;
+
+  const SchedConfig& config() const { return c_; }
+  void reconfigure(SchedConfig c);
+  const FairShare& fair_share() const { return fs_; }
+  const std::map<std::string, StudyState>& studies() const { return studies_; }
+
+  // Decayed usage, yield levels and times, as JSON (the plugin writes it to
+  // StateSaveLocation). restore() accepts only well-formed state and throws
+  // std::runtime_error naming what is wrong otherwise.
+  nlohmann::json save() const;
+  void restore(const nlohmann::json& state);
+
+  static std::string study_id(std::uint32_t uid, const std::string& key) { return std::to_string(uid) + ":" + key; }
+  static constexpr std::size_t kMaxStudiesPerUser = 64;
+  static constexpr double kForgetStudyAfter = 7 * 86400;
+
+ private:
+  SchedConfig c_;
+  FairShare fs_;
+  std::map<std::string, StudyState> studies_;  // "uid:key"
+  double last_pass_ = 0;
+};
+
+}  // namespace tune

@@ -1,0 +1,144 @@
+// The C face of lib/priority's SchedulingPolicy for the sched/tune shim.
+#include "tune_policy.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "priority/scheduling_pass.hpp"
+
+struct tune_policy {
+  explicit tune_policy(tune::SchedConfig c) : policy(std::move(c)) {}
+  tune::SchedulingPolicy policy;
+  std::vector<tune::JobView> jobs;  // reused between passes
+};
+
+namespace {
+
+void say(char* err, std::size_t len, const std::string& what) {
+  if (err && len) std::snprintf(err, len, "%s", what.c_str());
+}
+
+}  // namespace
+
+extern "C" {
+
+tune_policy_t* tune_policy_load(const char* conf_path, char* err, size_t errlen) {
+  try {
+    return new tune_policy(tune::load_sched_config(conf_path));
+  } catch (const std::exception& e) {
+    say(err, errlen, e.what());
+  } catch (...) {
+    say(err, errlen, "unknown error");
+  }
+  return nullptr;
+}
+
+int tune_policy_reconfigure(tune_policy_t* p, const char* conf_path, char* err, size_t errlen) {
+  try {
+    p->policy.reconfigure(tune::load_sched_config(conf_path));
+    return 0;
+  } catch (const std::exception& e) {
+    say(err, errlen, e.what());
+  } catch (...) {
+    say(err, errlen, "unknown error");
+  }
+  return -1;
+}
+
+void tune_policy_free(tune_policy_t* p) { delete p; }
+
+double tune_policy_interval(const tune_policy_t* p) { return p->policy.config().interval; }
+
+const char* tune_policy_state_file(const tune_policy_t* p) { return p->policy.config().state_file.c_str(); }
+
+int tune_policy_restore(tune_policy_t* p, const char* path, char* err, size_t errlen) {
+  try {
+    std::ifstream in(path);
+    if (!in) {
+      if (errno == ENOENT) return 1;
+      say(err, errlen, std::string(path) + ": " + std::strerror(errno));
+      return -1;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    p->policy.restore(nlohmann::json::parse(text.str()));
+    return 0;
+  } catch (const std::exception& e) {
+    say(err, errlen, std::string(path) + ": " + e.what());
+  } catch (...) {
+    say(err, errlen, std::string(path) + ": unknown error");
+  }
+  return -1;
+}
+
+int tune_policy_save(const tune_policy_t* p, const char* path, char* err, size_t errlen) {
+  try {
+    const std::string text = p->policy.save().dump() + "\n";
+    const std::string tmp = std::string(path) + ".new";
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) throw std::runtime_error(tmp + ": " + std::strerror(errno));
+    std::size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        const int e = errno;
+        ::close(fd);
+        throw std::runtime_error(tmp + ": " + std::strerror(e));
+      }
+      done += static_cast<std::size_t>(n);
+    }
+    if (::fsync(fd) != 0 || ::close(fd) != 0) throw std::runtime_error(tmp + ": " + std::strerror(errno));
+    if (::rename(tmp.c_str(), path) != 0) throw std::runtime_error(std::string(path) + ": " + std::strerror(errno));
+    return 0;
+  } catch (const std::exception& e) {
+    say(err, errlen, e.what());
+  } catch (...) {
+    say(err, errlen, "unknown error");
+  }
+  return -1;
+}
+
+int tune_policy_pass(tune_policy_t* p, double now, double cap_cpus, double cap_mem_mb, double cap_gpus,
+                     const tune_job_t* jobs, size_t n, tune_decision_t* out, char* err, size_t errlen) {
+  try {
+    auto& v = p->jobs;
+    v.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const tune_job_t& j = jobs[i];
+      auto& w = v[i];
+      w.id = j.job_id;
+      w.uid = j.user_id;
+      w.tenant = j.tenant ? j.tenant : "";
+      w.comment = j.comment ? j.comment : "";
+      w.state = j.running ? tune::JobView::State::Running : tune::JobView::State::Pending;
+      w.may_set = j.may_set;
+      w.waiting = j.waiting;
+      w.eligible = j.eligible;
+      w.started = j.started;
+      w.request = {j.cpus, j.mem_mb, j.gpus};
+    }
+    const auto decisions = p->policy.pass(now, {cap_cpus, cap_mem_mb, cap_gpus}, v);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& d = decisions[i];
+      out[i].set_priority = d.priority.has_value();
+      out[i].priority = d.priority.value_or(0);
+      out[i].signal = d.signal;
+      std::snprintf(out[i].summary, sizeof out[i].summary, "%s", d.summary.c_str());
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    say(err, errlen, e.what());
+  } catch (...) {
+    say(err, errlen, "unknown error");
+  }
+  return -1;
+}
+
+}  // extern "C"

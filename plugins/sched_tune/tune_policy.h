@@ -1,0 +1,63 @@
+/*
+ * The C interface between the sched/tune shim (C, Slurm's private headers)
+ * and the policy in lib/ (C++). Every function is noexcept: an exception in
+ * the policy becomes an error return and a message, never a slurmctld crash.
+ */
+#ifndef TUNE_POLICY_H
+#define TUNE_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+	uint32_t job_id;
+	uint32_t user_id;
+	const char *tenant;  /* account, or "user:NAME" */
+	const char *comment; /* may be NULL */
+	int running;         /* 0: pending */
+	int may_set;         /* pending, not held, not set by an admin */
+	int waiting;         /* pending for resources or priority */
+	double eligible;     /* epoch seconds */
+	double started;      /* epoch seconds, running jobs */
+	double cpus, mem_mb, gpus;
+} tune_job_t;
+
+#define TUNE_SUMMARY_LEN 240
+typedef struct {
+	int set_priority;
+	uint32_t priority;
+	int signal; /* non-zero: ask this job to yield */
+	char summary[TUNE_SUMMARY_LEN];
+} tune_decision_t;
+
+typedef struct tune_policy tune_policy_t;
+
+/* NULL on error, with the reason (file:line: what) in err. */
+tune_policy_t *tune_policy_load(const char *conf_path, char *err, size_t errlen);
+/* Re-read the configuration, keeping usage and yield levels. -1 on error
+ * (the old settings stay). */
+int tune_policy_reconfigure(tune_policy_t *p, const char *conf_path, char *err, size_t errlen);
+void tune_policy_free(tune_policy_t *p);
+
+double tune_policy_interval(const tune_policy_t *p);
+/* The state file named in the configuration, or "" (use StateSaveLocation). */
+const char *tune_policy_state_file(const tune_policy_t *p);
+
+/* 0 restored, 1 no file, -1 unreadable (reason in err; the policy starts
+ * afresh and the next save replaces the file). */
+int tune_policy_restore(tune_policy_t *p, const char *path, char *err, size_t errlen);
+/* Written to path.new, flushed, renamed over path. -1 on error. */
+int tune_policy_save(const tune_policy_t *p, const char *path, char *err, size_t errlen);
+
+/* One pass; out has n entries. -1 on error (reason in err). */
+int tune_policy_pass(tune_policy_t *p, double now, double cap_cpus, double cap_mem_mb, double cap_gpus,
+		     const tune_job_t *jobs, size_t n, tune_decision_t *out, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
