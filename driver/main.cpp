@@ -4,6 +4,7 @@
 
 #include "history/history.hpp"
 #include "prune_flags.hpp"
+#include "queue_command.hpp"
 #include "report_command.hpp"
 #include "run_command.hpp"
 #include "search/sampler.hpp"
@@ -40,6 +41,8 @@ int main(int argc, char** argv) {
   r->add_option("--time-limit", run.time_limit, "stop dispatching after this long (90s, 15m, 2h, HH:MM:SS)");
   r->add_option("--trial-time-limit", run.trial_time_limit, "end a trial after this long (SIGTERM, then SIGKILL)");
   r->add_option("--grace", run.grace, "time between SIGTERM and SIGKILL")->capture_default_str();
+  r->add_option("--drain", run.drain, "on SIGUSR1 (a yield, a time-limit warning), let running trials finish this long before ending them")
+      ->capture_default_str();
   r->add_option("--target", run.target, "stop once the best objective reaches this value");
   r->add_option("--max-failures", run.max_failures, "stop after this many failed trials in a row (0: never)")
       ->check(CLI::NonNegativeNumber)
@@ -83,6 +86,12 @@ int main(int argc, char** argv) {
   rp->add_option("-o,--output", report_html, "the HTML page (default: HISTORY-report.html beside it; - for none)");
   rp->add_option("--svg", report_svg, "also write each chart to this directory as an SVG file");
 
+  std::string queue_user;
+  bool queue_json = false;
+  auto* qu = app.add_subcommand("queue", "Pending and running jobs with sched/tune's view: tenant, share, study, yield, priority");
+  qu->add_option("-u,--user", queue_user, "only this user's jobs");
+  qu->add_flag("--json", queue_json, "JSON instead of a table");
+
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -96,6 +105,7 @@ int main(int argc, char** argv) {
     if (s->parsed()) return tune::submit_study(submit);
     if (st->parsed()) return tune::show_status(status_file, top);
     if (rp->parsed()) return tune::write_report(report_file, report_html, report_svg);
+    if (qu->parsed()) return tune::show_queue(queue_user, queue_json);
     if (ex->parsed()) {
       if (!csv && !json) {
         std::cerr << "tune export: error: choose --csv or --json\n";

@@ -22,6 +22,7 @@
 #include "mpi_runner/messages.hpp"
 #include "mpi_runner/runner.hpp"
 #include "mpi_runner/trial_process.hpp"
+#include "progress_post.hpp"
 #include "search/sampler.hpp"
 #include "study/gpu_share.hpp"
 #include "study/study.hpp"
@@ -40,12 +41,15 @@ double now_s() {
 }
 
 void on_stop_signal(int) { g_stop_requested = true; }
+void on_drain_signal(int) { g_drain_requested = true; }
 
 void install_signal_handlers() {
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
-  for (int s : {SIGTERM, SIGUSR1, SIGINT}) sigaction(s, &sa, nullptr);
+  for (int s : {SIGTERM, SIGINT}) sigaction(s, &sa, nullptr);
+  sa.sa_handler = on_drain_signal;
+  sigaction(SIGUSR1, &sa, nullptr);
 }
 
 // A user error: the message names the input and the fix.
@@ -150,10 +154,13 @@ class AppCore {
     limits.max_failures = o_.max_failures;
     trial_limit_ = o_.trial_time_limit.empty() ? 0 : parse_duration(o_.trial_time_limit, "--trial-time-limit");
     grace_ = parse_duration(o_.grace, "--grace");
+    drain_ = parse_duration(o_.drain, "--drain");
     trial_dir_ = !o_.trial_dir.empty() ? o_.trial_dir : fs::path(o_.history).replace_extension(".trials").string();
     // Every placeholder must name a parameter: fail now, not in every trial.
     fill_placeholders(command_, values_of(*sampler_->propose(0, {})));
     study_.emplace(*history_, *sampler_, limits, now_s());
+    key_ = study_key(s.name, o_.history);
+    post_progress();
     if (history_->recovered())
       say("recovered " + o_.history + " after an unclean stop (the old file is kept as " + o_.history +
           ".before-recovery)");
@@ -198,8 +205,29 @@ class AppCore {
     return l;
   }
 
+  // Signals: SIGTERM/SIGINT end running trials now; SIGUSR1 stops handing
+  // out trials and lets the running ones finish for --drain first.
+  void check_signals(double now) {
+    if (g_stop_requested || g_drain_requested) study_->stop(StopReason::Signal);
+    if (g_drain_requested && drain_started_ < 0) {
+      drain_started_ = now;
+      say("SIGUSR1: no new trials; running trials may finish within " + o_.drain + " s");
+    }
+  }
+  // Whether running trials must end now (not merely stop being handed out).
+  bool interrupt_running(double now) const {
+    if (!study_->stopping()) return false;
+    if (g_stop_requested || study_->stop_reason() != StopReason::Signal) return true;
+    return drain_started_ >= 0 && now - drain_started_ >= drain_;
+  }
+
+  // The progress record sched/tune reads (posted at most every 30 s).
+  void post_progress() { poster_.update(progress_of(key_, history_->trials(), history_->study().minimize), now_s()); }
+  void tick_progress() { poster_.tick(now_s()); }
+
   void record(const TrialRun& run, int rank, const std::string& host) {
     const Trial& t = study_->on_result(run, rank, host);
+    post_progress();
     if (o_.quiet) return;
     std::ostringstream line;
     line << "trial " << t.id << " " << state_name(t.state);
@@ -229,6 +257,7 @@ class AppCore {
       for (std::size_t i = 0; i < ps.size(); ++i) b << " " << ps[i].name << "=" << to_string(best->params[i]);
       say(b.str());
     }
+    poster_.flush(now_s());
     history_->close();
     switch (s.stop_reason()) {
       case StopReason::Signal: say("interrupted: run again with --resume to continue"); return kExitInterrupted;
@@ -304,7 +333,9 @@ class AppCore {
   std::optional<Study> study_;
   std::vector<std::string> command_;
   std::string trial_dir_;
-  double trial_limit_ = 0, grace_ = 10;
+  double trial_limit_ = 0, grace_ = 10, drain_ = 60, drain_started_ = -1;
+  std::string key_;
+  ProgressPoster poster_;
   std::string python_dir_ = python_client_dir();
 };
 
@@ -313,7 +344,7 @@ int run_local(AppCore& core) {
   Study& study = core.study();
   const std::string host = node_name();
   while (!study.finished()) {
-    if (g_stop_requested) study.stop(StopReason::Signal);
+    core.check_signals(now_s());
     const auto trial = study.next_trial(0, host, now_s());
     if (!trial) continue;  // stopping: finished() turns true
     const TrialLaunch launch = core.launch_for(*trial);
@@ -321,10 +352,13 @@ int run_local(AppCore& core) {
     TrialRun run = TrialProcess::run(
         launch, [&](const Report& r) { pruned = study.on_report(trial->id, r, now_s()) || pruned; },
         [&] {
-          study.tick(now_s());
-          return pruned || g_stop_requested.load() || study.stopping();
+          const double now = now_s();
+          study.tick(now);
+          core.check_signals(now);
+          core.tick_progress();
+          return pruned || core.interrupt_running(now);
         });
-    attribute_to_stop(run, g_stop_requested || study.stopping());
+    attribute_to_stop(run, core.interrupt_running(now_s()));
     attribute_to_prune(run, pruned);
     core.record(run, 0, host);
   }
@@ -340,9 +374,11 @@ int run_appcore(AppCore& core, int world_size) {
   bool interrupted_busy = false;
   wire::Backoff backoff;
   while (active > 0) {
-    if (g_stop_requested) study.stop(StopReason::Signal);
-    study.tick(now_s());
-    if (study.stopping() && !interrupted_busy) {
+    const double now = now_s();
+    core.check_signals(now);
+    study.tick(now);
+    core.tick_progress();
+    if (core.interrupt_running(now) && !interrupted_busy) {
       for (const auto& [rank, id] : busy) wire::send(rank, wire::Interrupt, {{"trial", id}});
       interrupted_busy = true;
     }
@@ -376,7 +412,7 @@ int run_appcore(AppCore& core, int world_size) {
       }
       case wire::Result: {
         TrialRun run = wire::run_from_json(msg->body);
-        attribute_to_stop(run, study.stopping());
+        attribute_to_stop(run, interrupted_busy || g_stop_requested);
         busy.erase(rank);
         core.record(run, rank, hosts[rank]);
         break;

@@ -27,6 +27,7 @@ struct RunOptions {
   std::string time_limit;            // durations as typed; parsed in run_study
   std::string trial_time_limit;
   std::string grace = "10";
+  std::string drain = "60";  // SIGUSR1: how long running trials may go on
   std::optional<double> target;
   int max_failures = 10;
   std::string metric_regex;

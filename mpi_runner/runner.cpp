@@ -6,6 +6,7 @@
 namespace tune {
 
 std::atomic<bool> g_stop_requested{false};
+std::atomic<bool> g_drain_requested{false};
 
 int run_runner(const RunnerIdentity& me) {
   const nlohmann::json hello = {{"host", me.host}, {"gpus", me.gpus}};
@@ -33,9 +34,10 @@ int run_runner(const RunnerIdentity& me) {
     attribute_to_stop(run, interrupt || g_stop_requested.load());
     attribute_to_prune(run, prune);
     wire::send(0, wire::Result, wire::to_json(run));
-    // A signalled runner takes no more work; rank 0 hears that the job is stopping.
+    // A signalled runner takes no more work (a draining one lets its trial
+    // finish first); rank 0 hears that the job is stopping.
     nlohmann::json ready = hello;
-    if (g_stop_requested) ready["stopping"] = true;
+    if (g_stop_requested || g_drain_requested) ready["stopping"] = true;
     wire::send(0, wire::Ready, ready);
   }
   return 0;

@@ -10,7 +10,8 @@ namespace tune {
 
 // Set by the driver's SIGTERM/SIGUSR1 handler: end the running trial as
 // interrupted and tell rank 0.
-extern std::atomic<bool> g_stop_requested;
+extern std::atomic<bool> g_stop_requested;   // SIGTERM/SIGINT: end trials now
+extern std::atomic<bool> g_drain_requested;  // SIGUSR1: let running trials finish (rank 0 sets the limit)
 
 struct RunnerIdentity {
   int rank = 0;

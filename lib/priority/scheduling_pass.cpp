@@ -1,5 +1,7 @@
 #include "priority/scheduling_pass.hpp"
 
+#include "priority/job_summary.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -8,12 +10,6 @@
 
 namespace tune {
 namespace {
-
-std::string compact(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
 
 }  // namespace
 
@@ -132,9 +128,13 @@ std::vector<JobDecision> SchedulingPolicy::pass(double now, const Resources& cap
         st.last_signal = now;
       }
     }
-    d.summary = "tune:tenant=" + j.tenant + ";ds=" + compact(ds) + ";fs=" + compact(FairShare::factor(ds));
-    if (s) d.summary += ";study=" + study_key[i] + ";level=" + std::to_string(level);
-    if (j.state == JobView::State::Pending) d.summary += ";prio=" + std::to_string(prio);
+    JobSummary summary;
+    summary.tenant = j.tenant;
+    summary.dominant_share = ds;
+    summary.factor = FairShare::factor(ds);
+    if (s) summary.study = study_key[i], summary.level = level;
+    if (j.state == JobView::State::Pending) summary.priority = prio;
+    d.summary = format_summary(summary);
   }
   return out;
 }

@@ -1,0 +1,101 @@
+#include "progress_post.hpp"
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+namespace tune {
+
+std::string study_key(const std::string& name, const std::string& history_path) {
+  std::string key;
+  for (char c : name)
+    if (key.size() < 48) key += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') ? c : '_';
+  std::error_code ec;
+  const std::string path = std::filesystem::absolute(history_path, ec).lexically_normal().string();
+  std::uint32_t h = 2166136261u;  // FNV-1a
+  for (unsigned char c : path) h = (h ^ c) * 16777619u;
+  char hex[12];
+  std::snprintf(hex, sizeof hex, "-%08x", h);
+  return (key.empty() ? "study" : key) + hex;
+}
+
+ProgressRecord progress_of(const std::string& key, const std::vector<Trial>& trials, bool minimize, std::size_t top) {
+  ProgressRecord r;
+  r.study = key;
+  r.minimize = minimize;
+  for (const auto& t : trials)
+    if (t.state == TrialState::Ok && t.objective && std::isfinite(*t.objective)) r.top.push_back(*t.objective);
+  r.trials = static_cast<std::int64_t>(r.top.size());
+  top = std::min(top, ProgressRecord::kMaxTop);
+  auto better = [minimize](double a, double b) { return minimize ? a < b : a > b; };
+  if (r.top.size() > top) std::partial_sort(r.top.begin(), r.top.begin() + static_cast<long>(top), r.top.end(), better);
+  else std::sort(r.top.begin(), r.top.end(), better);
+  r.top.resize(std::min(top, r.top.size()));
+  // The record carries 6 significant digits; sorted values stay sorted.
+  return r;
+}
+
+ProgressPoster::ProgressPoster(double min_interval) : min_interval_(min_interval) {
+  if (const char* id = std::getenv("SLURM_JOB_ID"); id && *id) job_id_ = static_cast<unsigned>(std::strtoul(id, nullptr, 10));
+  if (job_id_) slurm_init(nullptr);
+}
+
+void ProgressPoster::update(ProgressRecord r, double now) {
+  if (!active()) return;
+  newest_ = std::move(r);
+  tick(now);
+}
+
+void ProgressPoster::tick(double now) {
+  if (!active() || !newest_ || newest_ == posted_ || now - last_post_ < min_interval_) return;
+  last_post_ = now;  // also after a failure: try again an interval later
+  post(*newest_);
+}
+
+void ProgressPoster::flush(double now) {
+  if (!active() || !newest_ || newest_ == posted_) return;
+  last_post_ = now;
+  post(*newest_);
+}
+
+bool ProgressPoster::post(const ProgressRecord& r) {
+  job_info_msg_t* info = nullptr;
+  std::string comment;
+  int rc = slurm_load_job(&info, job_id_, SHOW_DETAIL);
+  if (rc == SLURM_SUCCESS && info && info->record_count > 0 && info->job_array[0].comment)
+    comment = info->job_array[0].comment;
+  if (info) slurm_free_job_info_msg(info);
+  if (rc == SLURM_SUCCESS) {
+    const auto merged = merge_progress(comment, r);
+    if (!merged) {
+      if (!warned_) std::cerr << "tune run: the job's Comment is too long to add the progress record; sched/tune will not see this study\n";
+      warned_ = true;
+      posted_ = r;  // do not retry every loop
+      return true;
+    }
+    job_desc_msg_t desc;
+    slurm_init_job_desc_msg(&desc);
+    desc.job_id = job_id_;
+    std::string text = *merged;
+    desc.comment = text.data();
+    rc = slurm_update_job(&desc);
+  }
+  if (rc != SLURM_SUCCESS) {
+    if (!warned_)
+      std::cerr << "tune run: cannot post progress in the Comment of job " << job_id_ << ": " << slurm_strerror(slurm_get_errno())
+                << " (the study goes on; sched/tune sees it as a plain job)\n";
+    warned_ = true;
+    return false;
+  }
+  posted_ = r;
+  return true;
+}
+
+}  // namespace tune

@@ -1,0 +1,109 @@
+#include "queue_command.hpp"
+
+#include <pwd.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "priority/job_summary.hpp"
+#include "run_command.hpp"
+
+extern "C" {
+// Exported by libslurm, not declared in its public header.
+char* slurm_job_reason_string(enum job_state_reason inx);
+char* slurm_job_state_string(uint32_t inx);
+}
+
+namespace tune {
+namespace {
+
+struct Row {
+  std::uint32_t id;
+  std::string user, state, reason;
+  bool pending;
+  std::uint32_t priority;
+  std::optional<JobSummary> summary;
+};
+
+std::string user_of(uid_t uid, const char* name) {
+  if (name && *name) return name;
+  if (const passwd* pw = getpwuid(uid)) return pw->pw_name;
+  return std::to_string(uid);
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+}  // namespace
+
+int show_queue(const std::string& user, bool json) {
+  slurm_init(nullptr);
+  job_info_msg_t* info = nullptr;
+  if (slurm_load_jobs(0, &info, SHOW_ALL) != SLURM_SUCCESS) {
+    std::cerr << "tune queue: error: cannot read the queue from slurmctld: " << slurm_strerror(slurm_get_errno())
+              << " (is SLURM_CONF right, and slurmctld up?)\n";
+    return kExitUsage;
+  }
+  std::vector<Row> rows;
+  for (std::uint32_t i = 0; i < info->record_count; ++i) {
+    const slurm_job_info_t& j = info->job_array[i];
+    const std::uint32_t base = j.job_state & JOB_STATE_BASE;
+    if (base != JOB_PENDING && base != JOB_RUNNING) continue;
+    Row r{j.job_id, user_of(j.user_id, j.user_name), slurm_job_state_string(j.job_state),
+          base == JOB_PENDING ? slurm_job_reason_string(static_cast<job_state_reason>(j.state_reason)) : "",
+          base == JOB_PENDING, j.priority, j.system_comment ? parse_summary(j.system_comment) : std::nullopt};
+    if (!user.empty() && r.user != user) continue;
+    rows.push_back(std::move(r));
+  }
+  slurm_free_job_info_msg(info);
+  // Pending first, highest priority first (the order they start in), then running.
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    if (a.pending != b.pending) return a.pending;
+    if (a.pending && a.priority != b.priority) return a.priority > b.priority;
+    return a.id < b.id;
+  });
+
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& r : rows) {
+      nlohmann::json j = {{"job_id", r.id}, {"user", r.user}, {"state", r.state}, {"priority", r.priority}};
+      if (r.pending) j["reason"] = r.reason;
+      if (r.summary) {
+        j["tenant"] = r.summary->tenant;
+        j["dominant_share"] = r.summary->dominant_share;
+        j["fair_share_factor"] = r.summary->factor;
+        if (r.summary->study) j["study"] = *r.summary->study, j["yield_level"] = r.summary->level;
+      }
+      out.push_back(j);
+    }
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+
+  std::printf("%-8s %-12s %-8s %-16s %8s %7s %-24s %5s %10s  %s\n", "JOBID", "USER", "STATE", "TENANT", "DOMSHARE",
+              "FSFACT", "STUDY", "YIELD", "PRIORITY", "REASON");
+  bool unscored = false;
+  for (const auto& r : rows) {
+    const auto& s = r.summary;
+    unscored = unscored || !s;
+    std::printf("%-8u %-12.12s %-8.8s %-16.16s %8s %7s %-24.24s %5s %10u  %s\n", r.id, r.user.c_str(), r.state.c_str(),
+                s ? s->tenant.c_str() : "-", s ? fmt("%.3g", s->dominant_share).c_str() : "-",
+                s ? fmt("%.3f", s->factor).c_str() : "-", s && s->study ? s->study->c_str() : "-",
+                s && s->study ? std::to_string(s->level).c_str() : "-", r.priority, r.reason.c_str());
+  }
+  if (rows.empty()) std::printf("(no pending or running jobs%s)\n", user.empty() ? "" : (" of " + user).c_str());
+  if (unscored)
+    std::printf("\n'-': sched/tune has not scored the job yet (it does every interval), or is not enabled\n"
+                "(SchedulerType=sched/tune or JobSubmitPlugins=tune; see sched_tune.conf(5)).\n");
+  return kExitOk;
+}
+
+}  // namespace tune

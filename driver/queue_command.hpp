@@ -1,0 +1,12 @@
+// `tune queue`: pending and running jobs with what sched/tune decided about
+// them (tenant, dominant share, fair-share factor, study, yield level,
+// priority): the answer to "why is my job waiting?".
+#pragma once
+
+#include <string>
+
+namespace tune {
+
+int show_queue(const std::string& user, bool json);
+
+}  // namespace tune
