@@ -152,12 +152,6 @@ int signal_number(const std::string& name) {
   return -1;
 }
 
-std::string signal_name(int number) {
-  for (const auto& [s, v] : kSignals)
-    if (v == number) return std::string("SIG") + s;
-  return std::to_string(number);
-}
-
 SchedConfig parse_sched_config(const std::string& text, const std::string& name) {
   libconfig::Config cfg;
   try {

@@ -50,6 +50,5 @@ SchedConfig parse_sched_config(const std::string& text, const std::string& name)
 
 // "USR1", "SIGUSR1" or a number -> signal number; -1 if unknown.
 int signal_number(const std::string& name);
-std::string signal_name(int number);
 
 }  // namespace tune

@@ -1,0 +1,310 @@
+// Algorithm 1 (lib/adaptive), the progress record, the strategy-proof
+// property of a pass, and sched_tune.conf.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cmath>
+#include <random>
+
+#include "adaptive/progress_record.hpp"
+#include "adaptive/yield_level.hpp"
+#include "priority/job_summary.hpp"
+#include "priority/scheduling_pass.hpp"
+#include "priority/sched_config.hpp"
+
+namespace tune {
+namespace {
+
+ProgressRecord rec(std::int64_t n, std::vector<double> top, bool minimize = true) {
+  return {"s", n, minimize, std::move(top)};
+}
+
+TEST(YieldLevel, NeedsMoreThanKTimesMResults) {
+  AdaptiveOptions o;  // k = 2, m = 5
+  YieldLevel y;
+  EXPECT_FALSE(y.observe(rec(10, {1, 1, 1, 1, 1}), o));  // n = k*m: not yet
+  EXPECT_EQ(y.level(), 0);
+  EXPECT_TRUE(y.observe(rec(11, {1, 1, 1, 1, 1}), o));
+  EXPECT_EQ(y.level(), 1);
+}
+
+TEST(YieldLevel, PlateauRaisesImprovementDoesNot) {
+  AdaptiveOptions o;
+  o.thresholds = {0.01, 0.005};
+  YieldLevel y;
+  // Improving study: the top values move and are well apart (gaps >= 5%).
+  const std::vector<std::vector<double>> improving = {
+      {0.50, 0.60, 0.70, 0.80, 0.90}, {0.30, 0.50, 0.60, 0.70, 0.80}, {0.10, 0.30, 0.50, 0.60, 0.70}};
+  std::int64_t n = 11;
+  for (const auto& top : improving) EXPECT_FALSE(y.observe(rec(n++, top), o)) << top[0];
+  EXPECT_EQ(y.level(), 0);
+  // Plateau: the best values crowd together (relative gap 0.2% < 1%).
+  EXPECT_TRUE(y.observe(rec(n++, {0.100, 0.1002, 0.101, 0.102, 0.12}), o));
+  EXPECT_EQ(y.level(), 1);
+  EXPECT_EQ(y.threshold_index(), 1);
+  // The same top again: g equals the mean of the earlier g? No (the mean holds
+  // the improving gaps), but g < G_1 = 0.5% still: up again.
+  EXPECT_TRUE(y.observe(rec(n++, {0.100, 0.1002, 0.101, 0.102, 0.12}), o));
+  EXPECT_EQ(y.level(), 2);
+}
+
+TEST(YieldLevel, GapNearItsMeanCountsAsAPlateau) {
+  AdaptiveOptions o;
+  o.thresholds = {0.001};
+  o.tolerance = 0.05;
+  YieldLevel y;
+  // Gaps of about 10%, far above G, but the same each time: g ~ g'.
+  EXPECT_FALSE(y.observe(rec(11, {1.0, 1.1, 1.2, 1.3, 1.4}), o));
+  EXPECT_TRUE(y.observe(rec(12, {1.0, 1.1, 1.2, 1.3, 1.4}), o));
+  EXPECT_NEAR(y.mean_gap(), 0.1, 1e-12);
+  EXPECT_FALSE(y.observe(rec(13, {0.5, 0.8, 1.0, 1.1, 1.2}), o)) << "an improvement: g = 20% of 0.5, not ~ 10%";
+  EXPECT_EQ(y.level(), 1);
+}
+
+TEST(YieldLevel, MaximiseUsesTheSameGapsAndRepeatedRecordsDoNothing) {
+  AdaptiveOptions o;
+  YieldLevel y;
+  EXPECT_TRUE(y.observe(rec(20, {0.95, 0.95, 0.949, 0.948, 0.947}, false), o));
+  EXPECT_FALSE(y.observe(rec(20, {0.95, 0.95, 0.949, 0.948, 0.947}, false), o)) << "a requeued job repeats its Comment";
+  EXPECT_FALSE(y.observe(rec(5, {0.95, 0.95, 0.949, 0.948, 0.947}, false), o));
+  EXPECT_EQ(y.level(), 1);
+}
+
+TEST(YieldLevel, LevelIsCappedAndRelaxes) {
+  AdaptiveOptions o;
+  o.max_level = 2;
+  YieldLevel y;
+  for (int n = 11; n < 20; ++n) y.observe(rec(n, {1, 1, 1, 1, 1}), o);
+  EXPECT_EQ(y.level(), 2);
+  EXPECT_DOUBLE_EQ(y.multiplier(o), 0.25);
+  y.relax();
+  y.relax();
+  y.relax();
+  EXPECT_EQ(y.level(), 0);
+  EXPECT_DOUBLE_EQ(y.multiplier(o), 1.0);
+}
+
+JobView job(std::uint32_t id, std::uint32_t uid, std::string tenant, JobView::State st, double eligible,
+            std::string comment = "") {
+  JobView j;
+  j.id = id, j.uid = uid, j.tenant = std::move(tenant), j.state = st, j.eligible = eligible;
+  j.started = eligible, j.request = {4, 1000, 0}, j.comment = std::move(comment);
+  return j;
+}
+
+SchedConfig fast() {
+  SchedConfig c;
+  c.fairshare.half_life = 600;
+  c.adaptive.relax_time = 60;
+  c.yield.wait = 30;
+  c.yield.cooldown = 100;
+  c.yield.level = 2;
+  return c;
+}
+
+const Resources kCluster{16, 8000, 0};
+const char* kPlateau = "tune:study=s;n=%d;dir=min;top=1,1,1,1,1";
+
+std::string plateau(int n) {
+  char buf[80];
+  std::snprintf(buf, sizeof buf, kPlateau, n);
+  return buf;
+}
+
+TEST(SchedulingPass, PlateauedStudysPendingJobFallsBehindAndRelaxesWhenNobodyWaits) {
+  SchedulingPolicy p(fast());
+  // bob's pending job is waiting: contention.
+  auto d = p.pass(100, kCluster, {job(1, 1, "alice", JobView::State::Pending, 0, plateau(20)),
+                                  job(2, 2, "bob", JobView::State::Pending, 50)});
+  EXPECT_EQ(p.studies().at("1:s").yield.level(), 1);
+  EXPECT_LT(*d[0].priority, *d[1].priority);
+  d = p.pass(110, kCluster, {job(1, 1, "alice", JobView::State::Pending, 0, plateau(30))});
+  EXPECT_EQ(p.studies().at("1:s").yield.level(), 2);
+  // Nobody else waits from t = 110 on: one level per relax_time (60 s).
+  p.pass(169, kCluster, {job(1, 1, "alice", JobView::State::Pending, 0, plateau(30))});
+  EXPECT_EQ(p.studies().at("1:s").yield.level(), 2);
+  p.pass(171, kCluster, {job(1, 1, "alice", JobView::State::Pending, 0, plateau(30))});
+  EXPECT_EQ(p.studies().at("1:s").yield.level(), 1);
+  p.pass(232, kCluster, {job(1, 1, "alice", JobView::State::Pending, 0, plateau(30))});
+  EXPECT_EQ(p.studies().at("1:s").yield.level(), 0);
+}
+
+TEST(SchedulingPass, YieldSignalsARunningPlateauedStudyOnceOthersWaitedWithCooldown) {
+  SchedulingPolicy p(fast());
+  auto running = [](int n) { return job(1, 1, "alice", JobView::State::Running, 0, plateau(n)); };
+  auto waiting = job(2, 2, "bob", JobView::State::Pending, 100);
+  EXPECT_EQ(p.pass(110, kCluster, {running(20), waiting})[0].signal, 0);  // level 1 < 2
+  EXPECT_EQ(p.pass(120, kCluster, {running(30), waiting})[0].signal, 0);  // level 2, bob waited 20 s < 30
+  EXPECT_EQ(p.pass(131, kCluster, {running(30), waiting})[0].signal, SIGUSR1);
+  EXPECT_EQ(p.pass(140, kCluster, {running(30), waiting})[0].signal, 0) << "cooldown";
+  EXPECT_EQ(p.pass(232, kCluster, {running(30), waiting})[0].signal, SIGUSR1);
+  // The same tenant's own waiting job is no reason to yield.
+  SchedulingPolicy q(fast());
+  auto own = job(3, 1, "alice", JobView::State::Pending, 0);
+  q.pass(110, kCluster, {running(20), own});
+  q.pass(120, kCluster, {running(30), own});
+  EXPECT_EQ(q.pass(500, kCluster, {running(30), own})[0].signal, 0);
+}
+
+TEST(SchedulingPass, StudyStateIsPerUserAndKey) {
+  SchedulingPolicy p(fast());
+  p.pass(100, kCluster, {job(1, 1, "alice", JobView::State::Running, 0, plateau(20)),
+                         job(2, 2, "bob", JobView::State::Pending, 0, plateau(40))});
+  EXPECT_EQ(p.studies().at("1:s").yield.level(), 1);
+  EXPECT_EQ(p.studies().at("2:s").yield.level(), 1);
+  // A requeued alice job with the same record inherits level 1 and adds nothing.
+  p.pass(110, kCluster, {job(3, 1, "alice", JobView::State::Pending, 105, plateau(20))});
+  EXPECT_EQ(p.studies().at("1:s").yield.level(), 1);
+}
+
+// Strategy-proof: whatever a job's owner writes in its Comment, the job's
+// priority is never above the priority the same job gets with no Comment.
+std::string hostile(std::mt19937_64& rng) {
+  static const std::vector<std::string> pieces = {
+      "tune:", "study=", "s", "x", ";", "n=", "dir=min", "dir=max", "top=", "1", "-1", "0.5", "nan", "inf", "1e308",
+      "-1e308", "99999999999", ",", "=", " ", "\n", "\xff", std::string(1, '\0'), "tune:study=s;n=50;dir=min;top=1,1,1,1,1",
+      "tune:study=s;n=50;dir=max;top=9,8,7,6,5", "level=0", "prio=4294967295", std::string(300, 'a')};
+  std::uniform_int_distribution<std::size_t> pick(0, pieces.size() - 1), len(0, 24);
+  std::string out;
+  for (std::size_t i = 0, n = len(rng); i < n; ++i) out += pieces[pick(rng)];
+  if (!out.empty() && rng() % 4 == 0)  // and flip random bytes
+    for (int i = 0; i < 8; ++i) out[rng() % out.size()] = static_cast<char>(rng() % 256);
+  return out.substr(0, 1024);
+}
+
+TEST(SchedulingPass, NoCommentEverRaisesAJobsPriority) {
+  std::mt19937_64 rng(2026);
+  for (int round = 0; round < 300; ++round) {
+    SchedulingPolicy with(fast()), without(fast());
+    std::vector<JobView> a, b;
+    const int jobs = 2 + static_cast<int>(rng() % 8);
+    for (int i = 0; i < jobs; ++i) {
+      const auto uid = static_cast<std::uint32_t>(1 + rng() % 3);
+      const auto st = rng() % 3 ? JobView::State::Pending : JobView::State::Running;
+      JobView j = job(static_cast<std::uint32_t>(i + 1), uid, "t" + std::to_string(uid), st, static_cast<double>(rng() % 100));
+      b.push_back(j);
+      j.comment = hostile(rng);
+      a.push_back(j);
+    }
+    // Several passes, so that studies accumulate levels and usage differs by time.
+    for (int pass = 0; pass < 4; ++pass) {
+      const double now = 100 + pass * 40;
+      for (auto& j : a)
+        if (rng() % 2) j.comment = hostile(rng);
+      const auto da = with.pass(now, kCluster, a), db = without.pass(now, kCluster, b);
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        ASSERT_EQ(da[i].priority.has_value(), db[i].priority.has_value());
+        if (da[i].priority) {
+          ASSERT_LE(*da[i].priority, *db[i].priority) << "comment: " << a[i].comment;
+          ASSERT_GE(*da[i].priority, 1u);
+        }
+      }
+    }
+  }
+}
+
+TEST(ProgressRecord, RoundTripsAndKeepsTheUsersText) {
+  const ProgressRecord r{"digits-1a2b3c4d", 42, false, {0.97, 0.96, 0.95}};
+  EXPECT_EQ(format_progress(r), "tune:study=digits-1a2b3c4d;n=42;dir=max;top=0.97,0.96,0.95");
+  EXPECT_EQ(parse_progress(format_progress(r)), r);
+  const auto merged = merge_progress("my notes: run 3", r);
+  ASSERT_TRUE(merged);
+  EXPECT_EQ(*merged, "my notes: run 3 " + format_progress(r));
+  EXPECT_EQ(parse_progress(*merged), r);
+  ProgressRecord r2 = r;
+  r2.trials = 43;
+  EXPECT_EQ(*merge_progress(*merged, r2), "my notes: run 3 " + format_progress(r2)) << "replaced, not appended";
+  EXPECT_EQ(user_text(*merged), "my notes: run 3");
+  EXPECT_FALSE(merge_progress(std::string(1020, 'x'), r)) << "would exceed Slurm's 1,024 characters";
+}
+
+TEST(ProgressRecord, RejectsAnythingMalformed) {
+  for (const char* bad : {
+           "", "tune:", "tune:study=s", "tune:study=s;n=5;dir=min", "tune:study=s;n=5;dir=up;top=1",
+           "tune:study=s;n=5;dir=min;top=nan", "tune:study=s;n=5;dir=min;top=inf,1", "tune:study=s;n=5;dir=min;top=1e400",
+           "tune:study=s;n=-1;dir=min;top=", "tune:study=s;n=99999999999;dir=min;top=1", "tune:study=s;n=1;dir=min;top=1,2",
+           "tune:study=s;n=5;dir=min;top=2,1", "tune:study=s;n=5;dir=max;top=1,2", "tune:study=a b;n=5;dir=min;top=1",
+           "tune:study=s/..;n=5;dir=min;top=1", "tune:study=s;study=t;n=5;dir=min;top=1", "tune:study=s;n=5;dir=min;top=1;x=1",
+           "tune:study=s;n=5;dir=min;top=1,", "tune:study=s;n=5;dir=min;top=1 trailing", "xtune:study=s;n=5;dir=min;top=1",
+           "tune:study=;n=5;dir=min;top=1", "tune:study=s;n=0x5;dir=min;top=1",
+       })
+    EXPECT_FALSE(parse_progress(bad)) << bad;
+  EXPECT_FALSE(parse_progress("tune:study=" + std::string(65, 'k') + ";n=5;dir=min;top=1"));
+  std::string many = "tune:study=s;n=100;dir=min;top=1";
+  for (int i = 0; i < 16; ++i) many += ",1";
+  EXPECT_FALSE(parse_progress(many)) << "17 values";
+  EXPECT_TRUE(parse_progress("note tune:study=s;n=5;dir=min;top="));
+}
+
+TEST(JobSummary, RoundTrips) {
+  JobSummary s;
+  s.tenant = "physics", s.dominant_share = 0.3125, s.factor = 0.805, s.study = "k-1", s.level = 2, s.priority = 80512;
+  const auto back = parse_summary("admin text " + format_summary(s));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->tenant, "physics");
+  EXPECT_DOUBLE_EQ(back->dominant_share, 0.3125);
+  EXPECT_EQ(back->study, "k-1");
+  EXPECT_EQ(back->level, 2);
+  EXPECT_EQ(back->priority, 80512u);
+  EXPECT_FALSE(parse_summary("nothing here"));
+}
+
+TEST(SchedConfig, DefaultsAndEverySetting) {
+  const auto c = parse_sched_config("", "empty.conf");
+  EXPECT_EQ(c.interval, 30);
+  EXPECT_EQ(c.yield.signal, SIGUSR1);
+  const auto d = parse_sched_config(R"(
+    interval = 5;
+    state_file = "/var/tmp/x.state";
+    fairshare = { half_life = 3600.0; weight = 1000; age_weight = 10; max_age = 60; shares = { physics = 2.5; bio = 1; }; };
+    adaptive = { enabled = false; k = 3; m = 4; thresholds = [0.1, 0.05]; tolerance = 0.2; yield_factor = 0.25;
+                 max_level = 4; relax_time = 120; };
+    yield = { enabled = false; level = 3; signal = "SIGUSR2"; wait = 10; cooldown = 20; };
+  )", "full.conf");
+  EXPECT_EQ(d.interval, 5);
+  EXPECT_EQ(d.state_file, "/var/tmp/x.state");
+  EXPECT_EQ(d.fairshare.half_life, 3600);
+  EXPECT_EQ(d.fairshare.share_of("physics"), 2.5);
+  EXPECT_EQ(d.fairshare.share_of("bio"), 1);
+  EXPECT_EQ(d.fairshare.share_of("other"), 1);
+  EXPECT_EQ(d.weights.fairshare, 1000);
+  EXPECT_FALSE(d.adaptive_enabled);
+  EXPECT_EQ(d.adaptive.m, 4);
+  EXPECT_EQ(d.adaptive.thresholds, (std::vector<double>{0.1, 0.05}));
+  EXPECT_EQ(d.yield.signal, signal_number("USR2"));
+  EXPECT_EQ(d.yield.cooldown, 20);
+}
+
+TEST(SchedConfig, ErrorsNameTheLineAndTheFix) {
+  struct Case {
+    const char* text;
+    int line;
+    const char* says;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"interval = 5;\nfairshare = = {};", 2, "syntax error"},
+           {"\n\ninterval = 0;", 3, "out of range"},
+           {"intervall = 5;", 1, "unknown setting 'intervall'"},
+           {"fairshare = {\n  half_life = \"long\";\n};", 2, "must be a number"},
+           {"adaptive = {\n m = 40;\n};", 2, "out of range"},
+           {"adaptive = {\n k = 2.5;\n};", 2, "whole number"},
+           {"adaptive = {\n thresholds = [];\n};", 2, "1 to 32"},
+           {"yield = {\n\n signal = \"KILL\";\n};", 3, "is not a signal"},
+           {"fairshare = {\n shares = { a = -1; };\n};", 2, "out of range"},
+           {"fairshare = 3;", 1, "must be a group"},
+           {"adaptive = { enabled = 1; };", 1, "true or false"},
+       }) {
+    try {
+      parse_sched_config(c.text, "sched_tune.conf");
+      ADD_FAILURE() << "accepted: " << c.text;
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(e.line, c.line) << c.text << " -> " << e.what();
+      EXPECT_NE(std::string(e.what()).find(c.says), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).rfind("sched_tune.conf:", 0), 0u) << e.what();
+    }
+  }
+  EXPECT_THROW(load_sched_config("/nonexistent/sched_tune.conf"), ConfigError);
+}
+
+}  // namespace
+}  // namespace tune
