@@ -43,6 +43,14 @@ ProgressRecord progress_of(const std::string& key, const std::vector<Trial>& tri
 }
 
 ProgressPoster::ProgressPoster(double min_interval) : min_interval_(min_interval) {
+  // Tests and small clusters may post more often; each post costs slurmctld a
+  // log line and a state save, so a busy cluster keeps the default.
+  if (const char* every = std::getenv("TUNE_PROGRESS_INTERVAL"); every && *every) {
+    char* end = nullptr;
+    const double v = std::strtod(every, &end);
+    if (end && *end == '\0' && v >= 1 && v <= 86400) min_interval_ = v;
+    else std::cerr << "tune run: ignoring TUNE_PROGRESS_INTERVAL=" << every << " (give seconds from 1 to 86400)\n";
+  }
   if (const char* id = std::getenv("SLURM_JOB_ID"); id && *id) job_id_ = static_cast<unsigned>(std::strtoul(id, nullptr, 10));
   if (job_id_) slurm_init(nullptr);
 }

@@ -1,0 +1,47 @@
+// libFuzzer target: a job Comment, as any user may write it, through the
+// progress-record parser and a whole sched/tune pass. Checks: the parser
+// round-trips what it accepts, and the job's priority is never above what
+// the same job gets with no Comment (strategy-proof).
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "adaptive/progress_record.hpp"
+#include "priority/job_summary.hpp"
+#include "priority/scheduling_pass.hpp"
+
+using namespace tune;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string comment(reinterpret_cast<const char*>(data), std::min<std::size_t>(size, 1024));
+  if (const auto r = parse_progress(comment)) {
+    const auto again = parse_progress(format_progress(*r));
+    if (!again || again->study != r->study || again->trials != r->trials || again->minimize != r->minimize ||
+        again->top.size() != r->top.size())
+      std::abort();
+  }
+  (void)parse_summary(comment);  // tune queue reads SystemComment the same way
+
+  SchedConfig c;
+  c.fairshare.half_life = 600;
+  SchedulingPolicy with(c), without(c);
+  JobView mine;
+  mine.id = 1, mine.uid = 1000, mine.tenant = "alice", mine.eligible = 0, mine.request = {4, 1000, 1};
+  JobView other = mine;
+  other.id = 2, other.uid = 1001, other.tenant = "bob", other.eligible = 5;
+  JobView running = mine;
+  running.id = 3, running.state = JobView::State::Running;
+  const Resources cluster{16, 8000, 4};
+  for (int pass = 0; pass < 3; ++pass) {
+    const double now = 100 + 50 * pass;
+    JobView commented = mine, r2 = running;
+    commented.comment = comment;
+    r2.comment = comment;
+    const auto a = with.pass(now, cluster, {commented, other, r2});
+    const auto b = without.pass(now, cluster, {mine, other, running});
+    if (!a[0].priority || !b[0].priority || *a[0].priority > *b[0].priority || *a[0].priority < 1) std::abort();
+    if (*a[1].priority != *b[1].priority) std::abort();  // another user's job is untouched
+  }
+  return 0;
+}
