@@ -88,9 +88,9 @@ std::vector<JobDecision> SchedulingPolicy::pass(double now, const Resources& cap
     if (study_of[i]) tenant_of_study.emplace(study_of[i], jobs[i].tenant);
   for (auto& [id, s] : studies_) {
     const auto t = tenant_of_study.find(&s);
-    bool contended = false;
-    for (const auto& [tenant, w] : oldest_wait)
-      if (t == tenant_of_study.end() || tenant != t->second) contended = true;
+    // Someone else waits: any waiting tenant other than the study's own.
+    const bool contended = oldest_wait.size() > 1 ||
+                           (oldest_wait.size() == 1 && (t == tenant_of_study.end() || !oldest_wait.count(t->second)));
     if (contended) s.last_contended = now;
     if (s.yield.level() > 0 && now - std::max(s.last_contended, s.last_change) >= c_.adaptive.relax_time) {
       s.yield.relax();

@@ -2,17 +2,26 @@
 # The man page and --help tell the same story: every flag of every
 # subcommand's --help is documented in tune(1), and the page renders cleanly.
 source "$(dirname "$0")/tap.sh"
-plan 6
+plan 8
 tune=$TOP_BUILDDIR/driver/tune
 man=$TOP_SRCDIR/man/tune.1
 # roff escapes hyphens as \-; compare against the plain text.
 text=$(sed 's/\\-/-/g; s/\\e/\\/g' "$man")
-for cmd in run submit status report export; do
+for cmd in run submit status report export queue; do
   flags=$("$tune" "$cmd" --help | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u | grep -vx -- '--help')
   missing=()
   for f in $flags; do grep -qF -- "$f" <<<"$text" || missing+=("$f"); done
   if [ ${#missing[@]} -eq 0 ]; then ok "tune(1) documents every flag of 'tune $cmd --help' ($(wc -w <<<"$flags") flags)"
   else not_ok "tune(1) documents every flag of 'tune $cmd --help'" "missing: ${missing[*]}"; fi
 done
+conf_man=$TOP_SRCDIR/man/sched_tune.conf.5
+conf_text=$(sed 's/\\-/-/g' "$conf_man")
+missing=()
+for name in $(grep -oE '(r\.(number|integer|boolean|text|group)\([^,]+, |exists\()"[a-z_]+"' "$TOP_SRCDIR/lib/priority/sched_config.cpp" | grep -oE '"[a-z_]+"' | tr -d '"' | sort -u); do
+  grep -qE "(^|[ .])$name\b" <<<"$conf_text" || missing+=("$name")
+done
+conf_warn=$(groff -man -ww -z "$conf_man" 2>&1)
+if [ ${#missing[@]} -eq 0 ] && [ -z "$conf_warn" ]; then ok "sched_tune.conf(5) documents every setting the parser reads and renders cleanly"
+else not_ok "sched_tune.conf(5) documents every setting" "missing: ${missing[*]}" "$conf_warn"; fi
 warnings=$(groff -man -ww -z "$man" 2>&1)
 if [ -z "$warnings" ]; then ok "man/tune.1 renders without groff warnings"; else not_ok "man/tune.1 renders without groff warnings" "$warnings"; fi

@@ -115,9 +115,11 @@ if scontrol ping 2>/dev/null | grep -q UP && grep -q "state file unreadable, sta
 else not_ok "garbled state file" "$(grep sched/tune "$log" | tail -5)"; fi
 
 # (e) hostile Comments change nothing they should not.
-before=$(state_json "sorted(s['studies'])")
-blk=$(submit "$bob" -n 16 -A blocker --wrap "'sleep 6'")
+blk=$(submit "$bob" -n 16 -A blocker --comment "'$plateau'" --wrap "'sleep 6'")
 wait_state "$blk" RUNNING 30
+sleep 2
+level=$(state_json "s['studies']['$uid:flat-1']['level']")
+before=$(state_json "sorted(s['studies'])")
 ctl=$(submit "$alice" -n 4 -A bio --wrap true)
 hostile=("$(head -c 1024 /dev/zero | tr '\0' x)" "tune:study=a;n=nan;dir=min;top=1" "tune:study=a;n=99999999999999;dir=min;top=1e999"
          "tune:study=a;n=-5;dir=min;top=-1,-2" "tune:study=flat-1;n=1000;dir=min;top=1,1,1,1,1" "$(printf 'tune:study=\x01\x02;n=5')")
@@ -131,7 +133,7 @@ pc=$(prio_of "$ctl")
 worse=0
 for j in "${ids[@]}"; do [ -n "$j" ] && [ "$(prio_of "$j")" -gt "${pc:-0}" ] 2>/dev/null && worse=$((worse + 1)); done
 bob_level=$(state_json "s['studies'].get('$uid:flat-1', {}).get('level', 'none')")
-if scontrol ping | grep -q UP && [ $worse -eq 0 ] && [ "$bob_level" = "$level" ] &&
+if scontrol ping | grep -q UP && [ $worse -eq 0 ] && [ "$level" = 1 ] && [ "$bob_level" = "$level" ] &&
    ! grep -q "$(id -u "$alice"):a'" <<<"$after"; then
   ok "hostile Comments (${#ids[@]} jobs, $(grep -c '^[0-9]' <<<"$(printf '%s\n' "${ids[@]}")") accepted by sbatch): slurmctld up, none above alice's plain job ($pc), bob's study untouched"
 else not_ok "hostile Comments" "ids ${ids[*]} worse=$worse control=$pc" "before $before" "after $after" "bob level $bob_level"; fi
