@@ -41,6 +41,8 @@ SH
 
 run() {  # SCHEDULER N -> average seconds to target
   local sched=$1 n=$2 dir=$work/cluster-${1//\//_}-$2 i t0 s
+  # run is a subshell (read < <(run ...)): its own trap stops its cluster.
+  trap '"$cluster" stop --dir "$dir" --port 17800 >/dev/null 2>&1' EXIT
   rm -f "$work"/s*.h5 "$work"/s*.out
   "$cluster" start --fresh --dir "$dir" --port 17800 --nodes 3 --cpus 12 --memory 20000 --gpus 0 \
     --scheduler "$sched" --sched-conf sched.conf --cred-expire 5 >/dev/null
@@ -49,7 +51,7 @@ run() {  # SCHEDULER N -> average seconds to target
   t0=$(date +%s.%N)
   for i in $(seq 1 "$n"); do study_script "s$i" "$((100 + i))" | sbatch -Q; done
   for _ in $(seq 1 1800); do [ -z "$(squeue -h)" ] && break; sleep 0.5; done
-  local yields; yields=$(grep -c "study yields" "$dir/log/slurmctld.log")
+  local yields; yields=$(grep -c "study yields" "$dir/log/slurmctld.log" || true)
   "$cluster" stop --dir "$dir" --port 17800 >/dev/null 2>&1
   s=0
   for i in $(seq 1 "$n"); do

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 
@@ -39,6 +40,27 @@ static pthread_mutex_t agent_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t agent_cond = PTHREAD_COND_INITIALIZER;
 static bool agent_stop = false;
 static uint32_t gpu_id = 0;
+static struct timespec conf_mtime;
+
+/* The file's modification time, to notice an edit (zero if unreadable). */
+static struct timespec _mtime(const char *path)
+{
+	struct stat st;
+	struct timespec none = { 0, 0 };
+	return stat(path, &st) == 0 ? st.st_mtim : none;
+}
+
+/* Re-read sched_tune.conf; called with agent_lock held. */
+static void _reread(void)
+{
+	char err[1024] = "";
+
+	conf_mtime = _mtime(conf_path);
+	if (tune_policy_reconfigure(policy, conf_path, err, sizeof(err)) != 0)
+		error("%s: %s NOT re-read, keeping the previous settings: %s", host_name, conf_path, err);
+	else
+		info("%s: re-read %s", host_name, conf_path);
+}
 
 /* sched_tune.conf beside slurm.conf, or SchedulerParameters=tune_conf=PATH. */
 static char *_conf_path(void)
@@ -260,6 +282,11 @@ static void *_agent(void *arg)
 			slurm_mutex_unlock(&agent_lock);
 			break;
 		}
+		/* job_submit plugins get no reconfigure call: an edited file is
+		 * noticed here in both hosting forms. */
+		struct timespec m = _mtime(conf_path);
+		if (m.tv_sec != conf_mtime.tv_sec || m.tv_nsec != conf_mtime.tv_nsec)
+			_reread();
 		_pass();
 		slurm_mutex_unlock(&agent_lock);
 	}
@@ -274,6 +301,7 @@ extern int tune_agent_start(const char *host)
 	host_name = host;
 	gpu_id = gres_build_id("gpu");
 	conf_path = _conf_path();
+	conf_mtime = _mtime(conf_path);
 	policy = tune_policy_load(conf_path, err, sizeof(err));
 	if (!policy) {
 		error("%s: not loaded: %s", host_name, err);
@@ -315,14 +343,9 @@ extern void tune_agent_stop(void)
 
 extern void tune_agent_reconfig(void)
 {
-	char err[1024] = "";
-
 	if (!policy)
 		return;
 	slurm_mutex_lock(&agent_lock);
-	if (tune_policy_reconfigure(policy, conf_path, err, sizeof(err)) != 0)
-		error("%s: %s NOT re-read, keeping the previous settings: %s", host_name, conf_path, err);
-	else
-		info("%s: re-read %s", host_name, conf_path);
+	_reread();
 	slurm_mutex_unlock(&agent_lock);
 }
