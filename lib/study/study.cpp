@@ -135,11 +135,17 @@ const Trial& Study::on_result(const TrialRun& run, int rank, const std::string& 
 }
 
 void Study::check_stop_rules() {
-  if (stopping()) return;
+  // A study draining after a signal that reaches its target meanwhile is done
+  // for good: it need not be requeued and resumed.
+  if (stopping() && reason_ != StopReason::Signal) return;
   if (limits_.target && best_) {
     const double b = *history_.trials()[*best_].objective;
-    if (b == *limits_.target || better(b, *limits_.target)) return stop(StopReason::TargetReached);
+    if (b == *limits_.target || better(b, *limits_.target)) {
+      reason_ = StopReason::TargetReached;
+      return;
+    }
   }
+  if (stopping()) return;
   if (limits_.max_failures > 0 && consecutive_failures_ >= limits_.max_failures)
     return stop(StopReason::TooManyFailures);
   if (running_.empty() && rerun_.empty()) {

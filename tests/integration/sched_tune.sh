@@ -121,6 +121,9 @@ sleep 2
 level=$(state_json "s['studies']['$uid:flat-1']['level']")
 before=$(state_json "sorted(s['studies'])")
 ctl=$(submit "$alice" -n 4 -A bio --wrap true)
+held=$(submit "$alice" -n 4 -A bio --hold --wrap true)
+pinned=$(submit "$alice" -n 4 -A bio --wrap true)
+scontrol update jobid="$pinned" priority=7
 hostile=("$(head -c 1024 /dev/zero | tr '\0' x)" "tune:study=a;n=nan;dir=min;top=1" "tune:study=a;n=99999999999999;dir=min;top=1e999"
          "tune:study=a;n=-5;dir=min;top=-1,-2" "tune:study=flat-1;n=1000;dir=min;top=1,1,1,1,1" "$(printf 'tune:study=\x01\x02;n=5')")
 ids=()
@@ -134,9 +137,10 @@ worse=0
 for j in "${ids[@]}"; do [ -n "$j" ] && [ "$(prio_of "$j")" -gt "${pc:-0}" ] 2>/dev/null && worse=$((worse + 1)); done
 bob_level=$(state_json "s['studies'].get('$uid:flat-1', {}).get('level', 'none')")
 if scontrol ping | grep -q UP && [ $worse -eq 0 ] && [ "$level" = 1 ] && [ "$bob_level" = "$level" ] &&
+   [ "$(prio_of "$held")" = 0 ] && [ "$(prio_of "$pinned")" = 7 ] &&
    ! grep -q "$(id -u "$alice"):a'" <<<"$after"; then
-  ok "hostile Comments (${#ids[@]} jobs, $(grep -c '^[0-9]' <<<"$(printf '%s\n' "${ids[@]}")") accepted by sbatch): slurmctld up, none above alice's plain job ($pc), bob's study untouched"
-else not_ok "hostile Comments" "ids ${ids[*]} worse=$worse control=$pc" "before $before" "after $after" "bob level $bob_level"; fi
+  ok "hostile Comments (${#ids[@]} jobs, $(grep -c '^[0-9]' <<<"$(printf '%s\n' "${ids[@]}")") accepted by sbatch): slurmctld up, none above alice's plain job ($pc), bob's study untouched; held and admin-set priorities left alone"
+else not_ok "hostile Comments" "ids ${ids[*]} worse=$worse control=$pc" "before $before" "after $after" "bob level $bob_level" "held $(prio_of "$held") pinned $(prio_of "$pinned")"; fi
 scancel -u "$alice" -u "$bob" 2>/dev/null; wait_idle
 
 # (f) a broken sched_tune.conf: reconfigure keeps the old settings; a start is refused, both naming the line.

@@ -124,6 +124,20 @@ TEST_F(StudyTest, StopsAtTheTargetInTheStudysDirection) {
   EXPECT_FALSE(study.next_trial(1, "n", 0));
 }
 
+TEST_F(StudyTest, ReachingTheTargetWhileDrainingEndsTheStudyForGood) {
+  auto h = History::create(path(), info_);
+  auto sampler = make_sampler("random", info_.space, {.seed = 1});
+  Study study(h, *sampler, {.trials = 100, .target = 0.1}, 0);
+  const auto a = *study.next_trial(1, "n", 0);
+  const auto b = *study.next_trial(2, "n", 0);
+  study.stop(StopReason::Signal);  // a yield: running trials may finish
+  study.on_result(ok(a, 0.5), 1, "n");
+  EXPECT_EQ(study.stop_reason(), StopReason::Signal) << "not there yet: come back later";
+  study.on_result(ok(b, 0.05), 2, "n");
+  EXPECT_EQ(study.stop_reason(), StopReason::TargetReached) << "done: no requeue needed";
+  EXPECT_TRUE(study.finished());
+}
+
 TEST_F(StudyTest, AFailingTrialIsAnOutcomeButABrokenProgramStopsTheStudy) {
   auto h = History::create(path(), info_);
   auto sampler = make_sampler("random", info_.space, {.seed = 1});
