@@ -24,12 +24,11 @@ sleep 25
 scontrol setdebug info
 pending=$(squeue -h -t PD | wc -l)
 log=$dir/log/slurmctld.log
-grep -o "sched/tune: pass over [0-9]* jobs.*held the job write lock [0-9]* us" "$log" | tail -20 |
-  awk -v pending="$pending" -v base="$(sdiag | awk '/^Main schedule statistics/ {m=1} m && /Mean cycle:/ {print $3; exit}')" '
-  { us[NR] = $NF + 0; sub(/ us$/, ""); split($0, w, " "); jobs = w[4] }
-  END {
-    if (NR == 0) { print "no pass was logged"; exit 1 }
-    n = asort(us); med = us[int((n + 1) / 2)]
-    printf "sched/tune pass over %d jobs (%d pending): job write lock held %d us (median of %d passes)\n", jobs, pending, med, n
-    printf "baseline: main scheduler mean cycle %d us; ratio %.2f\n", base, (base > 0 ? med / base : 0)
-  }'
+passes=$(grep -o "sched/tune: pass over [0-9]* jobs.*held the job write lock [0-9]* us" "$log" | tail -20)
+[ -n "$passes" ] || { echo "no pass was logged (is SlurmctldDebug=debug reaching the log?)"; exit 1; }
+jobs=$(tail -1 <<<"$passes" | awk '{print $4}')
+count=$(wc -l <<<"$passes")
+median=$(awk '{print $(NF-1)}' <<<"$passes" | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')
+base=$(sdiag | awk '/^Main schedule statistics/ {m = 1} m && /Mean cycle:/ {print $3; exit}')
+echo "sched/tune pass over $jobs jobs ($pending pending): job write lock held $median us (median of $count passes)"
+echo "baseline: slurmctld main scheduler mean cycle over the same queue: $base us; ratio $(awk -v a="$median" -v b="$base" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')"
