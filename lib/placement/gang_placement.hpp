@@ -1,0 +1,67 @@
+#pragma once
+// Gang GPU placement: the node set that holds the whole job at once and, in
+// order, spans the fewest switches, then the fewest nodes, then leaves the
+// least fragmentation (best fit: prefer nodes whose free GPUs match the need;
+// do not break a fully free node for a job a partly used one can hold). A
+// CPU-only job does not take the cores a node's free GPUs need. Ties break by
+// node order. Also: which GPU indices to prefer on each node (same socket
+// first). No Slurm here.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "placement/topology.hpp"
+
+namespace tune {
+
+struct NodeGrant {
+  int node = -1;  // index into Topology::nodes
+  int tasks = 0, cpus = 0, gpus = 0;
+  double mem_mb = 0;
+  std::vector<int> gpu_indices;  // preferred GPUs on the node
+};
+
+struct Placement {
+  std::vector<NodeGrant> nodes;
+  int switches = 0;
+};
+
+struct PlacementOptions {
+  // Cores per free GPU that a CPU-only job must leave on a node.
+  int cores_per_free_gpu = 1;
+};
+
+class PlacementPolicy {
+ public:
+  virtual ~PlacementPolicy() = default;
+  virtual std::optional<Placement> place(const Topology& t, const JobShape& job) const = 0;
+  virtual std::string name() const = 0;
+};
+
+// The policy described above.
+class GangPlacement : public PlacementPolicy {
+ public:
+  explicit GangPlacement(PlacementOptions o = {}) : o_(o) {}
+  std::optional<Placement> place(const Topology& t, const JobShape& job) const override;
+  std::string name() const override { return "gang"; }
+
+ private:
+  PlacementOptions o_;
+};
+
+// What select/cons_tres does without weights: the first nodes in node order
+// that can hold the job.
+class FirstFitPlacement : public PlacementPolicy {
+ public:
+  std::optional<Placement> place(const Topology& t, const JobShape& job) const override;
+  std::string name() const override { return "first-fit"; }
+};
+
+std::unique_ptr<PlacementPolicy> make_placement(const std::string& name);
+
+// Marks the placement's cores, memory and GPUs used (or free again).
+void apply(Topology& t, const Placement& p, const JobShape& job);
+void release(Topology& t, const Placement& p);
+
+}  // namespace tune

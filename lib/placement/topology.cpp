@@ -1,0 +1,39 @@
+#include "placement/topology.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace tune {
+
+int NodeCell::free_gpus() const { return static_cast<int>(std::count(gpu_free.begin(), gpu_free.end(), true)); }
+
+int Topology::switches() const {
+  std::set<int> s;
+  for (const auto& n : nodes) s.insert(n.switch_id);
+  return static_cast<int>(s.size());
+}
+
+int Topology::free_gpus() const {
+  int f = 0;
+  for (const auto& n : nodes)
+    if (n.available) f += n.free_gpus();
+  return f;
+}
+
+int JobShape::total_gpus() const {
+  if (gpus_per_job) return gpus_per_job;
+  if (gpus_per_task) return gpus_per_task * tasks;
+  return gpus_per_node * std::max(1, min_nodes);
+}
+
+double gpu_fragmentation(const Topology& t) {
+  int free = 0, on_free_nodes = 0;
+  for (const auto& n : t.nodes) {
+    if (!n.available) continue;
+    free += n.free_gpus();
+    if (n.free_gpus() == n.gpus()) on_free_nodes += n.gpus();
+  }
+  return free ? 1.0 - static_cast<double>(on_free_nodes) / free : 0.0;
+}
+
+}  // namespace tune
