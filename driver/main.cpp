@@ -4,6 +4,7 @@
 
 #include "history/history.hpp"
 #include "prune_flags.hpp"
+#include "place_command.hpp"
 #include "queue_command.hpp"
 #include "report_command.hpp"
 #include "run_command.hpp"
@@ -92,6 +93,16 @@ int main(int argc, char** argv) {
   qu->add_option("-u,--user", queue_user, "only this user's jobs");
   qu->add_flag("--json", queue_json, "JSON instead of a table");
 
+  std::string place_cluster, place_jobs, place_policy = "gang";
+  bool place_json = false;
+  auto* pl = app.add_subcommand("place", "Show where the gang placement policy puts a list of jobs (no slurmctld needed)");
+  pl->add_option("--cluster", place_cluster, "cluster description: JSON, or a Tiresias cluster_spec CSV")->required();
+  pl->add_option("--jobs", place_jobs, "JSON list of jobs, placed in order")->required();
+  pl->add_option("--policy", place_policy, "gang or first-fit (what cons_tres does without weights)")
+      ->check(CLI::IsMember({"gang", "first-fit"}))
+      ->capture_default_str();
+  pl->add_flag("--json", place_json, "JSON instead of a table");
+
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -106,6 +117,7 @@ int main(int argc, char** argv) {
     if (st->parsed()) return tune::show_status(status_file, top);
     if (rp->parsed()) return tune::write_report(report_file, report_html, report_svg);
     if (qu->parsed()) return tune::show_queue(queue_user, queue_json);
+    if (pl->parsed()) return tune::show_placement(place_cluster, place_jobs, place_policy, place_json);
     if (ex->parsed()) {
       if (!csv && !json) {
         std::cerr << "tune export: error: choose --csv or --json\n";
