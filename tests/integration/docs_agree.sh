@@ -2,12 +2,12 @@
 # The man page and --help tell the same story: every flag of every
 # subcommand's --help is documented in tune(1), and the page renders cleanly.
 source "$(dirname "$0")/tap.sh"
-plan 8
+plan 10
 tune=$TOP_BUILDDIR/driver/tune
 man=$TOP_SRCDIR/man/tune.1
 # roff escapes hyphens as \-; compare against the plain text.
 text=$(sed 's/\\-/-/g; s/\\e/\\/g' "$man")
-for cmd in run submit status report export queue; do
+for cmd in run submit status report export queue place; do
   flags=$("$tune" "$cmd" --help | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u | grep -vx -- '--help')
   missing=()
   for f in $flags; do grep -qF -- "$f" <<<"$text" || missing+=("$f"); done
@@ -23,5 +23,14 @@ done
 conf_warn=$(groff -man -ww -z "$conf_man" 2>&1)
 if [ ${#missing[@]} -eq 0 ] && [ -z "$conf_warn" ]; then ok "sched_tune.conf(5) documents every setting the parser reads and renders cleanly"
 else not_ok "sched_tune.conf(5) documents every setting" "missing: ${missing[*]}" "$conf_warn"; fi
+gang_man=$TOP_SRCDIR/man/select_cons_tres_gang.8
+gang_text=$(sed 's/\\-/-/g' "$gang_man")
+missing=()
+for name in $(grep -oE 'name == "[a-z_]+"' "$TOP_SRCDIR/plugins/select_gang/gang_policy.cpp" | grep -oE '"[a-z_]+"' | tr -d '"'); do
+  grep -qE "^\.BR $name " <<<"$gang_text" || missing+=("$name")
+done
+gang_warn=$(groff -man -ww -z "$gang_man" 2>&1)
+if [ ${#missing[@]} -eq 0 ] && [ -z "$gang_warn" ]; then ok "select_cons_tres_gang(8) documents every select_gang.conf setting and renders cleanly"
+else not_ok "select_cons_tres_gang(8) documents every setting" "missing: ${missing[*]}" "$gang_warn"; fi
 warnings=$(groff -man -ww -z "$man" 2>&1)
 if [ -z "$warnings" ]; then ok "man/tune.1 renders without groff warnings"; else not_ok "man/tune.1 renders without groff warnings" "$warnings"; fi

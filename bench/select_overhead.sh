@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Extra time slurmctld's scheduler spends in job_test under
+# select/cons_tres_gang, beside plain select/cons_tres in the same run: the
+# test cluster (4 nodes x 4 GPUs) with every GPU busy and JOBS (200) pending
+# 1-GPU jobs, so that each scheduling cycle tries job_test on the queue.
+# Figure: sdiag's main scheduler mean cycle under each, and the ratio.
+source "$(dirname "$0")/bench_env.sh"
+n=${JOBS:-200}
+cluster=$top/scripts/cluster
+cycle() {  # SELECT -> mean cycle in us
+  local dir=$work/c-${1//\//_}
+  "$cluster" start --fresh --dir "$dir" --port 17950 --nodes 4 --cpus 8 --gpus 4 --select "$1" >/dev/null
+  trap '"$cluster" stop --dir "$dir" --port 17950 >/dev/null 2>&1' EXIT
+  # shellcheck disable=SC1091
+  source "$dir/env"
+  for i in 1 2 3 4; do sbatch -Q -o /dev/null -n1 --gres=gpu:4 --wrap 'sleep 1000'; done
+  sleep 2
+  seq "$n" | xargs -P 4 -I{} sbatch -Q -o /dev/null -n1 --gres=gpu:1 --wrap true
+  sdiag -r >/dev/null
+  sleep 30
+  sdiag | awk '/^Main schedule statistics/ {m = 1} m && /Mean cycle:/ {print $3; exit}'
+}
+plain=$( (cycle select/cons_tres) )
+gang=$( (cycle select/cons_tres_gang) )
+echo "main scheduler mean cycle with $n pending GPU jobs: cons_tres $plain us, cons_tres_gang $gang us; ratio $(awk -v a="$gang" -v b="$plain" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')"
