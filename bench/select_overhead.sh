@@ -8,8 +8,8 @@ source "$(dirname "$0")/bench_env.sh"
 n=${JOBS:-200}
 cluster=$top/scripts/cluster
 cycle() {  # SELECT -> mean cycle in us
-  local dir=$work/c-${1//\//_}
-  "$cluster" start --fresh --dir "$dir" --port 17950 --nodes 4 --cpus 8 --gpus 4 --select "$1" >/dev/null
+  dir=$work/c-${1//\//_}
+  "$cluster" start --fresh --dir "$dir" --port 17950 --nodes 4 --cpus 8 --gpus 4 --select "$1" >/dev/null || exit 1
   trap '"$cluster" stop --dir "$dir" --port 17950 >/dev/null 2>&1' EXIT
   # shellcheck disable=SC1091
   source "$dir/env"
