@@ -67,10 +67,11 @@ sleep 1
 scontrol update jobid="$job" StartTime=now >/dev/null 2>&1
 wait_gone "$job" 150
 log=$(cat requeue-"$job".out)
-first=$(grep -o "study 'requeue' interrupted by a signal: [0-9]* ok, [0-9]* interrupted" <<<"$log")
+# SIGUSR1 drains: the running trials finish (ok), none is cut short.
+first=$(grep -o "study 'requeue' interrupted by a signal: [0-9]* ok, [0-9]* trials in" <<<"$log")
 n_ok=$(sed -n 's/.*signal: \([0-9]*\) ok.*/\1/p' <<<"$first")
 if [ -n "$first" ] && grep -q "requeueing job $job to resume it" <<<"$log" && grep -q "trials so far" <<<"$log"; then
-  ok "USR1 to the batch shell (sbatch --signal=B:USR1): the study drained ($n_ok ok), the job requeued itself and resumed"
+  ok "USR1 to the batch shell (sbatch --signal=B:USR1): the study drained ($n_ok ok, none cut short), the job requeued itself and resumed"
 else not_ok "USR1 to the batch shell drains, requeues and resumes" "$log" "$(scontrol show job "$job")"; fi
 after=$("$tune" export requeue.h5 --csv | awk -F, 'NR > 1 {print $1 ":" $2}')
 twice=$(grep -oE 'trial [0-9]+ ok' <<<"$log" | sort | uniq -d | paste -sd' ')
