@@ -1,7 +1,7 @@
 // Gang placement benchmarks, each beside first fit by node order (what
 // select/cons_tres does without node weights) in the same run:
 //   placement_bench decide          one decision on 1,000 nodes x 8 GPUs, half busy (aim < 1 ms)
-//   placement_bench replay TRACE [LOAD...]  Tiresias' 60_job.csv on n32g4 (32 nodes x 4 GPUs, 40 CPUs,
+//   placement_bench replay TRACE [LOAD...]  Tiresias' (FIFO and backfill queues) 60_job.csv on n32g4 (32 nodes x 4 GPUs, 40 CPUs,
 //                                   256 GB) with a FIFO queue: queueing delay by job size and GPU
 //                                   fragmentation over time
 #include <algorithm>
@@ -84,7 +84,7 @@ struct TraceJob {
   double submit, duration;
 };
 
-int replay(const std::string& path, const std::vector<double>& loads) {
+int replay(const std::string& path, const std::vector<double>& loads, bool backfill) {
   std::ifstream in(path);
   if (!in) {
     std::fprintf(stderr, "placement_bench: cannot read %s\n", path.c_str());
@@ -99,6 +99,7 @@ int replay(const std::string& path, const std::vector<double>& loads) {
     for (auto& x : f) std::getline(s, x, ',');
     jobs.push_back({std::stoi(f[0]), std::stoi(f[1]), std::stod(f[2]), std::stod(f[5])});
   }
+  std::printf("queue: %s\n", backfill ? "backfill (every job that fits starts, in order)" : "FIFO (the head waits)");
   std::printf("%-5s %-10s %9s %9s %9s %9s %9s %11s\n", "load", "policy", "1-GPU s", "2-GPU s", "4-GPU s", "8-GPU s",
               "all s", "frag (avg)");
   const std::vector<TraceJob> original = jobs;
@@ -123,15 +124,22 @@ int replay(const std::string& path, const std::vector<double>& loads) {
         if (it->first <= now) release(t, it->second), it = running.erase(it);
         else ++it;
       while (next < jobs.size() && jobs[next].submit <= now) queue.push_back(&jobs[next++]);
-      while (!queue.empty()) {  // FIFO: the head waits until it fits
-        const TraceJob* j = queue.front();
+      // FIFO: the head waits until it fits. Backfill: every queued job that
+      // fits starts, in queue order (what Slurm's backfill amounts to when
+      // jobs have no time limits to plan with).
+      for (auto it = queue.begin(); it != queue.end();) {
+        const TraceJob* j = *it;
         const JobShape shape = shape_for(j->gpus, 4);
         const auto p = policy->place(t, shape);
-        if (!p) break;
+        if (!p) {
+          if (!backfill) break;
+          ++it;
+          continue;
+        }
         apply(t, *p, shape);
         running.emplace_back(now + j->duration, *p);
         wait[j->gpus].push_back(now - j->submit);
-        queue.pop_front();
+        it = queue.erase(it);
       }
     }
     auto mean = [](const std::vector<double>& v) {
@@ -155,8 +163,9 @@ int main(int argc, char** argv) {
   if (what == "replay") {
     std::vector<double> loads;
     for (int i = 3; i < argc; ++i) loads.push_back(std::stod(argv[i]));
-    if (loads.empty()) loads = {1, 2, 4, 8};
-    return replay(argc > 2 ? argv[2] : "../shared/traces/tiresias/60_job.csv", loads);
+    if (loads.empty()) loads = {1, 4, 8, 16};
+    const std::string trace = argc > 2 ? argv[2] : "../shared/traces/tiresias/60_job.csv";
+    return replay(trace, loads, false) || replay(trace, loads, true);
   }
   std::fprintf(stderr, "usage: placement_bench decide | replay TRACE.csv\n");
   return 2;
