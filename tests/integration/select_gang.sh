@@ -82,7 +82,7 @@ if [ "$(state "$g2")" = PENDING ] && scontrol ping | grep -q UP; then
   ok "--gpus=4 waits while the only node that could hold it is drained; slurmctld up"
 else not_ok "drained node" "$(squeue -j "$g2" -o '%T %N %R')"; fi
 scontrol update nodename=node4 state=resume
-settle
+for _ in $(seq 1 150); do [ "$(state "$g2")" = RUNNING ] && break; sleep 0.2; done
 if [ "$(state "$g2")" = RUNNING ] && [ "$(where "$g2")" = node4 ]; then ok "after resume it starts on node4"
 else not_ok "after resume" "$(squeue -j "$g2" -o '%T %N %R')"; fi
 # 6. Clients (squeue, sinfo, scontrol) load the wrapper: checked by everything above; the log names it.
