@@ -56,6 +56,14 @@ Topology shape(int switches, int per_switch, int gpus, int cpus, double mem_mb) 
   return t;
 }
 
+json parse_json(const std::string& text, const std::string& source, const char* what) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    fail(source, std::string("not JSON") + what + ": " + e.what());
+  }
+}
+
 }  // namespace
 
 Topology parse_topology(const std::string& text, const std::string& source) {
@@ -78,12 +86,7 @@ Topology parse_topology(const std::string& text, const std::string& source) {
     }
     return shape(v[0], v[1], v[2], v[3], v[4] * 1024.0);
   }
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    fail(source, std::string("not JSON (or a cluster_spec CSV): ") + e.what());
-  }
+  const json j = parse_json(text, source, " (or a cluster_spec CSV)");
   if (!j.is_object()) fail(source, "must be a JSON object");
   if (!j.contains("nodes")) {
     only(j, {"switches", "nodes_per_switch", "gpus_per_node", "cpus_per_node", "mem_gb_per_node"}, source);
@@ -134,12 +137,7 @@ Topology parse_topology(const std::string& text, const std::string& source) {
 }
 
 std::vector<NamedJob> parse_jobs(const std::string& text, const std::string& source) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    fail(source, std::string("not JSON: ") + e.what());
-  }
+  const json j = parse_json(text, source, "");
   if (!j.is_array()) fail(source, "must be a JSON list of jobs: [{\"gpus\": 4}, ...]");
   std::vector<NamedJob> out;
   for (std::size_t i = 0; i < j.size(); ++i) {

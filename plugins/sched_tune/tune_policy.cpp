@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../c_boundary.hpp"
 #include "priority/scheduling_pass.hpp"
 
 struct tune_policy {
@@ -18,37 +19,20 @@ struct tune_policy {
   std::vector<tune::JobView> jobs;  // reused between passes
 };
 
-namespace {
-
-void say(char* err, std::size_t len, const std::string& what) {
-  if (err && len) std::snprintf(err, len, "%s", what.c_str());
-}
-
-}  // namespace
+using tune::c_boundary;
 
 extern "C" {
 
 tune_policy_t* tune_policy_load(const char* conf_path, char* err, size_t errlen) {
-  try {
-    return new tune_policy(tune::load_sched_config(conf_path));
-  } catch (const std::exception& e) {
-    say(err, errlen, e.what());
-  } catch (...) {
-    say(err, errlen, "unknown error");
-  }
-  return nullptr;
+  return c_boundary<tune_policy_t*>(err, errlen, nullptr,
+                                    [&] { return new tune_policy(tune::load_sched_config(conf_path)); });
 }
 
 int tune_policy_reconfigure(tune_policy_t* p, const char* conf_path, char* err, size_t errlen) {
-  try {
+  return c_boundary(err, errlen, -1, [&] {
     p->policy.reconfigure(tune::load_sched_config(conf_path));
     return 0;
-  } catch (const std::exception& e) {
-    say(err, errlen, e.what());
-  } catch (...) {
-    say(err, errlen, "unknown error");
-  }
-  return -1;
+  });
 }
 
 void tune_policy_free(tune_policy_t* p) { delete p; }
@@ -58,27 +42,25 @@ double tune_policy_interval(const tune_policy_t* p) { return p->policy.config().
 const char* tune_policy_state_file(const tune_policy_t* p) { return p->policy.config().state_file.c_str(); }
 
 int tune_policy_restore(tune_policy_t* p, const char* path, char* err, size_t errlen) {
-  try {
+  return c_boundary(err, errlen, -1, [&] {
     std::ifstream in(path);
     if (!in) {
       if (errno == ENOENT) return 1;
-      say(err, errlen, std::string(path) + ": " + std::strerror(errno));
-      return -1;
+      throw std::runtime_error(std::string(path) + ": " + std::strerror(errno));
     }
     std::stringstream text;
     text << in.rdbuf();
-    p->policy.restore(nlohmann::json::parse(text.str()));
+    try {
+      p->policy.restore(nlohmann::json::parse(text.str()));
+    } catch (const std::exception& e) {
+      throw std::runtime_error(std::string(path) + ": " + e.what());
+    }
     return 0;
-  } catch (const std::exception& e) {
-    say(err, errlen, std::string(path) + ": " + e.what());
-  } catch (...) {
-    say(err, errlen, std::string(path) + ": unknown error");
-  }
-  return -1;
+  });
 }
 
 int tune_policy_save(const tune_policy_t* p, const char* path, char* err, size_t errlen) {
-  try {
+  return c_boundary(err, errlen, -1, [&] {
     const std::string text = p->policy.save().dump() + "\n";
     const std::string tmp = std::string(path) + ".new";
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -97,17 +79,12 @@ int tune_policy_save(const tune_policy_t* p, const char* path, char* err, size_t
     if (::fsync(fd) != 0 || ::close(fd) != 0) throw std::runtime_error(tmp + ": " + std::strerror(errno));
     if (::rename(tmp.c_str(), path) != 0) throw std::runtime_error(std::string(path) + ": " + std::strerror(errno));
     return 0;
-  } catch (const std::exception& e) {
-    say(err, errlen, e.what());
-  } catch (...) {
-    say(err, errlen, "unknown error");
-  }
-  return -1;
+  });
 }
 
 int tune_policy_pass(tune_policy_t* p, double now, double cap_cpus, double cap_mem_mb, double cap_gpus,
                      const tune_job_t* jobs, size_t n, tune_decision_t* out, char* err, size_t errlen) {
-  try {
+  return c_boundary(err, errlen, -1, [&] {
     auto& v = p->jobs;
     v.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -133,12 +110,7 @@ int tune_policy_pass(tune_policy_t* p, double now, double cap_cpus, double cap_m
       std::snprintf(out[i].summary, sizeof out[i].summary, "%s", d.summary.c_str());
     }
     return 0;
-  } catch (const std::exception& e) {
-    say(err, errlen, e.what());
-  } catch (...) {
-    say(err, errlen, "unknown error");
-  }
-  return -1;
+  });
 }
 
 }  // extern "C"

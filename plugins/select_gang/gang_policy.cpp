@@ -1,87 +1,36 @@
 // The C face of lib/placement's GangPlacement for select/cons_tres_gang.
 #include "gang_policy.h"
 
-#include <libconfig.h++>
-
 #include <algorithm>
 #include <cstdio>
-#include <set>
 #include <string>
 
+#include "../c_boundary.hpp"
+#include "placement/gang_config.hpp"
 #include "placement/gang_placement.hpp"
 
 struct gang_settings {
-  bool enabled = true;
-  std::set<std::string> partitions;  // empty: all
-  tune::PlacementOptions options;
+  tune::GangConfig config;
 };
 
-namespace {
-
-void say(char* err, std::size_t len, const std::string& what) {
-  if (err && len) std::snprintf(err, len, "%s", what.c_str());
-}
-
-}  // namespace
+using tune::c_boundary;
 
 extern "C" {
 
 gang_settings_t* gang_settings_load(const char* path, char* err, size_t errlen) {
-  auto* s = new gang_settings;
-  try {
-    libconfig::Config cfg;
-    try {
-      cfg.readFile(path);
-    } catch (const libconfig::FileIOException&) {
-      return s;  // no file: the defaults
-    }
-    const auto& root = cfg.getRoot();
-    for (int i = 0; i < root.getLength(); ++i) {
-      const auto& x = root[i];
-      const std::string name = x.getName();
-      auto bad = [&](const std::string& why) {
-        throw std::runtime_error(std::string(path) + ":" + std::to_string(x.getSourceLine()) + ": " + why);
-      };
-      if (name == "enabled") {
-        if (x.getType() != libconfig::Setting::TypeBoolean) bad("'enabled' must be true or false");
-        s->enabled = x;
-      } else if (name == "partitions") {
-        if (!x.isArray() && !x.isList()) bad("'partitions' must be a list of names: [\"gpu\"]");
-        for (int k = 0; k < x.getLength(); ++k) {
-          if (x[k].getType() != libconfig::Setting::TypeString) bad("'partitions' must hold \"names\"");
-          s->partitions.insert(static_cast<const char*>(x[k]));
-        }
-      } else if (name == "cores_per_free_gpu") {
-        if (x.getType() != libconfig::Setting::TypeInt || static_cast<int>(x) < 0 || static_cast<int>(x) > 1024)
-          bad("'cores_per_free_gpu' must be a whole number from 0 to 1024");
-        s->options.cores_per_free_gpu = x;
-      } else {
-        bad("unknown setting '" + name + "'; see select_cons_tres_gang(8)");
-      }
-    }
-    return s;
-  } catch (const libconfig::ParseException& e) {
-    say(err, errlen, std::string(e.getFile() ? e.getFile() : path) + ":" + std::to_string(e.getLine()) +
-                         ": syntax error: " + e.getError());
-  } catch (const std::exception& e) {
-    say(err, errlen, e.what());
-  } catch (...) {
-    say(err, errlen, "unknown error");
-  }
-  delete s;
-  return nullptr;
+  return c_boundary<gang_settings_t*>(err, errlen, nullptr,
+                                      [&] { return new gang_settings{tune::load_gang_config(path)}; });
 }
 
 void gang_settings_free(gang_settings_t* s) { delete s; }
 
 int gang_enabled_for(const gang_settings_t* s, const char* partition) {
-  if (!s->enabled) return 0;
-  return s->partitions.empty() || (partition && s->partitions.count(partition));
+  return s->config.applies_to(partition ? partition : "");
 }
 
 int gang_place(const gang_settings_t* s, const gang_node_t* nodes, int n, const gang_job_t* job, int* chosen,
                char* err, size_t errlen) {
-  try {
+  return c_boundary(err, errlen, -1, [&] {
     tune::Topology t;
     t.nodes.resize(static_cast<std::size_t>(n));
     for (int i = 0; i < n; ++i) {
@@ -102,17 +51,12 @@ int gang_place(const gang_settings_t* s, const gang_node_t* nodes, int n, const 
     j.cpus_per_gpu = job->cpus_per_gpu;
     j.mem_per_cpu_mb = job->mem_per_cpu_mb, j.mem_per_gpu_mb = job->mem_per_gpu_mb, j.mem_per_node_mb = job->mem_per_node_mb;
     j.exclusive = job->exclusive;
-    const auto p = tune::GangPlacement(s->options).place(t, j);
+    const auto p = tune::GangPlacement(s->config.options).place(t, j);
     std::fill(chosen, chosen + n, 0);
     if (!p) return 0;
     for (const auto& g : p->nodes) chosen[g.node] = 1;
     return static_cast<int>(p->nodes.size());
-  } catch (const std::exception& e) {
-    say(err, errlen, e.what());
-  } catch (...) {
-    say(err, errlen, "unknown error");
-  }
-  return -1;
+  });
 }
 
 }  // extern "C"

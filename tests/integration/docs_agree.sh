@@ -26,7 +26,7 @@ else not_ok "sched_tune.conf(5) documents every setting" "missing: ${missing[*]}
 gang_man=$TOP_SRCDIR/man/select_cons_tres_gang.8
 gang_text=$(sed 's/\\-/-/g' "$gang_man")
 missing=()
-for name in $(grep -oE 'name == "[a-z_]+"' "$TOP_SRCDIR/plugins/select_gang/gang_policy.cpp" | grep -oE '"[a-z_]+"' | tr -d '"'); do
+for name in $(grep -oE 'key == "[a-z_]+"' "$TOP_SRCDIR/lib/placement/gang_config.cpp" | grep -oE '"[a-z_]+"' | tr -d '"'); do
   grep -qE "^\.BR $name " <<<"$gang_text" || missing+=("$name")
 done
 gang_warn=$(groff -man -ww -z "$gang_man" 2>&1)

@@ -308,3 +308,35 @@ TEST(SchedConfig, ErrorsNameTheLineAndTheFix) {
 
 }  // namespace
 }  // namespace tune
+
+#include "study/progress.hpp"
+
+namespace tune {
+namespace {
+
+TEST(StudyProgress, RecordHoldsFinishedResultsBestFirstAndAParsableKey) {
+  std::vector<Trial> trials;
+  auto add = [&](TrialState st, std::optional<double> v) {
+    Trial t;
+    t.id = trials.size(), t.state = st, t.objective = v;
+    trials.push_back(t);
+  };
+  for (double v : {0.5, 0.2, 0.9, 0.1}) add(TrialState::Ok, v);
+  add(TrialState::Failed, std::nullopt);
+  add(TrialState::Running, std::nullopt);
+  add(TrialState::Ok, std::nan(""));
+  const auto key = study_key("my study/1", "/data/runs/s.h5");
+  EXPECT_EQ(key.rfind("my_study_1-", 0), 0u) << key;
+  EXPECT_EQ(key, study_key("my study/1", "/data/runs/./s.h5")) << "same file, same key";
+  EXPECT_NE(key, study_key("my study/1", "/data/runs/t.h5"));
+  const auto r = progress_of(key, trials, true, 3);
+  EXPECT_EQ(r.trials, 4);
+  EXPECT_EQ(r.top, (std::vector<double>{0.1, 0.2, 0.5}));
+  const auto back = parse_progress(format_progress(r));
+  ASSERT_TRUE(back) << format_progress(r);
+  EXPECT_EQ(back->study, key);
+  EXPECT_EQ(progress_of(key, trials, false, 2).top, (std::vector<double>{0.9, 0.5}));
+}
+
+}  // namespace
+}  // namespace tune

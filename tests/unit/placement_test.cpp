@@ -189,3 +189,34 @@ TEST(PlacementDescription, ErrorsNameTheInputAndTheFix) {
 
 }  // namespace
 }  // namespace tune
+
+#include "placement/gang_config.hpp"
+
+namespace tune {
+namespace {
+
+TEST(GangConfig, DefaultsSettingsAndErrorsWithTheirLine) {
+  const auto d = parse_gang_config("", "select_gang.conf");
+  EXPECT_TRUE(d.applies_to("any"));
+  EXPECT_EQ(load_gang_config("/nonexistent/select_gang.conf").options.cores_per_free_gpu, 1);
+  const auto c = parse_gang_config("enabled = true;\npartitions = [\"gpu\"];\ncores_per_free_gpu = 2;\n", "s.conf");
+  EXPECT_TRUE(c.applies_to("gpu"));
+  EXPECT_FALSE(c.applies_to("cpu"));
+  EXPECT_EQ(c.options.cores_per_free_gpu, 2);
+  EXPECT_FALSE(parse_gang_config("enabled = false;", "s.conf").applies_to("gpu"));
+  for (const auto& [text, says] : std::vector<std::pair<std::string, std::string>>{
+           {"enabled = true;\ncores_per_free_gpu = -2;\n", "s.conf:2: 'cores_per_free_gpu' must be a whole number"},
+           {"\nweights = 3;", "s.conf:2: unknown setting 'weights'"},
+           {"partitions = [1];", "s.conf:1: 'partitions' must hold"},
+           {"enabled = = 1;", "s.conf:1: syntax error"}}) {
+    try {
+      parse_gang_config(text, "s.conf");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tune

@@ -1,0 +1,41 @@
+#include "study/progress.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+
+namespace tune {
+
+std::string study_key(const std::string& name, const std::string& history_path) {
+  std::string key;
+  for (char c : name)
+    if (key.size() < 48) key += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') ? c : '_';
+  std::error_code ec;
+  const std::string path = std::filesystem::absolute(history_path, ec).lexically_normal().string();
+  std::uint32_t h = 2166136261u;  // FNV-1a
+  for (unsigned char c : path) h = (h ^ c) * 16777619u;
+  char hex[12];
+  std::snprintf(hex, sizeof hex, "-%08x", h);
+  return (key.empty() ? "study" : key) + hex;
+}
+
+ProgressRecord progress_of(const std::string& key, const std::vector<Trial>& trials, bool minimize, std::size_t top) {
+  ProgressRecord r;
+  r.study = key;
+  r.minimize = minimize;
+  for (const auto& t : trials)
+    if (t.state == TrialState::Ok && t.objective && std::isfinite(*t.objective)) r.top.push_back(*t.objective);
+  r.trials = static_cast<std::int64_t>(r.top.size());
+  top = std::min(top, ProgressRecord::kMaxTop);
+  auto better = [minimize](double a, double b) { return minimize ? a < b : a > b; };
+  if (r.top.size() > top) std::partial_sort(r.top.begin(), r.top.begin() + static_cast<long>(top), r.top.end(), better);
+  else std::sort(r.top.begin(), r.top.end(), better);
+  r.top.resize(std::min(top, r.top.size()));
+  // The record carries 6 significant digits; sorted values stay sorted.
+  return r;
+}
+
+}  // namespace tune
