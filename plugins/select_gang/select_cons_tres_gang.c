@@ -7,12 +7,25 @@
  * best fit. If cons_tres cannot place the job on that set, it gets the full
  * set again and chooses itself; the reason is logged. See
  * select_cons_tres_gang(8).
+ *
+ * Every process that reads Slurm's job or node records loads every select
+ * plugin in PluginDir: slurmctld, slurmd, Slurm's commands (which link
+ * libslurmfull) and programs linked against the public libslurm.so (tune,
+ * pyslurm, site tools), which exports only slurm_* names. So this file calls
+ * Slurm's common functions through slurm_xlator.h (their slurm_* aliases,
+ * exported by both libraries) and looks up the few symbols only the
+ * controller has with dlsym, inside slurmctld only. A direct reference would
+ * make dlopen fail in a public-libslurm program, and libslurm then calls
+ * fatal(). tests/integration/deployed.sh checks this with RTLD_NOW.
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
+
+#include "src/common/slurm_xlator.h"
 
 #include "src/common/bitstring.h"
 #include "src/common/gres.h"
@@ -29,6 +42,16 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "gang_policy.h"
+
+/* What only slurmctld (or libslurmfull) provides, found at init in slurmctld. */
+static struct {
+	node_record_t *(*node_at)(int *index);
+	char *(*node_names)(bitstr_t *bitmap);
+	uint32_t (*gres_id)(char *name);
+	int *switch_cnt;
+	switch_record_t **switch_table;
+} ctld;
+#pragma GCC poison next_node bitmap2node_name gres_build_id switch_record_cnt switch_record_table
 
 const char plugin_name[] = "Gang GPU placement over Consumable TRES";
 const char plugin_type[] = "select/cons_tres_gang";
@@ -73,6 +96,31 @@ static void _load_settings(void)
 	xfree(path);
 }
 
+/* The controller's symbols, or false (naming the missing one) if this slurmctld lacks one. */
+static bool _find_controller_symbols(void)
+{
+	const struct {
+		const char *name;
+		void **where;
+	} want[] = {
+		{ "next_node", (void **) &ctld.node_at },
+		{ "bitmap2node_name", (void **) &ctld.node_names },
+		{ "gres_build_id", (void **) &ctld.gres_id },
+		{ "switch_record_cnt", (void **) &ctld.switch_cnt },
+		{ "switch_record_table", (void **) &ctld.switch_table },
+	};
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		if (!(*want[i].where = dlsym(RTLD_DEFAULT, want[i].name))) {
+			error("select/cons_tres_gang: slurmctld has no symbol %s; gang placement is off and cons_tres places every job (rebuild the plugin against this Slurm)",
+			      want[i].name);
+			memset(&ctld, 0, sizeof(ctld));
+			return false;
+		}
+	}
+	return true;
+}
+
 extern int init(void)
 {
 	cons_context = plugin_context_create("select", "select/cons_tres", (void **) &cons, syms, sizeof(syms));
@@ -80,9 +128,11 @@ extern int init(void)
 		error("select/cons_tres_gang: cannot load select/cons_tres, which it wraps");
 		return SLURM_ERROR;
 	}
-	gpu_id = gres_build_id("gpu");
-	if (running_in_slurmctld())
+	/* Elsewhere (slurmd, commands, libslurm programs) only the forwarding is used. */
+	if (running_in_slurmctld() && _find_controller_symbols()) {
+		gpu_id = ctld.gres_id("gpu");
 		_load_settings();
+	}
 	return SLURM_SUCCESS;
 }
 
@@ -133,9 +183,10 @@ static int _node_gpus(node_record_t *node_ptr, int **socket, unsigned char **fre
 
 static int _switch_of(int node_index)
 {
-	for (int s = 0; s < switch_record_cnt; s++)
-		if (switch_record_table[s].level == 0 && switch_record_table[s].node_bitmap &&
-		    bit_test(switch_record_table[s].node_bitmap, node_index))
+	switch_record_t *table = *ctld.switch_table;
+
+	for (int s = 0; table && s < *ctld.switch_cnt; s++)
+		if (table[s].level == 0 && table[s].node_bitmap && bit_test(table[s].node_bitmap, node_index))
 			return s;
 	return 0;
 }
@@ -189,7 +240,7 @@ static bitstr_t *_gang_nodes(job_record_t *job_ptr, bitstr_t *candidates, uint32
 	nodes = xcalloc(count, sizeof(*nodes));
 	index = xcalloc(count, sizeof(int));
 	chosen = xcalloc(count, sizeof(int));
-	for (int i = 0; (node_ptr = next_node(&i)); i++) {
+	for (int i = 0; (node_ptr = ctld.node_at(&i)); i++) {
 		uint16_t alloc_cpus = 0;
 		uint64_t alloc_mem = 0;
 		int *socket;
@@ -254,7 +305,7 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 				      preemptee_job_list, exc_core_bitmap);
 	}
 	if (rc != SLURM_SUCCESS) {
-		char *nodes = bitmap2node_name(mine);
+		char *nodes = ctld.node_names(mine);
 		verbose("select/cons_tres_gang: %pJ: cons_tres cannot place it on the gang choice %s (%s); using cons_tres's own choice",
 			job_ptr, nodes, slurm_strerror(rc));
 		xfree(nodes);
@@ -262,7 +313,7 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 		rc = (*cons.job_test)(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, mode, preemptee_candidates,
 				      preemptee_job_list, exc_core_bitmap);
 	} else {
-		char *nodes = bitmap2node_name(bitmap);
+		char *nodes = ctld.node_names(bitmap);
 		debug("select/cons_tres_gang: %pJ placed on %s", job_ptr, nodes);
 		xfree(nodes);
 	}
@@ -273,7 +324,7 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t m
 
 extern int select_p_reconfigure(void)
 {
-	if (running_in_slurmctld())
+	if (running_in_slurmctld() && ctld.node_at)
 		_load_settings();
 	return (*cons.reconfigure)();
 }

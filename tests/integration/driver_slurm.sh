@@ -4,7 +4,7 @@
 # that resumes the study.
 source "$(dirname "$0")/tap.sh"
 plan 6
-cluster_up driver_slurm 17400 --nodes 3 --cpus 4 --gpus 4
+deployed_cluster_up driver_slurm 17400 --nodes 3 --cpus 4 --gpus 4
 tune=$TOP_BUILDDIR/driver/tune
 space=$TOP_SRCDIR/examples/synthetic/branin.json
 work=$CLUSTER_DIR/work

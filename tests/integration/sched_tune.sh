@@ -178,8 +178,11 @@ sleep 2
 sys=$(scontrol show job "$het" 2>/dev/null | grep -o 'SystemComment=tune:[^ ]*' | head -1)
 wait_job "$het" 60
 hlog=$CLUSTER_DIR/log/slurmctld.log
+# job_submit/tune is the controller's alone: slurmd and the commands never load it.
+loads="slurmctld: $(plugins_mapped "$(cat "$CLUSTER_DIR/run/slurmctld.pid")"); slurmd: $(plugins_mapped "$(cat "$CLUSTER_DIR/run/slurmd-node1.pid")"); squeue: $(plugins_opened squeue); sbatch: $(plugins_opened sbatch --test-only --wrap true)"
 if [[ "$het" =~ ^[0-9]+$ ]] && [ -n "$sys" ] && [ "$(grep -c . het-"$het".out 2>/dev/null)" -eq 3 ] &&
-   grep -q "job_submit/tune: loaded" "$hlog"; then
-  ok "JobSubmitPlugins=tune: hetjob $het ran (3 tasks) and was scored ($sys)"
-else not_ok "hetjob under job_submit/tune" "het=$het sys=$sys" "$(cat het-"$het".out 2>&1)" "$(grep -i tune "$hlog" | tail -5)"; fi
+   grep -q "job_submit/tune: loaded" "$hlog" && grep -q "^slurmctld: job_submit_tune.so " <<<"$loads" &&
+   [ "$(grep -o job_submit_tune <<<"$loads" | wc -l)" -eq 1 ]; then
+  ok "JobSubmitPlugins=tune: hetjob $het ran (3 tasks) and was scored ($sys); only slurmctld loads job_submit_tune.so"
+else not_ok "hetjob under job_submit/tune" "het=$het sys=$sys" "$(cat het-"$het".out 2>&1)" "$(grep -i tune "$hlog" | tail -5)" "$loads"; fi
 rm -rf "$conf_dir"

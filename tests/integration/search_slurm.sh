@@ -5,7 +5,7 @@
 # `tune report` writes its page and headless Chromium renders it.
 source "$(dirname "$0")/tap.sh"
 plan 6
-cluster_up search_slurm 17500 --nodes 2 --cpus 4
+deployed_cluster_up search_slurm 17500 --nodes 2 --cpus 4
 tune=$TOP_BUILDDIR/driver/tune
 work=$CLUSTER_DIR/work
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1

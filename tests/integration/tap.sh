@@ -22,12 +22,16 @@ check() {
 }
 diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
 
+# Cleanup at exit, however the test ends: the cluster, then scratch directories.
+scratch_dirs=()
+tap_exit() { cluster_down; local d; for d in "${scratch_dirs[@]}"; do rm -rf "$d"; done; }
+trap tap_exit EXIT
+
 # cluster_up NAME PORT [scripts/cluster options...]: a fresh cluster in
 # tests/integration/NAME.run, stopped at exit. Bails out if it cannot start.
 cluster_up() {
   local name=$1; CLUSTER_PORT=$2; shift 2
   CLUSTER_DIR=$TOP_BUILDDIR/tests/integration/$name.run
-  trap cluster_down EXIT
   local out
   if ! out=$("$cluster" start --fresh --dir "$CLUSTER_DIR" --port "$CLUSTER_PORT" "$@" 2>&1); then
     printf '%s\n' "$out" | sed 's/^/# /'
@@ -38,10 +42,36 @@ cluster_up() {
   # shellcheck disable=SC1091
   source "$CLUSTER_DIR/env"
 }
+# deployed_cluster_up NAME PORT [options...]: the product as a site deploys it,
+# SchedulerType=sched/tune and SelectType=select/cons_tres_gang (RequeueExit=75
+# is in every test cluster). A test of a feature starts this one unless it
+# exists to compare configurations.
+deployed_cluster_up() {
+  local name=$1 port=$2; shift 2
+  cluster_up "$name" "$port" --scheduler sched/tune --select select/cons_tres_gang "$@"
+}
+
+# scratch_dir VAR: sets VAR to a new directory that every test user can
+# write to (mode 1777, under /tmp, not inside the checkout, which may sit
+# where they cannot reach), removed at exit.
+scratch_dir() {
+  local d
+  d=$(mktemp -d "${TMPDIR:-/tmp}/tune-test.XXXXXX") || return 1
+  chmod 1777 "$d"
+  scratch_dirs+=("$d")
+  printf -v "$1" '%s' "$d"
+}
+
 cluster_down() {
   [ -n "${CLUSTER_DIR:-}" ] && "$cluster" stop --dir "$CLUSTER_DIR" --port "$CLUSTER_PORT" >/dev/null 2>&1
   return 0
 }
+
+# Which of our plugins a process has loaded: plugins_mapped PID (a running
+# daemon), plugins_opened COMMAND... (a command run now, by the dynamic loader's log).
+plugin_names='(sched_tune|job_submit_tune|select_cons_tres_gang)\.so'
+plugins_mapped() { grep -oE "$plugin_names" "/proc/$1/maps" 2>/dev/null | sort -u | paste -sd' '; }
+plugins_opened() { LD_DEBUG=files "$@" 2>&1 >/dev/null | grep -oE "file=[^ ]*$plugin_names" | sed 's|.*/||' | sort -u | paste -sd' '; }
 
 # A non-root user for multi-user tests (created once; needs root).
 test_user() {

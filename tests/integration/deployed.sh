@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# The whole product as a site deploys it: one cluster with SchedulerType=
+# sched/tune and SelectType=select/cons_tres_gang, PluginDir naming the
+# build's plugins. Which process loads which plugin; a program linked only
+# against the public libslurm (as tune, pyslurm and site tools are); a login
+# node that has only the select plugin; two users' studies through `tune
+# submit` (one on GPUs across four nodes), `tune queue`, `tune status`, and
+# the plateaued study yielding to the other, requeued and resumed.
+source "$(dirname "$0")/tap.sh"
+plan 8
+tune=$TOP_BUILDDIR/driver/tune
+public=$TOP_BUILDDIR/tests/integration/programs/public_libslurm
+plugins=$TOP_BUILDDIR/plugins/lib
+for so in sched_tune select_cons_tres_gang; do
+  [ -e "$plugins/$so.so" ] || { echo "Bail out! $plugins/$so.so is not built (configure --with-slurm-source; scripts/setup does it)"; exit 1; }
+done
+alice=$(test_user tune-alice) && bob=$(test_user tune-bob) || { echo "Bail out! cannot create test users"; exit 1; }
+scratch_dir work || { echo "Bail out! cannot make a scratch directory"; exit 1; }
+cat >"$work/sched_tune.conf" <<'CONF'
+interval = 1;
+adaptive = { k = 1; m = 3; thresholds = [0.01]; relax_time = 3600; };
+yield = { level = 1; wait = 3; cooldown = 600; };
+CONF
+# --cred-expire 5: a requeued job may start again 6 s later, not 121 s.
+deployed_cluster_up deployed 17650 --nodes 4 --cpus 4 --gpus 4 --sched-conf "$work/sched_tune.conf" --cred-expire 5
+cd "$work" || exit 1
+log=$CLUSTER_DIR/log/slurmctld.log
+as() { local u=$1; shift; su "$u" -c "cd $work && SLURM_CONF=$SLURM_CONF TUNE_PROGRESS_INTERVAL=1 $*"; }
+state_of() { squeue -h -j "$1" -o %T 2>/dev/null; }
+wait_state() {  # JOB STATE SECONDS
+  for _ in $(seq 1 $(($3 * 5))); do [ "$(state_of "$1")" = "$2" ] && return 0; sleep 0.2; done; return 1
+}
+submitted() { sed -n 's/^submitted job \([0-9]*\)$/\1/p' "$1"; }
+
+# The studies. bob's is plateaued (every objective within 0.1% of the best):
+# 3 tasks on one node. alice's keeps improving (grid over shrinking values):
+# 4 tasks of 4 CPUs and a GPU each on four nodes, so it waits for bob's.
+cat >flat.json <<'JSON'
+{"parameters": [
+  {"name": "mode", "type": "choice", "value": ["slow"]},
+  {"name": "sleep", "type": "number", "value": [1.5]},
+  {"name": "x", "type": "bound", "value": [1.0, 1.001]}
+]}
+JSON
+cat >improving.json <<'JSON'
+{"parameters": [{"name": "x", "type": "number", "value": [100, 90, 70, 40, 10, 1]}]}
+JSON
+cat >gpu_trial.sh <<'SH'
+#!/bin/bash
+# Records which GPU the trial was given, then reports x as the objective.
+echo "$TUNE_TRIAL_ID ${CUDA_VISIBLE_DEVICES:-none} $(hostname)" >>gpu.log
+sleep 1
+echo "objective=$TUNE_PARAM_x" >&"$TUNE_REPORT_FD"
+SH
+chmod 755 gpu_trial.sh
+chmod 644 flat.json improving.json
+
+as "$bob" "$tune submit --name flat --trials 14 --parallel 2 --mem-per-trial 200M --seed 3 -A physics --space flat.json -- $TOP_SRCDIR/tests/integration/programs/behave.sh" >bob.out 2>&1
+flat=$(submitted bob.out)
+wait_state "$flat" RUNNING 30
+for _ in $(seq 1 150); do [ "$(grep -c ' ok ' flat-"$flat".out 2>/dev/null)" -ge 5 ] && break; sleep 0.2; done
+as "$alice" "$tune submit --name improving --algo grid --trials 6 --parallel 3 --runners-per-node 1 --cpus-per-trial 4 --mem-per-trial 1G --gpus-per-trial 1 -A bio --space improving.json -- $work/gpu_trial.sh" >alice.out 2>&1
+improving=$(submitted alice.out)
+sleep 2
+queue=$(as "$alice" "$tune queue" 2>&1)
+comment=$(scontrol show job "$flat" 2>/dev/null | grep -oE '(^| )Comment=tune:[^ ]*' | sed 's/^ *//')
+
+# 1. Which process loads which of our plugins (the hosts a site installs them on).
+stepd=$(pgrep -x slurmstepd | head -1)
+loads=$(printf '%s\n' \
+  "slurmctld: $(plugins_mapped "$(cat "$CLUSTER_DIR/run/slurmctld.pid")")" \
+  "slurmd: $(plugins_mapped "$(cat "$CLUSTER_DIR/run/slurmd-node1.pid")")" \
+  "slurmstepd: $(plugins_mapped "$stepd")" \
+  "squeue: $(plugins_opened squeue)" "sinfo: $(plugins_opened sinfo)" "scontrol: $(plugins_opened scontrol show job)" \
+  "sbatch: $(plugins_opened sbatch --test-only --wrap true)" \
+  "tune: $(plugins_opened "$tune" queue)" "public_libslurm: $(plugins_opened "$public")")
+expected="slurmctld: sched_tune.so select_cons_tres_gang.so
+slurmd: select_cons_tres_gang.so
+slurmstepd: select_cons_tres_gang.so
+squeue: select_cons_tres_gang.so
+sinfo: select_cons_tres_gang.so
+scontrol: select_cons_tres_gang.so
+sbatch: select_cons_tres_gang.so
+tune: select_cons_tres_gang.so
+public_libslurm: select_cons_tres_gang.so"
+if [ "$loads" = "$expected" ]; then
+  ok "sched/tune is loaded by slurmctld only; select/cons_tres_gang by every daemon, command and libslurm program"
+else not_ok "which process loads which plugin" "got:" "$loads" "expected:" "$expected"; fi
+
+# 2. A program linked only against the public libslurm, with jobs of both studies in the queue.
+libs=$(ldd "$public" | awk '$1 ~ /slurm/ {print $1}' | paste -sd' ')
+pub=$("$public" --dlopen "$plugins/select_cons_tres_gang.so" 2>&1)
+if [ $? -eq 0 ] && [ "$libs" = "libslurm.so.38" ] && grep -q "every symbol resolved" <<<"$pub" &&
+   grep -Eq '^jobs [1-9][0-9]* nodes 4 partitions 1$' <<<"$pub"; then
+  ok "a program linked against the public $libs reads jobs and nodes; the select plugin binds every symbol there (RTLD_NOW)"
+else not_ok "public libslurm program" "linked: $libs" "$pub"; fi
+
+# 3. A login node's install: PluginDir with Debian's plugins and only our select plugin.
+mkdir -p login/plugins
+ln -s "$(readlink -f "$plugins/select_cons_tres_gang.so")" login/plugins/
+cp "$CLUSTER_DIR/etc/gres.conf" login/ 2>/dev/null
+cp "$CLUSTER_DIR/etc/select_gang.conf" login/ 2>/dev/null
+sed "s|^PluginDir=.*|PluginDir=/usr/lib/$(gcc -print-multiarch)/slurm-wlm:$work/login/plugins|" "$SLURM_CONF" >login/slurm.conf
+chmod -R a+rX login
+login_out=$(for c in "squeue -h" "sinfo -h" "$tune queue" "$tune status $work/flat.h5" "$public"; do
+  SLURM_CONF=$work/login/slurm.conf $c >/dev/null 2>&1 || echo "failed: $c"; done)
+if [ -z "$login_out" ]; then
+  ok "with only select_cons_tres_gang.so in PluginDir, squeue, sinfo, tune queue, tune status and the libslurm program work"
+else not_ok "login node with the select plugin only" "$login_out"; fi
+
+# 4. tune queue (run by alice) shows both users' studies; bob's posted progress from inside its job.
+if [ "$(state_of "$improving")" = PENDING ] && grep -Eq "^$flat +$bob +RUNNING +physics .* flat" <<<"$queue" &&
+   grep -Eq "^$improving +$alice +PENDING +bio " <<<"$queue" && grep -q "study=flat" <<<"$comment"; then
+  ok "tune queue shows bob's running study and alice's waiting GPU study; bob's job posted its progress ($comment)"
+else not_ok "tune queue with both studies" "flat $flat $(state_of "$flat"), improving $improving $(state_of "$improving")" "$comment" "$queue" "$(cat alice.out)"; fi
+diag "$queue"
+
+# 5. The plateaued study yields: signalled, drained, requeued; alice's study starts on four nodes.
+yielded=no
+for _ in $(seq 1 300); do grep -q "JobId=$flat study yields" "$log" && yielded=yes && break; sleep 0.2; done
+wait_state "$improving" RUNNING 60
+nodes=$(squeue -h -j "$improving" -o %N)
+if [ $yielded = yes ] && [ "$(state_of "$improving")" = RUNNING ] && [ "$(squeue -h -j "$improving" -o %D)" = 4 ]; then
+  ok "bob's plateaued study yielded ($(grep -o "JobId=$flat study yields.*" "$log" | head -1)); alice's study runs on $nodes"
+else not_ok "the plateaued study yields" "yielded=$yielded" "$(grep -i 'yield' "$log" | tail -3)" "$(squeue)"; fi
+
+# 6. alice's study: every trial ran with its own GPU, and tune status reads the history.
+wait_job "$improving" 120
+status=$(as "$alice" "$tune status improving.h5" 2>&1)
+gpu_trials=$(awk '$2 ~ /^[0-9]+$/' gpu.log 2>/dev/null | wc -l)
+if grep -q "trials: *6 (6 ok)" <<<"$status" && grep -Eq "best: +trial 5 objective=1\b" <<<"$status" && [ "$gpu_trials" -eq 6 ]; then
+  ok "alice's GPU study: 6 ok trials, each with a GPU of its node, best x=1 (tune status)"
+else not_ok "alice's GPU study" "$status" "$(cat gpu.log 2>&1)" "$(tail -20 improving-"$improving".out 2>&1)"; fi
+
+# 7. bob's study resumes by itself after the requeue delay and finishes: no trial lost or run twice.
+wait_job "$flat" 180
+out=$(cat flat-"$flat".out 2>&1)
+trials=$(as "$bob" "$tune export flat.h5 --csv" | awk -F, 'NR > 1 {print $1 ":" $2}')
+status=$(as "$bob" "$tune status flat.h5" 2>&1)
+if grep -q "SIGUSR1: no new trials" <<<"$out" && grep -q "requeueing job $flat" <<<"$out" &&
+   grep -q "trials so far" <<<"$out" && [ "$(grep -c ':ok$' <<<"$trials")" -eq 14 ] &&
+   [ "$(cut -d: -f1 <<<"$trials" | sort -n | uniq -d | wc -l)" -eq 0 ] && grep -q "(14 ok" <<<"$status"; then
+  ok "bob's study drained, was requeued, resumed and finished: 14 ok trials, none twice (tune status: $(grep -o 'trials:.*' <<<"$status"))"
+else not_ok "yield, requeue and resume" "$out" "$trials" "$status"; fi
+
+# 8. Nothing left behind: no job in the queue, slurmctld up, no error from our plugins in its log.
+errors=$(grep -E "error: (select/cons_tres_gang|sched/tune)" "$log")
+if [ -z "$(squeue -h 2>/dev/null)" ] && scontrol ping | grep -q UP && [ -z "$errors" ]; then
+  ok "no job left in the queue; slurmctld up; no plugin error in its log"
+else not_ok "clean end" "$(squeue)" "$errors"; fi
