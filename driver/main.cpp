@@ -11,6 +11,7 @@
 #include "search/sampler.hpp"
 #include "status_command.hpp"
 #include "submit_command.hpp"
+#include "trial_jobs/trial_job.hpp"
 #include "tune_config.h"
 
 int main(int argc, char** argv) {
@@ -59,6 +60,46 @@ int main(int argc, char** argv) {
   r->add_flag("-q,--quiet", run.quiet, "print only the summary");
   r->add_option("command", run.command, "the trial program and its arguments, after --; {name} is a parameter")
       ->take_all();
+  // Trial jobs: every trial its own Slurm job; this process is the AppCore.
+  auto* tj = r->add_flag("--trial-jobs", run.trial_jobs,
+                         "run every trial as its own Slurm job, bound to its parameters when it starts (not under mpirun)");
+  const auto needs_tj = [&](CLI::Option* opt) { return opt->needs(tj); };
+  needs_tj(r->add_option("--parallel", run.parallel, "trial jobs: at most this many in Slurm at once, pending and running")
+               ->check(CLI::PositiveNumber)
+               ->capture_default_str());
+  needs_tj(r->add_option("--trials-per-job", run.trials_per_job, "trial jobs: trials one job runs back to back (short trials)")
+               ->check(CLI::Range(1, 100000))
+               ->capture_default_str());
+  needs_tj(r->add_option("--cpus-per-trial", run.cpus_per_trial, "trial jobs: CPUs per task of a trial job")
+               ->check(CLI::PositiveNumber)
+               ->capture_default_str());
+  needs_tj(r->add_option("--mem-per-trial", run.mem_per_trial, "trial jobs: memory per node of a trial job (512M, 4G)")
+               ->capture_default_str());
+  needs_tj(r->add_option("--nodes-per-trial", run.nodes_per_trial, "trial jobs: nodes of a trial job; the program runs under srun")
+               ->check(CLI::PositiveNumber)
+               ->capture_default_str());
+  needs_tj(r->add_option("--tasks-per-trial", run.tasks_per_trial, "trial jobs: tasks of the program (srun when more than 1)")
+               ->check(CLI::PositiveNumber)
+               ->capture_default_str());
+  needs_tj(r->add_option("-p,--partition", run.partition, "trial jobs: Slurm partition"));
+  needs_tj(r->add_option("-A,--account", run.account, "trial jobs: Slurm account"));
+  needs_tj(r->add_option("--qos", run.qos, "trial jobs: Slurm QOS"));
+  needs_tj(r->add_option("--constraint", run.constraint, "trial jobs: Slurm node features (sbatch --constraint)"));
+  needs_tj(r->add_option("--reservation", run.reservation, "trial jobs: Slurm reservation"));
+  needs_tj(r->add_option("--appcore-wait", run.appcore_wait,
+                         "trial jobs: how long a job whose AppCore is gone waits for a resumed one")
+               ->capture_default_str());
+  needs_tj(r->add_option("--slurm-poll", run.slurm_poll, "trial jobs: seconds between looks at the study's jobs in slurmctld")
+               ->capture_default_str());
+
+  // --- trial-job: what the AppCore's trial jobs run ---------------------------------
+  tune::TrialJobOptions trial_job;
+  auto* tjob = app.add_subcommand("trial-job", "Run trials for a study's AppCore (the command of a trial job; see tune run --trial-jobs)");
+  tjob->add_option("--channel", trial_job.channel_file, "the study's channel file (beside its history)")->required();
+  tjob->add_option("--trials", trial_job.trials, "trials to run back to back at most")->check(CLI::PositiveNumber)->capture_default_str();
+  tjob->add_option("--appcore-wait", trial_job.appcore_wait, "seconds to wait for a lost AppCore to come back")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
 
   // --- submit ----------------------------------------------------------------------------
   tune::SubmitOptions submit;
@@ -113,6 +154,7 @@ int main(int argc, char** argv) {
       }
       return tune::run_study(run);
     }
+    if (tjob->parsed()) return tune::run_trial_job(trial_job);
     if (s->parsed()) return tune::submit_study(submit);
     if (st->parsed()) return tune::show_status(status_file, top);
     if (rp->parsed()) return tune::write_report(report_file, report_html, report_svg);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "search/pruner.hpp"
+#include "study/trial_jobs.hpp"
 
 namespace tune {
 
@@ -36,6 +37,16 @@ struct RunOptions {
   PrunerOptions prune;               // --prune and its settings
   bool resume = false;
   bool quiet = false;
+
+  // --trial-jobs: every trial its own Slurm job (trial_jobs/).
+  bool trial_jobs = false;
+  int parallel = 1;                  // trial jobs at once, pending and running
+  int trials_per_job = 1;            // trials one job runs back to back
+  int cpus_per_trial = 1, nodes_per_trial = 1, tasks_per_trial = 1;
+  std::string mem_per_trial = "1G";
+  std::string partition, account, qos, constraint, reservation;
+  std::string appcore_wait = "300";  // how long a trial job waits for a lost AppCore
+  std::string slurm_poll = "10";     // seconds between looks at the study's jobs in slurmctld
 };
 
 // Exit codes, documented in tune(1).

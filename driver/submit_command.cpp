@@ -23,21 +23,6 @@ namespace {
 namespace fs = std::filesystem;
 
 // Megabytes from Slurm's memory forms (512, 512M, 4G, 1T).
-long megabytes(const std::string& text, const char* flag) {
-  std::size_t used = 0;
-  long v = -1;
-  try {
-    v = std::stol(text, &used);
-  } catch (...) {
-  }
-  const std::string unit = text.substr(used);
-  long mult = unit.empty() || unit == "M" || unit == "m" ? 1 : unit == "G" || unit == "g" ? 1024
-                                                            : unit == "T" || unit == "t" ? 1024 * 1024 : -1;
-  if (v <= 0 || mult < 0)
-    throw std::invalid_argument(std::string(flag) + ": '" + text + "' is not a memory size; use e.g. 512M, 4G");
-  return v * mult;
-}
-
 std::string q(const std::string& s) { return shell_quote(s); }
 
 }  // namespace
@@ -79,8 +64,8 @@ void add_submit_options(CLI::App& s, SubmitOptions& o) {
 }
 
 std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary) {
-  const long mem_mb = megabytes(o.mem_per_trial, "--mem-per-trial");
-  if (!o.appcore_mem.empty()) megabytes(o.appcore_mem, "--appcore-mem");
+  const long mem_mb = parse_megabytes(o.mem_per_trial, "--mem-per-trial");
+  if (!o.appcore_mem.empty()) parse_megabytes(o.appcore_mem, "--appcore-mem");
   if (!o.time.empty()) parse_duration(o.time, "--time");
   if (!o.trial_time_limit.empty()) parse_duration(o.trial_time_limit, "--trial-time-limit");
   const int cpus = std::max(o.cpus_per_trial, o.appcore_cpus);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "mpi_runner/trial_json.hpp"
 #include "mpi_runner/trial_process.hpp"
 
 namespace tune::wire {
@@ -45,12 +46,5 @@ class Backoff {
   long us_ = 10;
   long idle_us_ = 0;
 };
-
-nlohmann::json to_json(const TrialLaunch& l);
-TrialLaunch launch_from_json(const nlohmann::json& j);
-nlohmann::json to_json(const TrialRun& r);
-TrialRun run_from_json(const nlohmann::json& j);
-nlohmann::json to_json(std::uint64_t trial, const tune::Report& r);
-tune::Report report_from_json(const nlohmann::json& j);
 
 }  // namespace tune::wire

@@ -45,6 +45,8 @@ std::string format_progress(const ProgressRecord& r) {
   std::string s = std::string(kPrefix) + "study=" + r.study + ";n=" + std::to_string(r.trials) +
                   ";dir=" + (r.minimize ? "min" : "max") + ";top=";
   for (std::size_t i = 0; i < r.top.size(); ++i) s += (i ? "," : "") + number(r.top[i]);
+  if (r.role == StudyRole::Trial) s += ";role=trial";
+  if (r.role == StudyRole::AppCore) s += ";role=appcore";
   return s;
 }
 
@@ -62,7 +64,7 @@ std::optional<ProgressRecord> parse_progress(std::string_view comment) {
   std::string_view body = comment.substr(at + kPrefix.size());
   if (body.size() > 512) return std::nullopt;
   ProgressRecord r;
-  bool have_study = false, have_n = false, have_dir = false, have_top = false;
+  bool have_study = false, have_n = false, have_dir = false, have_top = false, have_role = false;
   while (!body.empty()) {
     const auto end = body.find(';');
     const std::string_view field = body.substr(0, end);
@@ -94,6 +96,11 @@ std::optional<ProgressRecord> parse_progress(std::string_view comment) {
         if (comma != std::string_view::npos && value.empty()) return std::nullopt;
       }
       have_top = true;
+    } else if (key == "role" && !have_role) {
+      if (value == "trial") r.role = StudyRole::Trial;
+      else if (value == "appcore") r.role = StudyRole::AppCore;
+      else return std::nullopt;
+      have_role = true;
     } else {
       return std::nullopt;  // unknown or repeated key
     }

@@ -1,6 +1,9 @@
 #pragma once
 // The progress summary `tune run` posts in its job's Comment, and that
-// sched/tune reads:  [user text] tune:study=KEY;n=N;dir=min|max;top=V1,V2,...
+// sched/tune reads:  [user text] tune:study=KEY;n=N;dir=min|max;top=V1,V2,...[;role=trial|appcore]
+// The role says what the job is to its study: the whole study in one
+// allocation (no role field), one trial job, or the AppCore of a study whose
+// trials are jobs of their own. Only a whole study is ever asked to yield.
 // The Comment is written by the job's owner, so it is untrusted input: the
 // parser accepts only the exact format, bounded, and everything else is "no
 // record". No Slurm here.
@@ -12,6 +15,8 @@
 
 namespace tune {
 
+enum class StudyRole { Study, Trial, AppCore };
+
 struct ProgressRecord {
   static constexpr std::size_t kMaxTop = 16;
   static constexpr std::size_t kMaxKey = 64;
@@ -21,6 +26,7 @@ struct ProgressRecord {
   std::int64_t trials = 0;   // n: results so far
   bool minimize = true;      // dir
   std::vector<double> top;   // best first, finite, at most kMaxTop
+  StudyRole role = StudyRole::Study;
 
   bool operator==(const ProgressRecord&) const = default;
 };

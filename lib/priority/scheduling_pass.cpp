@@ -58,6 +58,7 @@ std::vector<JobDecision> SchedulingPolicy::pass(double now, const Resources& cap
   // have no study and are never touched by the adaptive part.
   std::vector<const StudyState*> study_of(jobs.size(), nullptr);
   std::vector<std::string> study_key(jobs.size());
+  std::vector<StudyRole> role(jobs.size(), StudyRole::Study);
   std::unordered_map<std::uint32_t, std::size_t> studies_per_user;
   for (const auto& [id, s] : studies_) ++studies_per_user[static_cast<std::uint32_t>(std::stoul(id))];
   for (std::size_t i = 0; i < jobs.size(); ++i) {
@@ -79,6 +80,7 @@ std::vector<JobDecision> SchedulingPolicy::pass(double now, const Resources& cap
     if (s.yield.observe(*record, c_.adaptive)) s.last_change = now;
     study_of[i] = &s;
     study_key[i] = record->study;
+    role[i] = record->role;
   }
 
   // Relax: a study whose tenant alone has work waiting (or nobody has) for
@@ -118,7 +120,10 @@ std::vector<JobDecision> SchedulingPolicy::pass(double now, const Resources& cap
       prio = s ? static_cast<std::uint32_t>(std::max(1.0, std::floor(base * s->yield.multiplier(c_.adaptive)))) : base;
       prio = std::min(prio, base);
       if (j.may_set) d.priority = prio;
-    } else if (s && c_.yield.enabled && level >= c_.yield.level) {
+    } else if (s && role[i] == StudyRole::Study && c_.yield.enabled && level >= c_.yield.level) {
+      // Only a whole-allocation study yields by signal. A study of trial jobs
+      // yields at every trial boundary through its pending trial jobs'
+      // priority; its running trials and its AppCore are left alone.
       bool others_waited = false;
       for (const auto& [tenant, w] : oldest_wait)
         if (tenant != j.tenant && w >= c_.yield.wait) others_waited = true;

@@ -1,5 +1,6 @@
 #include "study/study.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace tune {
@@ -13,6 +14,7 @@ std::string_view stop_reason_name(StopReason r) {
     case StopReason::TimeLimit: return "time limit reached";
     case StopReason::TooManyFailures: return "too many failures";
     case StopReason::Signal: return "interrupted by a signal";
+    case StopReason::Refused: return "Slurm refused its trial jobs";
   }
   return "?";
 }
@@ -132,6 +134,47 @@ const Trial& Study::on_result(const TrialRun& run, int rank, const std::string& 
   }
   check_stop_rules();
   return history_.trials()[t.id];
+}
+
+void Study::on_lost(std::uint64_t trial, TrialState state, const std::string& message, double now) {
+  if (!running_.count(trial)) return;
+  Trial t = history_.trials().at(trial);
+  t.state = state;
+  t.objective.reset();
+  t.message = message;
+  t.end_time = now;
+  history_.put(t);
+  running_.erase(trial);
+  prune_reason_.erase(trial);
+  if (state == TrialState::Interrupted) {
+    if (!stopping()) rerun_.insert(rerun_.begin(), trial);
+  } else {
+    sampler_.observe({t.id, t.params, std::nullopt, false});
+    if (pruner_) pruner_->finished(t.id, false);
+    ++consecutive_failures_;
+  }
+  check_stop_rules();
+}
+
+bool Study::adopt(std::uint64_t trial) {
+  const auto it = std::find(rerun_.begin(), rerun_.end(), trial);
+  if (it == rerun_.end()) return false;
+  rerun_.erase(it);
+  running_[trial] = history_.trials().at(trial).params;
+  return true;
+}
+
+std::optional<std::uint64_t> Study::remaining() const {
+  if (stopping()) return 0;
+  if (exhausted_) return rerun_.size();
+  if (!limits_.trials) return std::nullopt;
+  return rerun_.size() + (*limits_.trials > next_id_ ? *limits_.trials - next_id_ : 0);
+}
+
+std::vector<std::uint64_t> Study::running_ids() const {
+  std::vector<std::uint64_t> out;
+  for (const auto& [id, params] : running_) out.push_back(id);
+  return out;
 }
 
 void Study::check_stop_rules() {

@@ -33,6 +33,7 @@ enum class StopReason {
   TimeLimit,        // --time-limit of this run
   TooManyFailures,
   Signal,           // SIGTERM/SIGUSR1: stop, and come back with --resume
+  Refused,          // Slurm refused the study's trial jobs (bad partition, account, size)
 };
 std::string_view stop_reason_name(StopReason r);
 
@@ -51,6 +52,20 @@ class Study {
   bool on_report(std::uint64_t trial, const Report& report, double now);
   // Records the outcome; returns it.
   const Trial& on_result(const TrialRun& run, int rank, const std::string& host);
+
+  // A running trial whose runner was lost without a result (its trial job
+  // ended through the cluster): Interrupted queues it to run again with the
+  // same parameters, first; Failed, Timeout and the like record it as that
+  // outcome, a failure of the trial. `message` says why (Slurm's reason).
+  void on_lost(std::uint64_t trial, TrialState state, const std::string& message, double now);
+  // A trial an earlier run left running whose runner still runs it (a trial
+  // job that outlived its AppCore): it is running again, not re-run. False
+  // if the trial is not one waiting to be re-run.
+  bool adopt(std::uint64_t trial);
+  // Trials still to hand out (re-runs and new ones); nothing = no limit.
+  std::optional<std::uint64_t> remaining() const;
+  // Ids of the trials running now.
+  std::vector<std::uint64_t> running_ids() const;
 
   // Stop dispatching (a signal): running trials should be ended.
   void stop(StopReason why);

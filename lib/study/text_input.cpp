@@ -119,4 +119,22 @@ std::string shell_quote(std::string_view word) {
   return out + "'";
 }
 
+long parse_megabytes(std::string_view text, std::string_view what) {
+  const std::string t(text);
+  std::size_t used = 0;
+  long v = -1;
+  try {
+    v = std::stol(t, &used);
+  } catch (...) {
+  }
+  const std::string unit = t.substr(used);
+  const long mult = unit.empty() || unit == "M" || unit == "m"   ? 1
+                    : unit == "G" || unit == "g"                 ? 1024
+                    : unit == "T" || unit == "t"                 ? 1024 * 1024
+                                                                 : -1;
+  if (v <= 0 || mult < 0 || v > (1L << 40) / mult)
+    throw std::invalid_argument(std::string(what) + ": '" + t + "' is not a memory size; use e.g. 512M, 4G");
+  return v * mult;
+}
+
 }  // namespace tune

@@ -14,6 +14,10 @@ namespace tune {
 // naming `what` (the flag) and the accepted forms.
 double parse_duration(std::string_view text, std::string_view what);
 
+// A memory size as Slurm takes it: "512", "512M", "4G", "1T" (MB when bare),
+// in MB. Throws std::invalid_argument naming `what` and the accepted forms.
+long parse_megabytes(std::string_view text, std::string_view what);
+
 // Splits like a POSIX shell does words: blanks separate, '...' and "..." and
 // backslash quote; nothing is expanded. Throws std::invalid_argument for an
 // unterminated quote.

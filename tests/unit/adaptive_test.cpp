@@ -146,6 +146,25 @@ TEST(SchedulingPass, YieldSignalsARunningPlateauedStudyOnceOthersWaitedWithCoold
   EXPECT_EQ(q.pass(500, kCluster, {running(30), own})[0].signal, 0);
 }
 
+TEST(SchedulingPass, TrialJobsOfAPlateauedStudyFallBehindButAreNeverSignalled) {
+  SchedulingPolicy p(fast());
+  auto as = [](std::uint32_t id, JobView::State st, int n, const char* role) {
+    std::string c = plateau(n);
+    return job(id, 1, "alice", st, 0, c + role);
+  };
+  auto waiting = job(9, 2, "bob", JobView::State::Pending, 100);
+  for (double now : {110.0, 120.0, 131.0, 232.0}) {
+    const auto d = p.pass(now, kCluster,
+                          {as(1, JobView::State::Running, 30, ";role=appcore"), as(2, JobView::State::Running, 30, ";role=trial"),
+                           as(3, JobView::State::Pending, 30, ";role=trial"), waiting});
+    EXPECT_EQ(d[0].signal, 0) << "the AppCore of trial jobs never yields by signal (t=" << now << ")";
+    EXPECT_EQ(d[1].signal, 0) << "a running trial job finishes its trial (t=" << now << ")";
+    ASSERT_TRUE(d[2].priority && d[3].priority);
+    EXPECT_LT(*d[2].priority, *d[3].priority) << "the plateaued study's pending trial job falls behind bob's";
+  }
+  EXPECT_EQ(p.studies().at("1:s").yield.level(), 2) << "one study, whichever of its jobs carried the record";
+}
+
 TEST(SchedulingPass, StudyStateIsPerUserAndKey) {
   SchedulingPolicy p(fast());
   p.pass(100, kCluster, {job(1, 1, "alice", JobView::State::Running, 0, plateau(20)),
@@ -216,6 +235,19 @@ TEST(ProgressRecord, RoundTripsAndKeepsTheUsersText) {
   EXPECT_EQ(*merge_progress(*merged, r2), "my notes: run 3 " + format_progress(r2)) << "replaced, not appended";
   EXPECT_EQ(user_text(*merged), "my notes: run 3");
   EXPECT_FALSE(merge_progress(std::string(1020, 'x'), r)) << "would exceed Slurm's 1,024 characters";
+}
+
+TEST(ProgressRecord, RoleOfTheJobRoundTrips) {
+  ProgressRecord r{"s", 4, true, {1, 2}};
+  EXPECT_EQ(parse_progress(format_progress(r))->role, StudyRole::Study);
+  r.role = StudyRole::Trial;
+  EXPECT_EQ(format_progress(r), "tune:study=s;n=4;dir=min;top=1,2;role=trial");
+  EXPECT_EQ(parse_progress(format_progress(r)), r);
+  r.role = StudyRole::AppCore;
+  EXPECT_EQ(parse_progress(format_progress(r)), r);
+  for (const char* bad : {"tune:study=s;n=4;dir=min;top=1;role=boss", "tune:study=s;n=4;dir=min;top=1;role=trial;role=trial",
+                          "tune:study=s;n=4;dir=min;top=1;role="})
+    EXPECT_FALSE(parse_progress(bad)) << bad;
 }
 
 TEST(ProgressRecord, RejectsAnythingMalformed) {

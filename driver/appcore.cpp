@@ -1,0 +1,292 @@
+#include "appcore.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "mpi_runner/runner.hpp"
+#include "study/progress.hpp"
+#include "study/text_input.hpp"
+#include "tune_config.h"
+
+namespace tune {
+
+namespace fs = std::filesystem;
+
+double now_s() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
+}
+
+std::string node_name() {
+  if (const char* n = std::getenv("SLURMD_NODENAME"); n && *n) return n;
+  char buf[256] = {};
+  gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+namespace {
+
+std::string iso_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, sep);)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+namespace {
+
+// Where trials find tune_report.py: beside this build, or where make install put it.
+std::string python_client_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  for (const fs::path& dir : {exe.parent_path() / ".." / "client" / "python", fs::path(TUNE_PKGDATADIR) / "python"})
+    if (fs::exists(dir / "tune_report.py", ec)) return fs::canonical(dir, ec).string();
+  return "";
+}
+
+// The program's path, looked up on PATH once (not by every trial), so that a
+// typo fails the study at once instead of every trial.
+std::string resolve_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) {
+    if (::access(name.c_str(), X_OK) != 0)
+      throw UsageError("the program " + name + " is not an executable file: " + std::strerror(errno));
+    return name;
+  }
+  const char* path = std::getenv("PATH");
+  for (const auto& dir : split(path ? path : "/usr/bin:/bin", ':')) {
+    const std::string candidate = dir + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0 && !fs::is_directory(candidate)) return candidate;
+  }
+  throw UsageError("the program '" + name + "' is not on PATH; give its path (./" + name + " if it is here)");
+}
+
+
+
+}  // namespace
+
+
+// Opens or creates the history and the study; throws UsageError/HistoryError.
+void AppCore::open() {
+  python_dir_ = python_client_dir();
+  const bool exists = fs::exists(o_.history);
+  if (o_.resume) {
+    history_.emplace(History::resume(o_.history));
+    check_resume_flags(history_->study());
+  } else {
+    if (exists)
+      throw UsageError(o_.history + " already holds a study; continue it with --resume, or give another --history");
+    history_.emplace(History::create(o_.history, new_study()));
+  }
+  const StudyInfo& s = history_->study();
+  command_ = o_.command.empty() ? split_command(o_.program) : o_.command;
+  if (command_.empty()) command_ = split_command(s.command);
+  if (command_.empty()) throw UsageError("no program to tune: give it after -- or with --program");
+  if (!o_.shell) command_[0] = resolve_program(command_[0]);
+  sampler_ = make_sampler(s.sampler, s.space, {.seed = s.seed, .grid_points = s.grid_points, .minimize = s.minimize});
+  StudyLimits limits;
+  limits.trials = o_.trials;
+  if (!o_.time_limit.empty()) limits.time_limit = parse_duration(o_.time_limit, "--time-limit");
+  limits.target = o_.target;
+  limits.max_failures = o_.max_failures;
+  trial_limit_ = o_.trial_time_limit.empty() ? 0 : parse_duration(o_.trial_time_limit, "--trial-time-limit");
+  grace_ = parse_duration(o_.grace, "--grace");
+  drain_ = parse_duration(o_.drain, "--drain");
+  trial_dir_ = !o_.trial_dir.empty() ? o_.trial_dir : fs::path(o_.history).replace_extension(".trials").string();
+  // Every placeholder must name a parameter: fail now, not in every trial.
+  fill_placeholders(command_, values_of(*sampler_->propose(0, {})));
+  study_.emplace(*history_, *sampler_, limits, now_s());
+  key_ = study_key(s.name, o_.history);
+  post_progress();
+  if (history_->recovered())
+    say("recovered " + o_.history + " after an unclean stop (the old file is kept as " + o_.history +
+        ".before-recovery)");
+  say("study '" + s.name + "': " + s.sampler + " search over " + std::to_string(s.space.dimensions()) +
+      " parameter(s), " + (s.pruner.rule != "none" ? s.pruner.rule + " pruning on " + s.pruner.metric + ", " : "") + (o_.trials ? std::to_string(*o_.trials) + " trials" : std::string("no trial limit")) +
+      ", " + std::to_string(std::max(1, runners_)) + (o_.trial_jobs ? " trial job(s) at once" : " runner(s)") + "; history " + o_.history +
+      (history_->trials().empty() ? "" : " (" + std::to_string(history_->trials().size()) + " trials so far)"));
+}
+
+
+TrialLaunch AppCore::launch_for(const Trial& t) const {
+  const StudyInfo& s = history_->study();
+  const auto values = values_of(t.params);
+  TrialLaunch l;
+  l.trial = t.id;
+  if (o_.shell) {
+    std::vector<std::pair<std::string, std::string>> quoted;
+    for (const auto& [k, v] : values) quoted.emplace_back(k, shell_quote(v));
+    std::string line;
+    for (const auto& w : fill_placeholders(command_, quoted)) line += (line.empty() ? "" : " ") + w;
+    l.argv = {"/bin/sh", "-c", line};
+  } else {
+    l.argv = fill_placeholders(command_, values);
+  }
+  l.trial_dir = trial_dir_ + "/" + std::to_string(t.id);
+  nlohmann::json params = nlohmann::json::object();
+  for (std::size_t i = 0; i < t.params.size(); ++i) params[s.space.parameters()[i].name] = to_json(t.params[i]);
+  l.params_json = params.dump(2);
+  for (const auto& [k, v] : values) l.env.emplace_back("TUNE_PARAM_" + k, v);
+  l.env.emplace_back("TUNE_PARAMS_FILE", fs::absolute(l.trial_dir + "/params.json").string());
+  l.env.emplace_back("TUNE_TRIAL_ID", std::to_string(t.id));
+  l.env.emplace_back("TUNE_TRIAL_DIR", fs::absolute(l.trial_dir).string());
+  l.env.emplace_back("TUNE_STUDY", s.name);
+  if (!python_dir_.empty()) {
+    const char* old = std::getenv("PYTHONPATH");
+    l.env.emplace_back("PYTHONPATH", python_dir_ + (old && *old ? std::string(":") + old : ""));
+  }
+  l.time_limit = trial_limit_;
+  l.grace = grace_;
+  l.metric_regex = o_.metric_regex;
+  return l;
+}
+
+// Signals: SIGTERM/SIGINT end running trials now; SIGUSR1 stops handing
+// out trials and lets the running ones finish for --drain first.
+void AppCore::check_signals(double now) {
+  if (g_stop_requested || g_drain_requested) study_->stop(StopReason::Signal);
+  if (g_drain_requested && drain_started_ < 0) {
+    drain_started_ = now;
+    say("SIGUSR1: no new trials; running trials may finish within " + o_.drain + " s");
+  }
+}
+// Whether running trials must end now (not merely stop being handed out).
+bool AppCore::interrupt_running(double now) const {
+  if (!study_->stopping()) return false;
+  if (g_stop_requested || study_->stop_reason() != StopReason::Signal) return true;
+  return drain_started_ >= 0 && now - drain_started_ >= drain_;
+}
+
+// The progress record sched/tune reads (posted at most every 30 s).
+ProgressRecord AppCore::progress(StudyRole role) const {
+  ProgressRecord r = progress_of(key_, history_->trials(), history_->study().minimize);
+  r.role = role;
+  return r;
+}
+
+void AppCore::post_progress() { poster_.update(progress(o_.trial_jobs ? StudyRole::AppCore : StudyRole::Study), now_s()); }
+void AppCore::tick_progress() { poster_.tick(now_s()); }
+
+void AppCore::record(const TrialRun& run, int rank, const std::string& host, const std::string& where) {
+  const Trial& t = study_->on_result(run, rank, host);
+  post_progress();
+  if (o_.quiet) return;
+  std::ostringstream line;
+  line << "trial " << t.id << " " << state_name(t.state);
+  if (t.objective) line << " objective=" << to_string(ParamValue{*t.objective});
+  if (!t.message.empty()) line << " (" << t.message << ")";
+  char took[32];
+  std::snprintf(took, sizeof took, "%.1f", t.wall_time());
+  line << " [" << took << " s, " << where << "]";
+  if (const auto best = study_->best()) line << " best=" << to_string(ParamValue{*best->objective}) << " (trial " << best->id << ")";
+  say(line.str());
+}
+
+int AppCore::finish() {
+  const auto& s = *study_;
+  std::ostringstream out;
+  out << "study '" << history_->study().name << "' " << s.stop_message() << ": ";
+  for (int st = 1; st < kTrialStates; ++st) {
+    const auto n = s.count(static_cast<TrialState>(st));
+    if (n) out << n << " " << state_name(static_cast<TrialState>(st)) << ", ";
+  }
+  out << history_->trials().size() << " trials in " << o_.history;
+  say(out.str());
+  if (const auto best = s.best()) {
+    std::ostringstream b;
+    b << "best: trial " << best->id << " objective=" << to_string(ParamValue{*best->objective});
+    const auto& ps = history_->study().space.parameters();
+    for (std::size_t i = 0; i < ps.size(); ++i) b << " " << ps[i].name << "=" << to_string(best->params[i]);
+    say(b.str());
+  }
+  poster_.flush(now_s());
+  history_->close();
+  switch (s.stop_reason()) {
+    case StopReason::Signal: say("interrupted: run again with --resume to continue"); return kExitInterrupted;
+    case StopReason::TooManyFailures: return kExitBrokenProgram;
+    case StopReason::Refused: return kExitUsage;
+    default: return kExitOk;
+  }
+}
+
+void AppCore::say(const std::string& line) const { std::cout << "tune: " << line << std::endl; }
+
+std::vector<std::pair<std::string, std::string>> AppCore::values_of(const Assignment& a) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  const auto& ps = history_->study().space.parameters();
+  for (std::size_t i = 0; i < ps.size() && i < a.size(); ++i) out.emplace_back(ps[i].name, to_string(a[i]));
+  return out;
+}
+
+StudyInfo AppCore::new_study() const {
+  if (o_.space_file.empty()) throw UsageError("--space FILE is required for a new study");
+  std::ifstream in(o_.space_file);
+  if (!in) throw UsageError("--space " + o_.space_file + ": cannot read the file");
+  std::stringstream text;
+  text << in.rdbuf();
+  StudyInfo s;
+  s.space = SearchSpace::parse(text.str(), o_.space_file);
+  s.name = !o_.name.empty() ? o_.name : fs::path(o_.history).stem().string();
+  s.sampler = o_.algo;
+  s.seed = o_.seed.value_or(static_cast<std::uint64_t>(std::time(nullptr)) ^ (static_cast<std::uint64_t>(getpid()) << 32));
+  s.grid_points = o_.grid_points;
+  s.minimize = o_.direction == "min";
+  s.pruner = o_.prune;
+  s.pruner.minimize = s.minimize;
+  try {
+    s.pruner.validate();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  const auto words = o_.command.empty() ? split_command(o_.program) : o_.command;
+  for (const auto& w : words) s.command += (s.command.empty() ? "" : " ") + shell_quote(w);
+  if (o_.shell) s.command = "/bin/sh -c " + shell_quote(s.command);
+  s.program_version = o_.program_version;
+  s.created = iso_now();
+  s.tune_version = PACKAGE_VERSION;
+  // A bad sampler name or grid fails here, before a file exists.
+  (void)make_sampler(s.sampler, s.space, {.seed = s.seed, .grid_points = s.grid_points, .minimize = s.minimize});
+  return s;
+}
+
+void AppCore::check_resume_flags(const StudyInfo& s) const {
+  if (!o_.space_file.empty()) {
+    std::ifstream in(o_.space_file);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (SearchSpace::parse(text.str(), o_.space_file).to_json() != s.space.to_json())
+      throw UsageError("--space " + o_.space_file + " differs from the space of the study in " + o_.history +
+                       "; drop --space to continue that study, or start a new study in another --history");
+  }
+  PrunerOptions given = o_.prune;
+  given.minimize = s.minimize;  // the direction is checked below, on its own
+  if (o_.prune.rule != "none" && given.to_json() != s.pruner.to_json())
+    throw UsageError("the --prune settings differ from the study in " + o_.history + " (" + s.pruner.to_json().dump() +
+                     "); drop them to continue with the study's own");
+  if ((o_.direction == "min") != s.minimize)
+    throw UsageError("--direction " + o_.direction + " differs from the study in " + o_.history + " (" +
+                     (s.minimize ? "min" : "max") + ")");
+}
+
+
+}  // namespace tune

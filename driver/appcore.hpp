@@ -1,0 +1,84 @@
+// The AppCore of `tune run` (source design: App Core): opens or resumes the
+// history, builds each trial's launch, records results, posts the study's
+// progress for sched/tune and ends the study. The loops that carry trials to
+// runners drive it: MPI ranks (run_command.cpp) or trial jobs
+// (trial_jobs_loop.cpp); its rules are lib/study's.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "adaptive/progress_record.hpp"
+#include "history/history.hpp"
+#include "mpi_runner/trial_process.hpp"
+#include "progress_post.hpp"
+#include "run_command.hpp"
+#include "search/sampler.hpp"
+#include "study/study.hpp"
+
+namespace tune {
+
+// A user error: the message names the input and the fix.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+double now_s();                 // wall clock, seconds since the epoch
+std::string node_name();        // Slurm's node name, or the host name
+std::vector<std::string> split(const std::string& s, char sep);
+
+class AppCore {
+ public:
+  // `runners`: how many trials may run at once (for the opening line).
+  AppCore(const RunOptions& o, int runners) : o_(o), runners_(runners) {}
+
+  // Opens or creates the history and the study; throws UsageError/HistoryError.
+  void open();
+
+  Study& study() { return *study_; }
+  const History& history() const { return *history_; }
+  const std::string& key() const { return key_; }  // the study's key in progress records
+  const std::string& trial_dir() const { return trial_dir_; }
+
+  TrialLaunch launch_for(const Trial& t) const;
+
+  // Signals: SIGTERM/SIGINT end running trials now; SIGUSR1 stops handing
+  // out trials and lets the running ones finish for --drain first.
+  void check_signals(double now);
+  // Whether running trials must end now (not merely stop being handed out).
+  bool interrupt_running(double now) const;
+
+  // The study's progress record as of now, with the given role.
+  ProgressRecord progress(StudyRole role) const;
+  // The progress record sched/tune reads (posted at most every 30 s).
+  void post_progress();
+  void tick_progress();
+
+  // Records a result; `where` says what ran it ("rank 2 on node1", "job 17 on node3").
+  void record(const TrialRun& run, int rank, const std::string& host, const std::string& where);
+  int finish();
+  void say(const std::string& line) const;
+
+ private:
+  std::vector<std::pair<std::string, std::string>> values_of(const Assignment& a) const;
+  StudyInfo new_study() const;
+  void check_resume_flags(const StudyInfo& s) const;
+
+  const RunOptions& o_;
+  int runners_;
+  std::optional<History> history_;
+  std::unique_ptr<Sampler> sampler_;
+  std::optional<Study> study_;
+  std::vector<std::string> command_;
+  std::string trial_dir_;
+  double trial_limit_ = 0, grace_ = 10, drain_ = 60, drain_started_ = -1;
+  std::string key_;
+  ProgressPoster poster_;
+  std::string python_dir_;
+};
+
+}  // namespace tune

@@ -1,0 +1,58 @@
+// The rules of a study whose trials are Slurm jobs of their own (tune run
+// --trial-jobs): what a trial job asks for, how many to keep in the queue,
+// what becomes of a trial whose job the cluster ended, and the environment a
+// trial job starts with. No Slurm here: trial_jobs/ translates.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "history/trial.hpp"
+
+namespace tune {
+
+// One trial job's request, as the user gave it (--cpus-per-trial, ...).
+struct TrialJobSpec {
+  int cpus_per_task = 1;
+  long mem_mb = 1024;       // per node
+  int gpus_per_node = 0;
+  int nodes = 1;
+  int tasks = 1;            // tasks of the trial's program (srun across its nodes when > 1)
+  double time_limit_s = 0;  // 0: the partition's default
+  std::string partition, account, qos, constraint, reservation;
+};
+
+// Trial jobs to submit now so that at most `parallel` exist (pending and
+// running) and none is submitted that no trial would be left for: `unclaimed`
+// counts the trials the live jobs may still ask for (each job runs up to
+// --trials-per-job), `remaining` the trials the study still hands out
+// (nothing: no limit).
+int trial_jobs_to_submit(int parallel, int live_jobs, std::uint64_t unclaimed, std::optional<std::uint64_t> remaining,
+                         int trials_per_job);
+
+// How Slurm ended a trial job, as far as the AppCore needs to know.
+enum class JobEnd { Completed, Failed, Cancelled, Timeout, NodeFail, Preempted, OutOfMemory, BootFail, Deadline, Vanished };
+std::string_view job_end_name(JobEnd e);
+
+// A trial whose job ended before its result arrived: re-run it (the trial was
+// not at fault: cancelled, node failure, preemption, boot failure, a job that
+// vanished) or record it as its outcome (the job's time limit is the
+// trial's; out of memory is the trial's). The message names Slurm's state
+// and reason.
+struct LostTrial {
+  TrialState state;  // Interrupted: run again
+  std::string message;
+};
+LostTrial lost_trial(JobEnd end, std::uint64_t job_id, const std::string& reason);
+
+// The environment of a trial job: the AppCore's own (`NAME=value` strings)
+// without anything that belongs to the AppCore's job or MPI launch (SLURM_*,
+// SBATCH_*, SRUN_*, SALLOC_*, PMI*, PMIX_*, OMPI_*, the job's GPUs, ...; a
+// nested srun reads them as its own) but SLURM_CONF, plus `extra`.
+std::vector<std::string> trial_job_environment(const std::vector<std::string>& env,
+                                               const std::vector<std::pair<std::string, std::string>>& extra);
+
+}  // namespace tune

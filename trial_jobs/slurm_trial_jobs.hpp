@@ -1,0 +1,51 @@
+// Trial jobs in Slurm, through the public libslurm (no sbatch or squeue
+// forks): submit one, look up the study's own jobs (one RPC for all of the
+// owner's jobs; the caller rate-limits), cancel. Mechanism only: what to
+// submit and what an ended job means are lib/study/trial_jobs's rules.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "study/trial_jobs.hpp"
+
+namespace tune {
+
+struct SlurmError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct TrialJobRequest {
+  TrialJobSpec spec;
+  std::string name;     // STUDY.trial
+  std::string comment;  // the study's progress record, role=trial
+  std::string workdir;
+  std::string output;   // stdout and stderr of the job's own process
+  std::string script;   // the batch script
+  std::vector<std::string> environment;  // NAME=value, complete (nothing is inherited)
+};
+
+struct TrialJobInfo {
+  enum class State { Pending, Running, Ended } state = State::Pending;
+  JobEnd end = JobEnd::Vanished;  // when Ended
+  std::string reason;             // Slurm's pending reason, or why it ended
+  std::string nodes;
+};
+
+class SlurmTrialJobs {
+ public:
+  SlurmTrialJobs();
+  // The new job's id; throws SlurmError with Slurm's message.
+  std::uint32_t submit(const TrialJobRequest& r);
+  // What slurmctld knows of these jobs, in one RPC (all jobs of this user);
+  // a job it no longer knows is Ended/Vanished. Throws SlurmError when
+  // slurmctld does not answer.
+  std::map<std::uint32_t, TrialJobInfo> look_up(const std::vector<std::uint32_t>& ids);
+  // scancel: SIGKILL for the whole job. False if Slurm refused (the job may be gone).
+  bool cancel(std::uint32_t id);
+};
+
+}  // namespace tune

@@ -1,0 +1,190 @@
+#include "trial_jobs/trial_job.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <thread>
+
+#include "mpi_runner/runner.hpp"
+#include "mpi_runner/trial_json.hpp"
+#include "mpi_runner/trial_process.hpp"
+#include "trial_jobs/channel.hpp"
+
+namespace tune {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+void on_stop(int) { g_stop_requested = true; }
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+void say(const std::string& line) { std::cout << "tune trial-job: " << line << std::endl; }
+
+// The result of a trial lives beside its output until the AppCore has it.
+void keep_result(const TrialLaunch& l, const TrialRun& run) {
+  const std::string path = l.trial_dir + "/result.json", tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << wire::to_json(run).dump() << "\n";
+  }
+  fs::rename(tmp, path);
+}
+
+// A multi-node or multi-task trial job starts the program on every task with srun.
+std::vector<std::string> with_srun(std::vector<std::string> argv) {
+  const int nodes = std::atoi(env_or("SLURM_JOB_NUM_NODES", "1").c_str());
+  const int tasks = std::atoi(env_or("SLURM_NTASKS", "1").c_str());
+  if (nodes <= 1 && tasks <= 1) return argv;
+  std::vector<std::string> out = {"srun", "--ntasks=" + std::to_string(tasks), "--nodes=" + std::to_string(nodes),
+                                  "--kill-on-bad-exit=1", "--"};
+  out.insert(out.end(), argv.begin(), argv.end());
+  return out;
+}
+
+class Session {
+ public:
+  explicit Session(const TrialJobOptions& o) : o_(o) {
+    hello_ = {{"job", std::strtoul(env_or("SLURM_JOB_ID", "0").c_str(), nullptr, 10)},
+              {"host", env_or("SLURMD_NODENAME", env_or("HOSTNAME", "?"))},
+              {"gpus", env_or("CUDA_VISIBLE_DEVICES", "")}};
+  }
+
+  // Connects (again), retrying until --appcore-wait runs out; `extra` goes
+  // into the hello (a trial running, a result to deliver).
+  bool connect(const json& extra) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::duration<double>(o_.appcore_wait);
+    std::string last;
+    for (int attempt = 0;; ++attempt) {
+      try {
+        const ChannelAddress a = read_channel_file(o_.channel_file);
+        json hello = hello_;
+        for (const auto& [k, v] : extra.items()) hello[k] = v;
+        client_.connect(a, hello);
+        if (attempt > 0) say("reached the AppCore again at " + a.host + ":" + std::to_string(a.port));
+        return true;
+      } catch (const ChannelError& e) {
+        if (e.what() != last) say(std::string(e.what()) + "; retrying");
+        last = e.what();
+      }
+      if (g_stop_requested || std::chrono::steady_clock::now() >= give_up) break;
+      std::this_thread::sleep_for(std::chrono::seconds(std::min(10, 1 + attempt)));
+    }
+    say("no AppCore within " + std::to_string(static_cast<int>(o_.appcore_wait)) + " s; leaving (a resumed study collects any result from the trial directory)");
+    return false;
+  }
+
+  // Sends, or notes that the connection is gone.
+  bool send(const json& m) {
+    try {
+      client_.send(m);
+      return true;
+    } catch (const ChannelError&) {
+      return false;
+    }
+  }
+
+  // The next message, waiting up to `wait` s; nothing if none came or the connection ended.
+  std::optional<json> next(double wait) {
+    try {
+      return client_.poll(wait);
+    } catch (const ChannelError& e) {
+      if (!lost_) say(std::string(e.what()));
+      lost_ = true;
+      return std::nullopt;
+    }
+  }
+  bool lost() const { return lost_ || !client_.connected(); }
+  void reset_lost() { lost_ = false; }
+
+ private:
+  const TrialJobOptions& o_;
+  ChannelClient client_;
+  json hello_;
+  bool lost_ = false;
+};
+
+}  // namespace
+
+int run_trial_job(const TrialJobOptions& o) {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop;
+  sigemptyset(&sa.sa_mask);
+  for (int s : {SIGTERM, SIGINT, SIGUSR1}) sigaction(s, &sa, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+
+  Session session(o);
+  if (!session.connect(json::object())) return 1;
+  for (int done = 0; done < o.trials && !g_stop_requested;) {
+    if (!session.send({{"type", "ready"}})) {
+      session.reset_lost();
+      if (!session.connect(json::object())) return 1;
+      continue;
+    }
+    std::optional<json> msg;
+    while (!msg && !session.lost() && !g_stop_requested) msg = session.next(1.0);
+    if (!msg) {
+      if (g_stop_requested) break;
+      session.reset_lost();
+      if (!session.connect(json::object())) return 1;
+      continue;
+    }
+    const std::string type = msg->value("type", "");
+    if (type == "stop") break;
+    if (type != "launch") continue;
+    TrialLaunch launch;
+    try {
+      launch = wire::launch_from_json(msg->at("launch"));
+    } catch (const std::exception& e) {
+      say(std::string("a malformed launch from the AppCore (") + e.what() + "); leaving");
+      return 1;
+    }
+    launch.argv = with_srun(launch.argv);
+    fs::create_directories(launch.trial_dir);
+    { std::ofstream(launch.trial_dir + "/job") << env_or("SLURM_JOB_ID", "0") << "\n"; }
+    bool interrupt = false, prune = false;
+    TrialRun run = TrialProcess::run(
+        launch,
+        [&](const Report& r) {
+          json m = wire::to_json(launch.trial, r);
+          m["type"] = "report";
+          session.send(m);
+        },
+        [&] {
+          // Messages for this trial: prune or interrupt. A lost AppCore does
+          // not stop the trial: its result waits for a resumed one.
+          while (!session.lost()) {
+            auto m = session.next(0);
+            if (!m) break;
+            const std::string t = m->value("type", "");
+            if (t == "interrupt") interrupt = true;
+            if (t == "prune" && m->value("trial", launch.trial + 1) == launch.trial) prune = true;
+          }
+          return interrupt || prune || g_stop_requested.load();
+        });
+    attribute_to_stop(run, interrupt || g_stop_requested.load());
+    attribute_to_prune(run, prune);
+    keep_result(launch, run);
+    json result = wire::to_json(run);
+    if (session.lost() || !session.send({{"type", "result"}, {"result", result}})) {
+      session.reset_lost();
+      if (!session.connect({{"result", result}})) return 1;
+    }
+    ++done;
+  }
+  session.send({{"type", "bye"}});
+  return 0;
+}
+
+}  // namespace tune
