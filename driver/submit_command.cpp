@@ -61,6 +61,17 @@ void add_submit_options(CLI::App& s, SubmitOptions& o) {
   s.add_flag("--shell", o.shell, "run the program through /bin/sh -c");
   s.add_flag("--dry-run", o.dry_run, "print the script instead of writing and submitting it");
   s.add_option("command", o.command, "the trial program and its arguments, after --")->take_all();
+  auto* tj = s.add_flag("--trial-jobs", o.trial_jobs,
+                        "the AppCore is one small job (1 CPU, no GPU) and every trial a Slurm job of its own");
+  s.add_option("--trials-per-job", o.trials_per_job, "trial jobs: trials one job runs back to back")
+      ->check(CLI::Range(1, 100000))->needs(tj)->capture_default_str();
+  s.add_option("--nodes-per-trial", o.nodes_per_trial, "trial jobs: nodes of each trial job (the program runs under srun)")
+      ->check(CLI::PositiveNumber)->needs(tj)->capture_default_str();
+  s.add_option("--tasks-per-trial", o.tasks_per_trial, "trial jobs: tasks of the program in each trial job")
+      ->check(CLI::PositiveNumber)->needs(tj)->capture_default_str();
+  s.add_option("--qos", o.qos, "Slurm QOS");
+  s.add_option("--constraint", o.constraint, "trial jobs: Slurm node features of each trial job")->needs(tj);
+  s.add_option("--reservation", o.reservation, "Slurm reservation");
 }
 
 std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary) {
@@ -78,21 +89,32 @@ std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary
   char when[32];
   std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", std::localtime(&now));
   s << "#!/bin/bash\n"
-    << "# Written by `tune submit` on " << when << ". Edit it and submit it again with sbatch if you like.\n"
-    << "# Rank 0 of the MPI job is the AppCore (search, history); every other rank runs trials.\n"
-    << "#SBATCH --job-name=" << o.name << "\n"
-    << "#SBATCH --ntasks=" << tasks << "\n"
-    << "#SBATCH --nodes=" << nodes << "\n"
-    << "#SBATCH --ntasks-per-node=" << per_node << "\n"
-    << "#SBATCH --cpus-per-task=" << cpus << "\n"
-    << "#SBATCH --mem-per-cpu=" << mem_per_cpu << "M\n";
-  // Per node, not per task: mpirun's daemons run as one step task per node and
-  // a step inherits a job's per-task GPU count, so they would see one share.
-  // Each runner takes its own share of its node's GPUs (--gpus-per-trial).
-  if (o.gpus_per_trial > 0) s << "#SBATCH --gpus-per-node=" << per_node * o.gpus_per_trial << "\n";
+    << "# Written by `tune submit` on " << when << ". Edit it and submit it again with sbatch if you like.\n";
+  if (o.trial_jobs) {
+    // The AppCore alone: it holds no GPU and submits every trial as a job of its own.
+    s << "# This job is the AppCore (search, history); every trial is a Slurm job of its own (" << o.name << ".trial).\n"
+      << "#SBATCH --job-name=" << o.name << "\n"
+      << "#SBATCH --ntasks=1\n"
+      << "#SBATCH --cpus-per-task=" << o.appcore_cpus << "\n"
+      << "#SBATCH --mem=" << (o.appcore_mem.empty() ? std::string("1G") : o.appcore_mem) << "\n";
+  } else {
+    s << "# Rank 0 of the MPI job is the AppCore (search, history); every other rank runs trials.\n"
+      << "#SBATCH --job-name=" << o.name << "\n"
+      << "#SBATCH --ntasks=" << tasks << "\n"
+      << "#SBATCH --nodes=" << nodes << "\n"
+      << "#SBATCH --ntasks-per-node=" << per_node << "\n"
+      << "#SBATCH --cpus-per-task=" << cpus << "\n"
+      << "#SBATCH --mem-per-cpu=" << mem_per_cpu << "M\n";
+    // Per node, not per task: mpirun's daemons run as one step task per node and
+    // a step inherits a job's per-task GPU count, so they would see one share.
+    // Each runner takes its own share of its node's GPUs (--gpus-per-trial).
+    if (o.gpus_per_trial > 0) s << "#SBATCH --gpus-per-node=" << per_node * o.gpus_per_trial << "\n";
+  }
   if (!o.time.empty()) s << "#SBATCH --time=" << o.time << "\n#SBATCH --signal=B:USR1@120\n";
   if (!o.partition.empty()) s << "#SBATCH --partition=" << o.partition << "\n";
   if (!o.account.empty()) s << "#SBATCH --account=" << o.account << "\n";
+  if (!o.qos.empty()) s << "#SBATCH --qos=" << o.qos << "\n";
+  if (!o.reservation.empty()) s << "#SBATCH --reservation=" << o.reservation << "\n";
   s << "#SBATCH --output=" << fs::path(o.history).replace_extension("").string() << "-%j.out\n"
     << "#SBATCH --requeue\n"
     << "#SBATCH --open-mode=append\n"
@@ -103,7 +125,7 @@ std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary
     << "resume=()\n"
     << "[ -e \"$history\" ] && resume=(--resume)\n"
 
-    << "mpirun -np \"$SLURM_NTASKS\" " << q(tune_binary) << " run --history \"$history\" \"${resume[@]}\" \\\n"
+    << (o.trial_jobs ? "" : "mpirun -np \"$SLURM_NTASKS\" ") << q(tune_binary) << " run --history \"$history\" \"${resume[@]}\" \\\n"
     << "  --name " << q(o.name) << " --space " << q(o.space_file) << " --algo " << o.algo
     << " --direction " << o.direction << " --trials " << o.trials << " --max-failures " << o.max_failures;
   if (o.seed) s << " --seed " << *o.seed;
@@ -114,6 +136,15 @@ std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary
   if (!o.metric_regex.empty()) s << " --metric-regex " << q(o.metric_regex);
   s << prune_arguments(o.prune, q);
   if (o.shell) s << " --shell";
+  if (o.trial_jobs) {
+    s << " \\\n  --trial-jobs --parallel " << o.parallel << " --trials-per-job " << o.trials_per_job << " --cpus-per-trial "
+      << o.cpus_per_trial << " --mem-per-trial " << q(o.mem_per_trial) << " --nodes-per-trial " << o.nodes_per_trial
+      << " --tasks-per-trial " << o.tasks_per_trial;
+    for (const auto& [flag, v] : std::vector<std::pair<const char*, std::string>>{
+             {"--partition", o.partition}, {"--account", o.account}, {"--qos", o.qos}, {"--constraint", o.constraint},
+             {"--reservation", o.reservation}})
+      if (!v.empty()) s << " " << flag << " " << q(v);
+  }
   s << " \\\n  --";
   const auto words = o.command.empty() ? split_command(o.program) : o.command;
   for (const auto& w : words) s << " " << q(w);

@@ -39,6 +39,11 @@ struct SubmitOptions {
   std::string workdir;
   bool shell = false;
   bool dry_run = false;
+  // --trial-jobs: the AppCore is one small job, every trial a job of its own.
+  bool trial_jobs = false;
+  int trials_per_job = 1;
+  int nodes_per_trial = 1, tasks_per_trial = 1;
+  std::string qos, constraint, reservation;
 };
 
 void add_submit_options(CLI::App& app, SubmitOptions& o);

@@ -45,6 +45,7 @@ struct LiveJob {
   std::optional<ChannelServer::ConnId> conn;
   std::optional<std::uint64_t> trial;  // handed out, result not yet here
   int given = 0;                       // trials handed to it so far
+  bool signalled = false;              // its trial ended by Slurm's signal: settled when the job has ended
   std::string node, reason;
 };
 
@@ -302,6 +303,13 @@ class TrialJobsLoop {
     }
     if (!j.trial || run.trial != *j.trial) return;  // not the trial it holds: stale
     attribute_to_stop(run, interrupted_ || g_stop_requested);
+    if (run.interrupted && !core_.study().stopping()) {
+      // Slurm signalled the job (scancel, a node failure, preemption, its
+      // time limit): what to make of it waits for Slurm's word on the job.
+      j.signalled = true;
+      lookup_soon_ = true;
+      return;
+    }
     core_.record(run, 0, j.node, "job " + std::to_string(j.id) + " on " + j.node);
     j.trial.reset();
     changed_ = true;
@@ -333,7 +341,7 @@ class TrialJobsLoop {
         if (!i.nodes.empty()) j.node = i.nodes;
         continue;
       }
-      if (j.conn) continue;  // still talking: its last words are on the way
+      if (j.conn && !j.signalled) continue;  // still talking: its last words are on the way
       if (j.trial) {
         const LostTrial lost = lost_trial(i.end, id, i.reason);
         core_.say("trial " + std::to_string(*j.trial) + ": " + lost.message);

@@ -22,7 +22,7 @@ json to_json(const TrialLaunch& l) {
   for (const auto& [k, v] : l.env) env.push_back({k, v});
   return {{"trial", l.trial},         {"argv", l.argv},           {"env", env},
           {"trial_dir", l.trial_dir}, {"params_json", l.params_json}, {"time_limit", l.time_limit},
-          {"grace", l.grace},         {"metric_regex", l.metric_regex}};
+          {"grace", l.grace},         {"metric_regex", l.metric_regex}, {"reports_in_file", l.reports_in_file}};
 }
 
 TrialLaunch launch_from_json(const json& j) {
@@ -35,6 +35,7 @@ TrialLaunch launch_from_json(const json& j) {
   l.time_limit = j.at("time_limit").get<double>();
   l.grace = j.at("grace").get<double>();
   l.metric_regex = j.at("metric_regex").get<std::string>();
+  l.reports_in_file = j.value("reports_in_file", false);
   return l;
 }
 

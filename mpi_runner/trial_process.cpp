@@ -169,7 +169,16 @@ TrialRun TrialProcess::run(const TrialLaunch& l, const ReportSink& on_report, co
     if (!overridden) env_strings.emplace_back(kv);
   }
   for (const auto& [k, v] : l.env) env_strings.push_back(k + "=" + v);
-  env_strings.push_back("TUNE_REPORT_FD=" + std::to_string(kReportFd));
+  // The report file: created empty now, read from `report_offset` on as it grows.
+  int report_file = -1;
+  off_t report_offset = 0;
+  if (l.reports_in_file) {
+    const std::string path = fs::absolute(l.trial_dir + "/reports").string();
+    report_file = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    env_strings.push_back("TUNE_REPORT_FILE=" + path);
+  } else {
+    env_strings.push_back("TUNE_REPORT_FD=" + std::to_string(kReportFd));
+  }
   std::vector<char*> envp, argv;
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
@@ -212,7 +221,15 @@ TrialRun TrialProcess::run(const TrialLaunch& l, const ReportSink& on_report, co
   // A pidfd turns readable when the child exits, so one poll() waits for
   // output and for the exit alike (kernels before 5.3: a 1 ms tick instead).
   const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  auto read_report_file = [&] {
+    if (report_file < 0) return;
+    for (ssize_t got; (got = pread(report_file, buf, sizeof buf, report_offset)) > 0;) {
+      report_offset += got;
+      parser.feed(std::string_view(buf, static_cast<std::size_t>(got)), reports);
+    }
+  };
   auto drain = [&](bool block) {
+    read_report_file();
     pollfd fds[3];
     int n = 0;
     if (report_open) fds[n++] = {report.r, POLLIN, 0};
@@ -272,6 +289,8 @@ TrialRun TrialProcess::run(const TrialLaunch& l, const ReportSink& on_report, co
   // Whatever the program left behind in its group ends with it.
   kill(-pid, SIGKILL);
   for (int i = 0; i < 50 && (report_open || stdout_open); ++i) drain(false);
+  read_report_file();
+  if (report_file >= 0) close(report_file);
   parser.finish(reports);
   take_reports();
   if (metric) {

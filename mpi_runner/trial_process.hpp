@@ -21,6 +21,9 @@ struct TrialLaunch {
   double time_limit = 0;          // seconds; 0 = none
   double grace = 10;              // seconds between SIGTERM and SIGKILL
   std::string metric_regex;       // read the objective from stdout when set
+  // Reports go to TUNE_REPORT_FILE (trial_dir/reports, read as it grows)
+  // instead of a descriptor: for a program that srun starts on other nodes.
+  bool reports_in_file = false;
 };
 
 class TrialProcess {

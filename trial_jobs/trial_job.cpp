@@ -150,8 +150,13 @@ int run_trial_job(const TrialJobOptions& o) {
       say(std::string("a malformed launch from the AppCore (") + e.what() + "); leaving");
       return 1;
     }
+    const auto direct = launch.argv;
     launch.argv = with_srun(launch.argv);
+    // srun's tasks on other nodes cannot inherit a descriptor: they append to a file.
+    launch.reports_in_file = launch.argv != direct;
     fs::create_directories(launch.trial_dir);
+    std::error_code gone;
+    fs::remove(launch.trial_dir + "/result.json", gone);  // an earlier attempt's
     { std::ofstream(launch.trial_dir + "/job") << env_or("SLURM_JOB_ID", "0") << "\n"; }
     bool interrupt = false, prune = false;
     TrialRun run = TrialProcess::run(

@@ -8,7 +8,8 @@
  *   tune_objective(accuracy);
  *
  * Lines go to the descriptor in TUNE_REPORT_FD as key=value pairs (see
- * tune(1), TRIAL CONTRACT); outside tune they go to stderr. */
+ * tune(1), TRIAL CONTRACT), or are appended to the file in TUNE_REPORT_FILE
+ * (a trial started with srun across nodes); outside tune they go to stderr. */
 #ifndef TUNE_REPORT_H
 #define TUNE_REPORT_H
 
@@ -17,9 +18,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
 static inline int tune_report_fd(void) {
+  static int file_fd = -1;
   const char *fd = getenv("TUNE_REPORT_FD");
-  return fd && *fd ? atoi(fd) : 2;
+  if (fd && *fd) return atoi(fd);
+  const char *path = getenv("TUNE_REPORT_FILE");
+  if (path && *path) {
+    if (file_fd < 0) file_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (file_fd >= 0) return file_fd;
+  }
+  return 2;
 }
 
 static inline void tune_report_line_(const char *line, int len) {

@@ -8,8 +8,10 @@
     tune.objective(acc)               # the trial's result; the last one counts
 
 Lines go to the file descriptor named in TUNE_REPORT_FD as `key=value`
-pairs (see tune(1), TRIAL CONTRACT). Outside tune the lines go to stderr, so
-the program still runs by hand.
+pairs (see tune(1), TRIAL CONTRACT); a trial started on several nodes with
+srun (trial jobs, --nodes-per-trial) appends them to the file named in
+TUNE_REPORT_FILE instead. Outside tune the lines go to stderr, so the
+program still runs by hand.
 """
 
 import json
@@ -26,7 +28,13 @@ def _out():
     global _stream
     if _stream is None:
         fd = os.environ.get("TUNE_REPORT_FD")
-        _stream = os.fdopen(int(fd), "w", buffering=1, closefd=False) if fd else sys.stderr
+        path = os.environ.get("TUNE_REPORT_FILE")
+        if fd:
+            _stream = os.fdopen(int(fd), "w", buffering=1, closefd=False)
+        elif path:
+            _stream = open(path, "a", buffering=1)
+        else:
+            _stream = sys.stderr
     return _stream
 
 
