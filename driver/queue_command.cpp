@@ -7,8 +7,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <cstring>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <vector>
+
+#include "adaptive/progress_record.hpp"
 
 #include "priority/job_summary.hpp"
 #include "run_command.hpp"
@@ -28,7 +32,13 @@ struct Row {
   bool pending;
   std::uint32_t priority;
   std::optional<JobSummary> summary;
+  StudyRole role = StudyRole::Study;  // from the job's progress record
+  std::string study;                  // its study key, if it has a record
 };
+
+const char* role_name(StudyRole r) {
+  return r == StudyRole::Trial ? "trial" : r == StudyRole::AppCore ? "appcore" : "study";
+}
 
 std::string user_of(uid_t uid, const char* name) {
   if (name && *name) return name;
@@ -59,8 +69,11 @@ int show_queue(const std::string& user, bool json) {
     if (base != JOB_PENDING && base != JOB_RUNNING) continue;
     Row r{j.job_id, user_of(j.user_id, j.user_name), slurm_job_state_string(j.job_state),
           base == JOB_PENDING ? slurm_job_reason_string(static_cast<job_state_reason>(j.state_reason)) : "",
-          base == JOB_PENDING, j.priority, j.system_comment ? parse_summary(j.system_comment) : std::nullopt};
+          base == JOB_PENDING, j.priority, j.system_comment ? parse_summary(j.system_comment) : std::nullopt,
+          StudyRole::Study, ""};
     if (!user.empty() && r.user != user) continue;
+    if (j.comment)
+      if (const auto rec = parse_progress(j.comment)) r.role = rec->role, r.study = rec->study;
     rows.push_back(std::move(r));
   }
   slurm_free_job_info_msg(info);
@@ -75,6 +88,7 @@ int show_queue(const std::string& user, bool json) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& r : rows) {
       nlohmann::json j = {{"job_id", r.id}, {"user", r.user}, {"state", r.state}, {"priority", r.priority}};
+      if (!r.study.empty()) j["role"] = role_name(r.role);
       if (r.pending) j["reason"] = r.reason;
       if (r.summary) {
         j["tenant"] = r.summary->tenant;
@@ -91,13 +105,29 @@ int show_queue(const std::string& user, bool json) {
   std::printf("%-8s %-12s %-8s %-16s %8s %7s %-24s %5s %10s  %s\n", "JOBID", "USER", "STATE", "TENANT", "DOMSHARE",
               "FSFACT", "STUDY", "YIELD", "PRIORITY", "REASON");
   bool unscored = false;
-  for (const auto& r : rows) {
+  auto print = [&](const Row& r, const char* indent) {
     const auto& s = r.summary;
     unscored = unscored || !s;
-    std::printf("%-8u %-12.12s %-8.8s %-16.16s %8s %7s %-24.24s %5s %10u  %s\n", r.id, r.user.c_str(), r.state.c_str(),
-                s ? s->tenant.c_str() : "-", s ? fmt("%.3g", s->dominant_share).c_str() : "-",
-                s ? fmt("%.3f", s->factor).c_str() : "-", s && s->study ? s->study->c_str() : "-",
-                s && s->study ? std::to_string(s->level).c_str() : "-", r.priority, r.reason.c_str());
+    std::printf("%s%-*u %-12.12s %-8.8s %-16.16s %8s %7s %-24.24s %5s %10u  %s\n", indent, 8 - static_cast<int>(std::strlen(indent)),
+                r.id, r.user.c_str(), r.state.c_str(), s ? s->tenant.c_str() : "-",
+                s ? fmt("%.3g", s->dominant_share).c_str() : "-", s ? fmt("%.3f", s->factor).c_str() : "-",
+                s && s->study ? s->study->c_str() : "-", s && s->study ? std::to_string(s->level).c_str() : "-", r.priority,
+                r.reason.c_str());
+  };
+  // Whole studies and plain jobs first; then each study's trial jobs under one heading.
+  std::map<std::pair<std::string, std::string>, std::vector<const Row*>> trial_jobs;
+  for (const auto& r : rows) {
+    if (r.role == StudyRole::Trial) trial_jobs[{r.user, r.study}].push_back(&r);
+    else print(r, "");
+  }
+  for (const auto& [who, group] : trial_jobs) {
+    int pending = 0;
+    for (const Row* r : group) pending += r->pending;
+    const Row* any = group.front();
+    std::printf("study %s of %s: %d trial job(s) pending, %zu running%s\n", who.second.c_str(), who.first.c_str(), pending,
+                group.size() - static_cast<std::size_t>(pending),
+                any->summary && any->summary->study ? (", yield level " + std::to_string(any->summary->level)).c_str() : "");
+    for (const Row* r : group) print(*r, "  ");
   }
   if (rows.empty()) std::printf("(no pending or running jobs%s)\n", user.empty() ? "" : (" of " + user).c_str());
   if (unscored)

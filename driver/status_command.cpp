@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 
 #include "history/history.hpp"
 #include "report/study_report.hpp"
+#include "trial_jobs_loop.hpp"
 
 namespace tune {
 namespace {
@@ -20,6 +22,26 @@ std::string csv_field(const std::string& s) {
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
+}
+
+// The study's trial jobs, as its AppCore last wrote them (tune run --trial-jobs).
+void show_trial_jobs(const std::string& history) {
+  std::ifstream in(jobs_file_of(history));
+  if (!in) return;
+  const auto j = nlohmann::json::parse(in, nullptr, false);
+  if (!j.is_object() || !j.contains("jobs") || !j["jobs"].is_array() || j["jobs"].empty()) return;
+  int pending = 0, running = 0;
+  for (const auto& e : j["jobs"]) (e.value("state", "") == "PENDING" ? pending : running)++;
+  const double age = std::max(0.0, static_cast<double>(std::time(nullptr)) - j.value("updated", 0.0));
+  std::printf("trial jobs: %d pending, %d running (as of %.0f s ago)\n", pending, running, age);
+  std::printf("  %-10s %-8s %-6s %-16s %s\n", "job", "state", "trial", "node", "reason");
+  for (const auto& e : j["jobs"]) {
+    const std::string trial = e.contains("trial") ? std::to_string(e["trial"].get<std::uint64_t>()) : "-";
+    std::printf("  %-10llu %-8s %-6s %-16s %s\n", static_cast<unsigned long long>(e.value("id", 0ULL)),
+                e.value("state", "?").c_str(), trial.c_str(), e.value("node", std::string()).empty() ? "-" : e.value("node", "").c_str(),
+                e.value("reason", "").c_str());
+  }
+  std::fflush(stdout);
 }
 
 }  // namespace
@@ -41,6 +63,8 @@ int show_status(const std::string& path, int top) {
       sep = ", ";
     }
   std::cout << (h.trials.empty() ? "" : ")") << "\n";
+  std::cout.flush();
+  show_trial_jobs(path);
   const auto best = ranked_trials(h);
   if (best.empty()) {
     std::cout << "best:      none yet\n";
