@@ -153,16 +153,18 @@ TEST(SchedulingPass, TrialJobsOfAPlateauedStudyFallBehindButAreNeverSignalled) {
     return job(id, 1, "alice", st, 0, c + role);
   };
   auto waiting = job(9, 2, "bob", JobView::State::Pending, 100);
+  int n = 20;  // the AppCore's results grow; each job carries the record of its time
   for (double now : {110.0, 120.0, 131.0, 232.0}) {
+    n += 10;
     const auto d = p.pass(now, kCluster,
-                          {as(1, JobView::State::Running, 30, ";role=appcore"), as(2, JobView::State::Running, 30, ";role=trial"),
-                           as(3, JobView::State::Pending, 30, ";role=trial"), waiting});
+                          {as(1, JobView::State::Running, n, ";role=appcore"), as(2, JobView::State::Running, n - 10, ";role=trial"),
+                           as(3, JobView::State::Pending, n, ";role=trial"), waiting});
     EXPECT_EQ(d[0].signal, 0) << "the AppCore of trial jobs never yields by signal (t=" << now << ")";
     EXPECT_EQ(d[1].signal, 0) << "a running trial job finishes its trial (t=" << now << ")";
     ASSERT_TRUE(d[2].priority && d[3].priority);
     EXPECT_LT(*d[2].priority, *d[3].priority) << "the plateaued study's pending trial job falls behind bob's";
   }
-  EXPECT_EQ(p.studies().at("1:s").yield.level(), 2) << "one study, whichever of its jobs carried the record";
+  EXPECT_GE(p.studies().at("1:s").yield.level(), 2) << "one study, whichever of its jobs carried the record; a whole study would be signalled at this level";
 }
 
 TEST(SchedulingPass, StudyStateIsPerUserAndKey) {

@@ -182,6 +182,52 @@ TEST_F(StudyTest, ResumeKeepsDoneTrialsAndRerunsInterruptedOnes) {
   EXPECT_EQ(h.trials()[0].state, TrialState::Ok);  // kept, not run again
 }
 
+TEST_F(StudyTest, ALostTrialRunsAgainFirstUnlessItWasItsOwnFault) {
+  auto h = History::create(path(), info_);
+  auto sampler = make_sampler("random", info_.space, {.seed = 3});
+  Study study(h, *sampler, {.trials = 4, .max_failures = 0}, 0);
+  EXPECT_EQ(study.remaining(), 4u);
+  const auto a = *study.next_trial(0, "n1", 0);
+  const auto b = *study.next_trial(0, "n2", 0);
+  EXPECT_EQ(study.remaining(), 2u);
+  study.on_lost(a.id, TrialState::Interrupted, "trial job 7 ended NODE_FAIL; run again", 5);
+  EXPECT_EQ(h.trials()[a.id].state, TrialState::Interrupted);
+  EXPECT_EQ(h.trials()[a.id].message, "trial job 7 ended NODE_FAIL; run again");
+  EXPECT_EQ(study.remaining(), 3u);
+  const auto again = *study.next_trial(0, "n3", 6);
+  EXPECT_EQ(again.id, a.id) << "re-run first, with the same parameters";
+  EXPECT_EQ(again.params, a.params);
+  study.on_lost(b.id, TrialState::Timeout, "trial job 8 ended TIMEOUT", 7);
+  EXPECT_EQ(h.trials()[b.id].state, TrialState::Timeout);
+  EXPECT_EQ(study.remaining(), 2u) << "a timeout is the trial's outcome: not run again";
+  study.on_lost(99, TrialState::Interrupted, "not running", 8);  // unknown: ignored
+  EXPECT_EQ(study.running(), 1u);
+}
+
+TEST_F(StudyTest, AdoptingATrialLeftRunningKeepsItFromRunningTwice) {
+  {
+    auto h = History::create(path(), info_);
+    auto sampler = make_sampler("random", info_.space, {.seed = 3});
+    Study study(h, *sampler, {.trials = 3}, 0);
+    (void)study.next_trial(0, "n", 0);
+    (void)study.next_trial(0, "n", 0);  // both left running: the AppCore was killed
+  }
+  auto h = History::resume(path());
+  auto sampler = make_sampler("random", info_.space, {.seed = 3});
+  Study study(h, *sampler, {.trials = 3}, 10);
+  EXPECT_EQ(study.remaining(), 3u);
+  EXPECT_TRUE(study.adopt(1)) << "its trial job still runs it";
+  EXPECT_FALSE(study.adopt(1));
+  EXPECT_FALSE(study.adopt(2)) << "never handed out";
+  EXPECT_EQ(study.remaining(), 2u);
+  EXPECT_EQ(study.next_trial(0, "n", 10)->id, 0u) << "the other one runs again";
+  EXPECT_EQ(study.next_trial(0, "n", 10)->id, 2u);
+  EXPECT_FALSE(study.next_trial(0, "n", 10));
+  study.on_result(ok(h.trials()[1], 0.5), 0, "n");
+  EXPECT_EQ(h.trials()[1].state, TrialState::Ok);
+  EXPECT_EQ(study.running_ids(), (std::vector<std::uint64_t>{0, 2}));
+}
+
 TEST_F(StudyTest, GridEndsWhenExhausted) {
   info_.space = SearchSpace::parse(R"({"parameters": [{"name": "x", "type": "number", "value": [1, 2, 3]}]})");
   auto h = History::create(path(), info_);

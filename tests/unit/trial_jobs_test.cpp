@@ -1,0 +1,50 @@
+// The rules of trial jobs (lib/study/trial_jobs): how many to submit, what
+// becomes of a trial whose job the cluster ended, the environment of a job.
+#include "study/trial_jobs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace tune {
+namespace {
+
+TEST(TrialJobsToSubmit, KeepsAtMostParallelAndNoneWithoutATrial) {
+  EXPECT_EQ(trial_jobs_to_submit(4, 0, 0, 100, 1), 4);
+  EXPECT_EQ(trial_jobs_to_submit(4, 3, 3, 100, 1), 1);
+  EXPECT_EQ(trial_jobs_to_submit(4, 4, 4, 100, 1), 0) << "pending and running count alike";
+  EXPECT_EQ(trial_jobs_to_submit(4, 5, 5, 100, 1), 0);
+  EXPECT_EQ(trial_jobs_to_submit(4, 0, 0, 2, 1), 2) << "only as many as trials remain";
+  EXPECT_EQ(trial_jobs_to_submit(4, 2, 2, 2, 1), 0) << "the live jobs will ask for those two";
+  EXPECT_EQ(trial_jobs_to_submit(4, 0, 0, 0, 1), 0);
+  EXPECT_EQ(trial_jobs_to_submit(4, 0, 0, std::nullopt, 1), 4) << "no trial limit";
+  EXPECT_EQ(trial_jobs_to_submit(8, 0, 0, 10, 4), 3) << "ceil(10 / 4) jobs of 4 trials";
+  EXPECT_EQ(trial_jobs_to_submit(8, 1, 4, 10, 4), 2);
+}
+
+TEST(LostTrial, RerunUnlessTheTrialWasAtFault) {
+  for (JobEnd e : {JobEnd::Cancelled, JobEnd::NodeFail, JobEnd::Preempted, JobEnd::BootFail, JobEnd::Vanished,
+                   JobEnd::Failed, JobEnd::Completed, JobEnd::Deadline}) {
+    const LostTrial l = lost_trial(e, 42, "");
+    EXPECT_EQ(l.state, TrialState::Interrupted) << job_end_name(e);
+    EXPECT_NE(l.message.find("trial job 42 ended " + std::string(job_end_name(e))), std::string::npos) << l.message;
+  }
+  EXPECT_EQ(lost_trial(JobEnd::Timeout, 1, "TimeLimit").state, TrialState::Timeout);
+  EXPECT_EQ(lost_trial(JobEnd::OutOfMemory, 1, "").state, TrialState::Failed);
+  EXPECT_NE(lost_trial(JobEnd::NodeFail, 3, "NodeDown: node4").message.find("(NodeDown: node4)"), std::string::npos);
+  EXPECT_EQ(lost_trial(JobEnd::Cancelled, 3, "None").message.find("None"), std::string::npos);
+}
+
+TEST(TrialJobEnvironment, DropsTheAppCoresJobAndMpiButKeepsTheCluster) {
+  const std::vector<std::string> env = {
+      "PATH=/usr/bin", "HOME=/home/a", "SLURM_JOB_ID=7", "SLURM_MEM_PER_CPU=500", "SLURM_CPUS_PER_TASK=2",
+      "SLURM_CONF=/etc/slurm/slurm.conf", "SBATCH_PARTITION=x", "SRUN_DEBUG=3", "OMPI_COMM_WORLD_SIZE=4",
+      "PMIX_RANK=0", "CUDA_VISIBLE_DEVICES=0", "SLURMD_NODENAME=node1", "PYTHONPATH=/x", "noequals", "=empty"};
+  const auto out = trial_job_environment(env, {{"TUNE_X", "1"}});
+  const std::vector<std::string> want = {"PATH=/usr/bin", "HOME=/home/a", "SLURM_CONF=/etc/slurm/slurm.conf",
+                                         "PYTHONPATH=/x", "TUNE_X=1"};
+  EXPECT_EQ(out, want);
+}
+
+}  // namespace
+}  // namespace tune
