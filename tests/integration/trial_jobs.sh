@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# Trial jobs (tune run/submit --trial-jobs) on the deployed configuration
+# (sched/tune + select/cons_tres_gang): 2-GPU trials and a 2-node trial see
+# exactly their own GPUs and nodes; the AppCore killed with -9 and resumed
+# (every trial finished exactly once); a trial job scancelled and one on a
+# node set DOWN are re-run; a forged connection is refused; a study stops at
+# its target leaving no job; two studies under sched/tune: the plateaued
+# study's pending trial jobs are passed by the other's.
+source "$(dirname "$0")/tap.sh"
+plan 8
+tune=$TOP_BUILDDIR/driver/tune
+alice=$(test_user tune-alice) && bob=$(test_user tune-bob) || { echo "Bail out! cannot create test users"; exit 1; }
+scratch_dir work || { echo "Bail out! cannot make a scratch directory"; exit 1; }
+cat >"$work/sched_tune.conf" <<'CONF'
+interval = 1;
+adaptive = { k = 1; m = 3; thresholds = [0.01]; relax_time = 3600; };
+yield = { level = 1; wait = 3; cooldown = 600; };
+CONF
+# 5 CPUs a node: one 4-CPU trial job and one AppCore job fit side by side.
+deployed_cluster_up trial_jobs 17750 --nodes 4 --cpus 5 --memory 5000 --gpus 4 --sched-conf "$work/sched_tune.conf"
+cd "$work" || exit 1
+as() { local u=$1; shift; su "$u" -c "cd $work && SLURM_CONF=$SLURM_CONF TUNE_PROGRESS_INTERVAL=1 $*"; }
+count_final() { "$tune" export "$1" --csv 2>/dev/null | awk -F, 'NR > 1 && $2 == "ok"' | wc -l; }
+ids_twice() { "$tune" export "$1" --csv 2>/dev/null | awk -F, 'NR > 1 && $2 == "ok" {print $1}' | sort | uniq -d | wc -l; }
+cp "$TOP_SRCDIR/examples/synthetic/branin.json" .
+cat >where.sh <<'SH'
+#!/bin/bash
+# Each task notes where it runs and what it sees; task 0 reports x1 after $TRIAL_SLEEP s.
+echo "task=${SLURM_PROCID:-0} node=$SLURMD_NODENAME job=$SLURM_JOB_ID gpus=${CUDA_VISIBLE_DEVICES:-none} nodes=${SLURM_JOB_NUM_NODES:-?} leak=${SLURM_TUNE_TEST_LEAK:-none}" >>"$TUNE_TRIAL_DIR/where"
+[ "${SLURM_PROCID:-0}" = 0 ] || exit 0
+sleep "${TRIAL_SLEEP:-1}"
+if [ -n "${TUNE_REPORT_FD:-}" ]; then echo "objective=$TUNE_PARAM_x1" >&"$TUNE_REPORT_FD"
+else echo "objective=$TUNE_PARAM_x1" >>"$TUNE_REPORT_FILE"; fi
+SH
+chmod 755 where.sh
+chmod 644 branin.json
+
+# 1. 2-GPU trials through tune submit --trial-jobs (the AppCore is a job of its own, 1 CPU, no GPU).
+# A SLURM_ variable planted in the AppCore job's environment must not reach the trial jobs.
+out=$(SLURM_TUNE_TEST_LEAK=1 "$tune" submit --trial-jobs --name gpus --space branin.json --trials 4 --parallel 2 --gpus-per-trial 2 --seed 1 -- ./where.sh 2>&1)
+appcore=$(sed -n 's/^submitted job \([0-9]*\)$/\1/p' <<<"$out")
+wait_job "$appcore" 120
+seen=$(cat gpus.trials/*/where 2>/dev/null)
+appcore_tres=$(grep -c "gpu" <<<"$(scontrol show job "$appcore" 2>/dev/null | grep -i tres)")
+if [ "$(count_final gpus.h5)" -eq 4 ] && [ "$(grep -c 'gpus=[0-9],[0-9] ' <<<"$seen")" -eq 4 ] &&
+   [ "$(grep -c 'leak=none' <<<"$seen")" -eq 4 ] && [ "$appcore_tres" -eq 0 ]; then
+  ok "tune submit --trial-jobs: 4 trial jobs of 2 GPUs each ($(awk '{print $2 "/" $4}' <<<"$seen" | paste -sd' ')), the AppCore without GPU, no SLURM_ variable of the AppCore's job in theirs"
+else not_ok "2-GPU trial jobs" "$out" "$seen" "$(tail -5 gpus-"$appcore".out 2>&1)"; fi
+
+# 2. A 2-node, 2-task trial: srun starts the program on both nodes; reports come through TUNE_REPORT_FILE.
+out=$("$tune" run --trial-jobs --space branin.json --trials 2 --parallel 1 --nodes-per-trial 2 --tasks-per-trial 2 --slurm-poll 1 --history multi.h5 -- ./where.sh 2>&1)
+nodes0=$(awk '{print $2}' multi.trials/0/where 2>/dev/null | sort -u | paste -sd' ')
+if [ "$(count_final multi.h5)" -eq 2 ] && [ "$(wc -w <<<"$nodes0")" -eq 2 ] && [ "$(grep -c 'nodes=2' multi.trials/0/where)" -eq 2 ]; then
+  ok "a 2-node trial job runs its program on both of its nodes ($nodes0) and reports its objective"
+else not_ok "2-node trial" "$out" "$(cat multi.trials/*/where 2>&1)"; fi
+
+# 3. kill -9 of the AppCore mid-study, then --resume: running trial jobs are adopted; every trial once.
+export TRIAL_SLEEP=4
+"$tune" run --trial-jobs --space branin.json --trials 8 --parallel 3 --slurm-poll 1 --history killed.h5 -- ./where.sh >killed1.log 2>&1 &
+core=$!
+for _ in $(seq 1 100); do [ "$(squeue -h -t R -n killed.trial | wc -l)" -ge 2 ] && break; sleep 0.1; done
+sleep 1
+kill -9 $core; wait $core 2>/dev/null
+orphans=$(squeue -h -n killed.trial | wc -l)
+resumed=$("$tune" run --trial-jobs --resume --trials 8 --parallel 3 --slurm-poll 1 --history killed.h5 -- ./where.sh 2>&1)
+if [ "$(count_final killed.h5)" -eq 8 ] && [ "$(ids_twice killed.h5)" -eq 0 ] && grep -q "adopted [1-9]" <<<"$resumed" &&
+   [ -z "$(squeue -h -n killed.trial)" ]; then
+  ok "AppCore killed with -9 ($orphans trial jobs alive), resumed: $(grep -o 'adopted [0-9]* trial job(s)' <<<"$resumed"), 8 trials each finished exactly once"
+else not_ok "kill -9 and resume" "$(cat killed1.log)" "$resumed" "$("$tune" export killed.h5 --csv)"; fi
+
+# 4. One trial job scancelled, one on a node set DOWN: both trials run again with the same parameters.
+TRIAL_SLEEP=6 "$tune" run --trial-jobs --space branin.json --trials 4 --parallel 3 --slurm-poll 1 --history lost.h5 -- ./where.sh >lost.log 2>&1 &
+core=$!
+for _ in $(seq 1 100); do [ "$(squeue -h -t R -n lost.trial | wc -l)" -ge 3 ] && break; sleep 0.1; done
+sleep 1
+read -r cancelled _ < <(squeue -h -t R -n lost.trial -o '%i %N' | sort -n | head -1)
+read -r downed down_node < <(squeue -h -t R -n lost.trial -o '%i %N' | sort -n | sed -n 2p)
+scancel "$cancelled"
+scontrol update nodename="$down_node" state=down reason=tune-test
+wait $core
+scontrol update nodename="$down_node" state=resume 2>/dev/null
+rerun=$("$tune" export lost.h5 --json | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(sum(1 for t in d["trials"] if t["state"] == "ok"))' 2>&1)
+if [ "$rerun" = 4 ] && grep -q "trial job $cancelled ended CANCELLED" lost.log && grep -q "trial job $downed ended NODE_FAIL" lost.log &&
+   [ -z "$(squeue -h -n lost.trial)" ]; then
+  ok "scancel (job $cancelled) and a node set DOWN ($down_node, job $downed): both trials ran again, 4 ok"
+else not_ok "lost trial jobs re-run" "$(cat lost.log)" "ok: $rerun"; fi
+
+# 5. A forged connection (wrong secret, garbage, an oversized frame) is refused; the study goes on.
+TRIAL_SLEEP=3 "$tune" run --trial-jobs --space branin.json --trials 3 --parallel 3 --slurm-poll 1 --history forged.h5 -- ./where.sh >forged.log 2>&1 &
+core=$!
+for _ in $(seq 1 50); do [ -s forged.channel ] && break; sleep 0.1; done
+mode=$(stat -c %a forged.channel)
+/usr/bin/python3 - forged.channel <<'PY'
+import json, socket, struct, sys
+c = json.load(open(sys.argv[1]))
+for body in [json.dumps({"type": "hello", "secret": "0" * 64, "job": 1}).encode(), b"not json", None]:
+    s = socket.create_connection(("127.0.0.1", c["port"]))
+    s.sendall(struct.pack(">I", 50_000_000) if body is None else struct.pack(">I", len(body)) + body)
+    s.settimeout(5)
+    try: s.recv(10)
+    except OSError: pass
+    s.close()
+PY
+wait $core; rc=$?
+if [ $rc -eq 0 ] && [ "$mode" = 600 ] && [ "$(grep -c 'refused a connection' forged.log)" -eq 3 ] && [ "$(count_final forged.h5)" -eq 3 ]; then
+  ok "channel file mode $mode; wrong secret, garbage and a 50 MB frame refused and logged; the study finished its 3 trials"
+else not_ok "forged connections" "rc=$rc mode=$mode" "$(cat forged.log)"; fi
+unset TRIAL_SLEEP
+
+# 6. A study that reaches its target: pending trial jobs cancelled, none left in squeue.
+sbatch -n 20 -o /dev/null --wrap 'sleep 4' >/dev/null  # the queue waits a moment: jobs pend
+out=$("$tune" run --trial-jobs --space branin.json --trials 40 --parallel 6 --target 5 --slurm-poll 1 --history target.h5 -- ./where.sh 2>&1)
+sleep 1
+left=$(squeue -h -n target.trial)
+if grep -q "target reached" <<<"$out" && [ -z "$left" ] && [ "$(count_final target.h5)" -lt 40 ]; then
+  ok "the study stopped at its target after $(count_final target.h5) ok trials; no trial job left in squeue"
+else not_ok "stop at target, nothing left" "$out" "left: $left"; fi
+
+# 7-8. Two studies under sched/tune. bob's is plateaued and keeps 16 trial jobs
+# (4 running, 12 pending); alice's starts later. Her trial jobs pass bob's older
+# pending ones; nothing is signalled or requeued.
+cat >flat.json <<'JSON'
+{"parameters": [{"name": "x1", "type": "bound", "value": [1.0, 1.001]}]}
+JSON
+cat >improving.json <<'JSON'
+{"parameters": [{"name": "x1", "type": "number", "value": [100, 90, 70, 40, 10, 1, 0.5, 0.1]}]}
+JSON
+chmod 644 flat.json improving.json
+as "$bob" "TRIAL_SLEEP=3 $tune submit --trial-jobs --name flat --space flat.json --trials 80 --parallel 16 --cpus-per-trial 4 --mem-per-trial 500M -A physics -- $work/where.sh" >bob.out 2>&1
+for _ in $(seq 1 300); do
+  level=$(as "$bob" "$tune queue --json" | /usr/bin/python3 -c '
+import json, sys
+print(max([j.get("yield_level", 0) for j in json.load(sys.stdin) if j.get("role") in ("trial", "appcore")] or [0]))' 2>/dev/null)
+  [ "${level:-0}" -ge 1 ] && [ "$(squeue -h -u "$bob" -t PD -n flat.trial | wc -l)" -ge 8 ] && break
+  sleep 0.2
+done
+as "$alice" "TRIAL_SLEEP=3 $tune submit --trial-jobs --name improving --algo grid --space improving.json --trials 8 --parallel 4 --cpus-per-trial 4 --mem-per-trial 500M -A bio -- $work/where.sh" >alice.out 2>&1
+# Once alice's first trial job exists, bob's pending trial jobs submitted before
+# it would start first in submission order (FIFO); under sched/tune they wait.
+first=
+for _ in $(seq 1 300); do first=$(squeue -h -u "$alice" -n improving.trial -o %i | sort -n | head -1); [ -n "$first" ] && break; sleep 0.1; done
+older=$(squeue -h -u "$bob" -t PD -n flat.trial -o %i | awk -v f="${first:-0}" '$1 < f' | paste -sd' ')
+passed=no still=0
+for _ in $(seq 1 300); do
+  if [ -n "$(squeue -h -u "$alice" -t R -n improving.trial)" ]; then
+    for j in $older; do [ "$(squeue -h -j "$j" -o %T 2>/dev/null)" = PENDING ] && still=$((still + 1)); done
+    [ $still -gt 0 ] && passed=yes
+    break
+  fi
+  sleep 0.2
+done
+queue=$(as "$alice" "$tune queue")
+if [ $passed = yes ] && [ "${level:-0}" -ge 1 ] && grep -q "study flat-.* of $bob: .*yield level [1-9]" <<<"$queue"; then
+  ok "alice's first trial job ($first) started while $still of bob's older pending trial jobs ($older) waited (bob's study at yield level $level)"
+else not_ok "the plateaued study's pending trial jobs are passed" "passed=$passed level=$level first=$first older=$older" "$queue"; fi
+diag "$queue"
+scancel -u "$bob" -n flat 2>/dev/null  # bob's AppCore: cancelling it ends its study
+for _ in $(seq 1 150); do [ -z "$(squeue -h -u "$alice")" ] && [ -z "$(squeue -h -u "$bob")" ] && break; sleep 0.4; done
+log=$CLUSTER_DIR/log/slurmctld.log
+if [ "$(count_final improving.h5)" -eq 8 ] && ! grep -q "study yields" "$log" && [ -z "$(squeue -h -u "$alice")" ] &&
+   [ -z "$(squeue -h -u "$bob")" ]; then
+  ok "alice's study finished its 8 trials; no job was signalled to yield or requeued; bob's cancelled AppCore left no trial job"
+else not_ok "alice's study under sched/tune" "$(cat improving-*.out 2>&1 | tail -5)" "$(cat flat-*.out 2>&1 | tail -5)" "$(grep 'study yields' "$log")" "$(squeue)"; fi
