@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -46,6 +47,8 @@ struct LiveJob {
   std::optional<std::uint64_t> trial;  // handed out, result not yet here
   int given = 0;                       // trials handed to it so far
   bool signalled = false;              // its trial ended by Slurm's signal: settled when the job has ended
+  double submitted = 0, bound = 0;     // when it was submitted, when its current trial was handed to it
+  bool leaving = false;                // told "stop" or said "bye": it exits once its connection closes
   std::string node, reason;
 };
 
@@ -93,6 +96,7 @@ class TrialJobsLoop {
     }
     cancel_all();
     write_jobs_file();
+    say_costs();
     std::error_code ec;
     fs::remove(channel_file_, ec);
     return core_.finish();
@@ -203,6 +207,8 @@ class TrialJobsLoop {
       try {
         const std::uint32_t id = slurm_.submit(r);
         jobs_[id].id = id;
+        jobs_[id].submitted = now_s();
+        ++submitted_;
         submitted_any_ = true;
         changed_ = true;
       } catch (const SlurmError& e) {
@@ -227,6 +233,10 @@ class TrialJobsLoop {
         if (auto j = jobs_.find(it->second); j != jobs_.end()) {
           j->second.conn.reset();
           if (j->second.trial) lookup_soon_ = true;  // did the cluster end it?
+          // Its process has exited (the job's batch script exec'd it): the
+          // job is ending, and its slot can go to a new one now rather than
+          // at the next look-up.
+          else if (j->second.leaving) jobs_.erase(j), changed_ = true;
         }
         conn_job_.erase(it);
         return;
@@ -266,9 +276,11 @@ class TrialJobsLoop {
       if (j.given < o_.trials_per_job) t = study.next_trial(0, j.node, now_s());
       if (!t) {
         server_.send(ev.conn, {{"type", "stop"}});
+        j.leaving = true;
         return;
       }
       j.trial = t->id;
+      j.bound = now_s();
       ++j.given;
       server_.send(ev.conn, {{"type", "launch"}, {"launch", wire::to_json(core_.launch_for(*t))}});
       changed_ = true;
@@ -285,9 +297,7 @@ class TrialJobsLoop {
     } else if (type == "result") {
       deliver(j, ev.body.value("result", json()));
     } else if (type == "bye") {
-      server_.close(ev.conn);
-      j.conn.reset();
-      conn_job_.erase(ev.conn);
+      j.leaving = true;  // its connection closes as it exits
     }
   }
 
@@ -311,6 +321,12 @@ class TrialJobsLoop {
       return;
     }
     core_.record(run, 0, j.node, "job " + std::to_string(j.id) + " on " + j.node);
+    // What the job cost, measured here: Slurm's start, late binding, the result's way back.
+    if (run.start_time > 0 && j.bound > 0) {
+      if (j.given == 1 && j.submitted > 0) slurm_start_.push_back(run.start_time - j.submitted);
+      binding_.push_back(run.start_time - j.bound);
+      result_.push_back(now_s() - run.end_time);
+    }
     j.trial.reset();
     changed_ = true;
   }
@@ -414,6 +430,19 @@ class TrialJobsLoop {
     core_.say("could not confirm that these trial jobs ended:" + left + " (scancel them if squeue still shows them)");
   }
 
+  void say_costs() const {
+    const Spread start = spread_of(slurm_start_), bind = spread_of(binding_), back = spread_of(result_);
+    if (!bind.n) return;
+    char line[400];
+    std::snprintf(line, sizeof line,
+                  "trial jobs: %zu submitted; submission to program start median %.2f s, p95 %.2f s (n=%zu); "
+                  "trial handed out to program start median %.0f ms, p95 %.0f ms; program exit to result recorded "
+                  "median %.0f ms, p95 %.0f ms (n=%zu)",
+                  submitted_, start.median, start.p95, start.n, 1e3 * bind.median, 1e3 * bind.p95, 1e3 * back.median,
+                  1e3 * back.p95, back.n);
+    core_.say(line);
+  }
+
   void write_jobs_file() {
     json list = json::array();
     for (const auto& [id, j] : jobs_) {
@@ -443,6 +472,8 @@ class TrialJobsLoop {
   std::string channel_file_;
   std::map<std::uint32_t, LiveJob> jobs_;
   std::map<ChannelServer::ConnId, std::uint32_t> conn_job_;
+  std::vector<double> slurm_start_, binding_, result_;
+  std::size_t submitted_ = 0;
   double poll_every_ = 10, appcore_wait_ = 300, last_lookup_ = 0, submit_after_ = 0, interrupted_at_ = 0;
   bool lookup_soon_ = false, changed_ = true, submitted_any_ = false, slurm_down_ = false,
        interrupted_ = false;

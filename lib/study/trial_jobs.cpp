@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace tune {
 
@@ -67,6 +68,17 @@ std::vector<std::string> trial_job_environment(const std::vector<std::string>& e
   }
   for (const auto& [k, v] : extra) out.push_back(k + "=" + v);
   return out;
+}
+
+Spread spread_of(std::vector<double> v) {
+  Spread s;
+  s.n = v.size();
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  const auto rank = [&](double q) { return v[std::min(v.size() - 1, static_cast<std::size_t>(std::ceil(q * v.size())) - 1)]; };
+  s.median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  s.p95 = rank(0.95);
+  return s;
 }
 
 }  // namespace tune

@@ -55,4 +55,12 @@ LostTrial lost_trial(JobEnd end, std::uint64_t job_id, const std::string& reason
 std::vector<std::string> trial_job_environment(const std::vector<std::string>& env,
                                                const std::vector<std::pair<std::string, std::string>>& extra);
 
+// Median and 95th percentile (nearest rank) of a set of durations; {0, 0}
+// for none. For the AppCore's account of what each trial job cost.
+struct Spread {
+  double median = 0, p95 = 0;
+  std::size_t n = 0;
+};
+Spread spread_of(std::vector<double> values);
+
 }  // namespace tune

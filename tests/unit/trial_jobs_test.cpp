@@ -46,5 +46,18 @@ TEST(TrialJobEnvironment, DropsTheAppCoresJobAndMpiButKeepsTheCluster) {
   EXPECT_EQ(out, want);
 }
 
+TEST(Spread, MedianAndNearestRankP95) {
+  EXPECT_EQ(spread_of({}).n, 0u);
+  const Spread one = spread_of({2.5});
+  EXPECT_DOUBLE_EQ(one.median, 2.5);
+  EXPECT_DOUBLE_EQ(one.p95, 2.5);
+  std::vector<double> v;
+  for (int i = 100; i >= 1; --i) v.push_back(i);
+  const Spread s = spread_of(v);
+  EXPECT_DOUBLE_EQ(s.median, 50.5);
+  EXPECT_DOUBLE_EQ(s.p95, 95);
+  EXPECT_EQ(s.n, 100u);
+}
+
 }  // namespace
 }  // namespace tune
