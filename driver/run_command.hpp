@@ -45,6 +45,7 @@ struct RunOptions {
   int cpus_per_trial = 1, nodes_per_trial = 1, tasks_per_trial = 1;
   std::string mem_per_trial = "1G";
   std::string partition, account, qos, constraint, reservation;
+  int nice = 0;
   std::string appcore_wait = "300";  // how long a trial job waits for a lost AppCore
   std::string slurm_poll = "10";     // seconds between looks at the study's jobs in slurmctld
 };

@@ -69,6 +69,7 @@ class TrialJobsLoop {
     spec_.qos = o.qos;
     spec_.constraint = o.constraint;
     spec_.reservation = o.reservation;
+    spec_.nice = o.nice;
     poll_every_ = parse_duration(o.slurm_poll, "--slurm-poll");
     appcore_wait_ = parse_duration(o.appcore_wait, "--appcore-wait");
     if (poll_every_ < 1) throw UsageError("--slurm-poll " + o.slurm_poll + " is below 1 s; slurmctld serves everyone");

@@ -63,6 +63,7 @@ std::uint32_t SlurmTrialJobs::submit(const TrialJobRequest& r) {
   std::string gres = r.spec.gpus_per_node > 0 ? "gres:gpu:" + std::to_string(r.spec.gpus_per_node) : "";
   d.tres_per_node = gres.empty() ? nullptr : gres.data();
   if (r.spec.time_limit_s > 0) d.time_limit = static_cast<std::uint32_t>(std::ceil(r.spec.time_limit_s / 60.0));
+  if (r.spec.nice) d.nice = static_cast<std::uint32_t>(NICE_OFFSET + r.spec.nice);
   d.requeue = 0;  // the AppCore re-runs a lost trial itself, in a new job, bound late
   d.kill_on_node_fail = 1;
   std::vector<char*> env;

@@ -23,6 +23,7 @@ struct TrialJobSpec {
   int tasks = 1;            // tasks of the trial's program (srun across its nodes when > 1)
   double time_limit_s = 0;  // 0: the partition's default
   std::string partition, account, qos, constraint, reservation;
+  int nice = 0;             // sbatch --nice: lowers the jobs' priority (>= 0 for users)
 };
 
 // Trial jobs to submit now so that at most `parallel` exist (pending and
