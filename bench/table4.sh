@@ -11,12 +11,7 @@ source "$(dirname "$0")/bench_env.sh"
 cluster=$top/scripts/cluster
 export CURVE_EPOCH=${CURVE_EPOCH:-0.6} TUNE_PROGRESS_INTERVAL=${TUNE_PROGRESS_INTERVAL:-2}
 target=${TARGET:-0.93}
-cat >curve.json <<'JSON'
-{"parameters": [
-  {"name": "lr", "type": "bound", "value": [1e-4, 1], "log": true},
-  {"name": "momentum", "type": "bound", "value": [0.5, 0.99]}
-]}
-JSON
+cp "$top/bench/programs/curve.json" .
 cat >sched.conf <<'CONF'
 interval = 1;
 adaptive = { k = 2; m = 3; relax_time = 60; };

@@ -23,12 +23,7 @@ port=${PORT:-17870}
 export CURVE_EPOCH=${CURVE_EPOCH:-0.6} TUNE_PROGRESS_INTERVAL=${TUNE_PROGRESS_INTERVAL:-2}
 target=${TARGET:-0.93}
 budget=${BUDGET:-30}
-cat >curve.json <<'JSON'
-{"parameters": [
-  {"name": "lr", "type": "bound", "value": [1e-4, 1], "log": true},
-  {"name": "momentum", "type": "bound", "value": [0.5, 0.99]}
-]}
-JSON
+cp "$top/bench/programs/curve.json" .
 cat >sched.conf <<'CONF'
 interval = 1;
 adaptive = { k = 1; m = 3; thresholds = [0.01]; relax_time = 60; };

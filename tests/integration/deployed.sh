@@ -14,18 +14,11 @@ plugins=$TOP_BUILDDIR/plugins/lib
 for so in sched_tune select_cons_tres_gang; do
   [ -e "$plugins/$so.so" ] || { echo "Bail out! $plugins/$so.so is not built (configure --with-slurm-source; scripts/setup does it)"; exit 1; }
 done
-alice=$(test_user tune-alice) && bob=$(test_user tune-bob) || { echo "Bail out! cannot create test users"; exit 1; }
-scratch_dir work || { echo "Bail out! cannot make a scratch directory"; exit 1; }
-cat >"$work/sched_tune.conf" <<'CONF'
-interval = 1;
-adaptive = { k = 1; m = 3; thresholds = [0.01]; relax_time = 3600; };
-yield = { level = 1; wait = 3; cooldown = 600; };
-CONF
+studies_setup
 # --cred-expire 5: a requeued job may start again 6 s later, not 121 s.
 deployed_cluster_up deployed 17650 --nodes 4 --cpus 4 --gpus 4 --sched-conf "$work/sched_tune.conf" --cred-expire 5
 cd "$work" || exit 1
 log=$CLUSTER_DIR/log/slurmctld.log
-as() { local u=$1; shift; su "$u" -c "cd $work && SLURM_CONF=$SLURM_CONF TUNE_PROGRESS_INTERVAL=1 $*"; }
 state_of() { squeue -h -j "$1" -o %T 2>/dev/null; }
 wait_state() {  # JOB STATE SECONDS
   for _ in $(seq 1 $(($3 * 5))); do [ "$(state_of "$1")" = "$2" ] && return 0; sleep 0.2; done; return 1
@@ -35,13 +28,7 @@ submitted() { sed -n 's/^submitted job \([0-9]*\)$/\1/p' "$1"; }
 # The studies. bob's is plateaued (every objective within 0.1% of the best):
 # 3 tasks on one node. alice's keeps improving (grid over shrinking values):
 # 4 tasks of 4 CPUs and a GPU each on four nodes, so it waits for bob's.
-cat >flat.json <<'JSON'
-{"parameters": [
-  {"name": "mode", "type": "choice", "value": ["slow"]},
-  {"name": "sleep", "type": "number", "value": [1.5]},
-  {"name": "x", "type": "bound", "value": [1.0, 1.001]}
-]}
-JSON
+cp "$TOP_SRCDIR/tests/integration/programs/flat.json" .
 cat >improving.json <<'JSON'
 {"parameters": [{"name": "x", "type": "number", "value": [100, 90, 70, 40, 10, 1]}]}
 JSON

@@ -62,13 +62,7 @@ else not_ok "a plateaued study yields its place" "$(state_of "$sb") / $(state_of
 wait_idle
 
 # (c) a running plateaued study is signalled, requeued and resumed; no trial lost or repeated.
-cat >flat.json <<'JSON'
-{"parameters": [
-  {"name": "mode", "type": "choice", "value": ["slow"]},
-  {"name": "sleep", "type": "number", "value": [1.5]},
-  {"name": "x", "type": "bound", "value": [1.0, 1.001]}
-]}
-JSON
+cp "$TOP_SRCDIR/tests/integration/programs/flat.json" .
 chmod 644 flat.json
 as "$bob" "$tune submit --name flat --trials 14 --parallel 2 --mem-per-trial 200M --seed 3 -A physics --space flat.json -- $TOP_SRCDIR/tests/integration/programs/behave.sh" >submit.out 2>&1
 study=$(sed -n 's/^submitted job \([0-9]*\)$/\1/p' submit.out)

@@ -80,6 +80,22 @@ test_user() {
   echo "$u"
 }
 
+# studies_setup: what a test of two users' studies needs: alice and bob (test
+# users), work (a scratch directory) and work/sched_tune.conf, a sched/tune
+# that acts within seconds: passes every second, a plateau after 3 results,
+# a yield signal at level 1 once another tenant waited 3 s.
+studies_setup() {
+  alice=$(test_user tune-alice) && bob=$(test_user tune-bob) || { echo "Bail out! cannot create test users"; exit 1; }
+  scratch_dir work || { echo "Bail out! cannot make a scratch directory"; exit 1; }
+  cat >"$work/sched_tune.conf" <<'CONF'
+interval = 1;
+adaptive = { k = 1; m = 3; thresholds = [0.01]; relax_time = 3600; };
+yield = { level = 1; wait = 3; cooldown = 600; };
+CONF
+}
+# as USER COMMAND...: runs COMMAND as USER in $work on this cluster.
+as() { local u=$1; shift; su "$u" -c "cd $work && SLURM_CONF=$SLURM_CONF TUNE_PROGRESS_INTERVAL=1 $*"; }
+
 # Waits for batch job $1 to leave the queue (up to $2 seconds, default 60).
 wait_job() {
   local i

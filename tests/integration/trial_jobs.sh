@@ -9,17 +9,10 @@
 source "$(dirname "$0")/tap.sh"
 plan 8
 tune=$TOP_BUILDDIR/driver/tune
-alice=$(test_user tune-alice) && bob=$(test_user tune-bob) || { echo "Bail out! cannot create test users"; exit 1; }
-scratch_dir work || { echo "Bail out! cannot make a scratch directory"; exit 1; }
-cat >"$work/sched_tune.conf" <<'CONF'
-interval = 1;
-adaptive = { k = 1; m = 3; thresholds = [0.01]; relax_time = 3600; };
-yield = { level = 1; wait = 3; cooldown = 600; };
-CONF
+studies_setup
 # 5 CPUs a node: one 4-CPU trial job and one AppCore job fit side by side.
 deployed_cluster_up trial_jobs 17750 --nodes 4 --cpus 5 --memory 5000 --gpus 4 --sched-conf "$work/sched_tune.conf"
 cd "$work" || exit 1
-as() { local u=$1; shift; su "$u" -c "cd $work && SLURM_CONF=$SLURM_CONF TUNE_PROGRESS_INTERVAL=1 $*"; }
 count_final() { "$tune" export "$1" --csv 2>/dev/null | awk -F, 'NR > 1 && $2 == "ok"' | wc -l; }
 ids_twice() { "$tune" export "$1" --csv 2>/dev/null | awk -F, 'NR > 1 && $2 == "ok" {print $1}' | sort | uniq -d | wc -l; }
 cp "$TOP_SRCDIR/examples/synthetic/branin.json" .
