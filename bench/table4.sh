@@ -37,7 +37,7 @@ SH
 run() {  # SCHEDULER N -> average seconds to target
   local sched=$1 n=$2 dir=$work/cluster-${1//\//_}-$2 i t0 s
   # run is a subshell (read < <(run ...)): its own trap stops its cluster.
-  trap '"$cluster" stop --dir "$dir" --port 17800 >/dev/null 2>&1' EXIT
+  trap "\"$cluster\" stop --dir \"$dir\" --port 17800 >/dev/null 2>&1" EXIT  # expanded now: dir is local
   rm -f "$work"/s*.h5 "$work"/s*.out
   "$cluster" start --fresh --dir "$dir" --port 17800 --nodes 3 --cpus 12 --memory 20000 --gpus 0 \
     --scheduler "$sched" --sched-conf sched.conf --cred-expire 5 >/dev/null
