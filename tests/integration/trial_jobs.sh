@@ -7,7 +7,7 @@
 # its target leaving no job; two studies under sched/tune: the plateaued
 # study's pending trial jobs are passed by the other's.
 source "$(dirname "$0")/tap.sh"
-plan 8
+plan 9
 tune=$TOP_BUILDDIR/driver/tune
 studies_setup
 # 5 CPUs a node: one 4-CPU trial job and one AppCore job fit side by side.
@@ -111,6 +111,15 @@ left=$(squeue -h -n target.trial)
 if grep -q "target reached" <<<"$out" && [ -z "$left" ] && [ "$(count_final target.h5)" -lt 40 ]; then
   ok "the study stopped at its target after $(count_final target.h5) ok trials; no trial job left in squeue"
 else not_ok "stop at target, nothing left" "$out" "left: $left"; fi
+
+# 9. Bad input: no readable slurm.conf (nothing created), a partition Slurm refuses (named, nothing left).
+noconf=$(SLURM_CONF=/nonexistent/slurm.conf "$tune" run --trial-jobs --space branin.json --trials 2 --history noconf.h5 -- ./where.sh 2>&1); rc1=$?
+badpart=$("$tune" run --trial-jobs --space branin.json --trials 2 -p nosuch --history badpart.h5 -- ./where.sh 2>&1); rc2=$?
+if [ $rc1 -eq 1 ] && grep -q "cannot be read.*set SLURM_CONF" <<<"$noconf" && [ ! -e noconf.h5 ] &&
+   [ $rc2 -eq 1 ] && grep -q "Slurm refused a trial job: Invalid partition name specified; check --partition" <<<"$badpart" &&
+   [ -z "$(squeue -h -n badpart.trial)" ]; then
+  ok "no slurm.conf: refused before a history exists; an unknown partition: Slurm's reason and the flag to fix, exit 1"
+else not_ok "bad input to --trial-jobs" "rc $rc1: $noconf" "rc $rc2: $badpart"; fi
 
 # 7-8. Two studies under sched/tune. bob's is plateaued and keeps 16 trial jobs
 # (4 running, 12 pending); alice's starts later. Her trial jobs pass bob's older
