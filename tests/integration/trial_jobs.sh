@@ -112,7 +112,7 @@ if grep -q "target reached" <<<"$out" && [ -z "$left" ] && [ "$(count_final targ
   ok "the study stopped at its target after $(count_final target.h5) ok trials; no trial job left in squeue"
 else not_ok "stop at target, nothing left" "$out" "left: $left"; fi
 
-# 9. Bad input: no readable slurm.conf (nothing created), a partition Slurm refuses (named, nothing left).
+# 7. Bad input: no readable slurm.conf (nothing created), a partition Slurm refuses (named, nothing left).
 noconf=$(SLURM_CONF=/nonexistent/slurm.conf "$tune" run --trial-jobs --space branin.json --trials 2 --history noconf.h5 -- ./where.sh 2>&1); rc1=$?
 badpart=$("$tune" run --trial-jobs --space branin.json --trials 2 -p nosuch --history badpart.h5 -- ./where.sh 2>&1); rc2=$?
 if [ $rc1 -eq 1 ] && grep -q "cannot be read.*set SLURM_CONF" <<<"$noconf" && [ ! -e noconf.h5 ] &&
@@ -121,7 +121,7 @@ if [ $rc1 -eq 1 ] && grep -q "cannot be read.*set SLURM_CONF" <<<"$noconf" && [ 
   ok "no slurm.conf: refused before a history exists; an unknown partition: Slurm's reason and the flag to fix, exit 1"
 else not_ok "bad input to --trial-jobs" "rc $rc1: $noconf" "rc $rc2: $badpart"; fi
 
-# 7-8. Two studies under sched/tune. bob's is plateaued and keeps 16 trial jobs
+# 8-9. Two studies under sched/tune. bob's is plateaued and keeps 16 trial jobs
 # (4 running, 12 pending); alice's starts later. Her trial jobs pass bob's older
 # pending ones; nothing is signalled or requeued.
 cat >flat.json <<'JSON'
