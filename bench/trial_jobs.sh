@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Per-trial overhead of trial jobs on the test cluster (scripts/cluster's
 # defaults: 4 nodes x 4 CPUs, sched/backfill, cons_tres), beside the MPI mode
-# in the same run, once with Slurm's default SchedulerParameters and once with
-# batch_sched_delay=0 (slurmctld otherwise schedules newly submitted batch jobs
-# at most every 3 s). N trials of a program that reports at once, 4 at a time:
+# in the same run, with Slurm's defaults, with batch_sched_delay=0 (slurmctld
+# otherwise schedules newly submitted batch jobs at most every 3 s), with an
+# Epilog (slurmctld schedules at once when a job's epilog completes) and with
+# both. N trials of a program that reports at once, 4 at a time:
 #   MPI mode:    mpirun -np 5 tune run (4 runners)                [the baseline]
 #   trial jobs:  tune run --trial-jobs --parallel 4, 1 trial per job
 #   trial jobs:  the same with --trials-per-job 10
@@ -30,9 +31,13 @@ run_jobs() {  # NAME TRIALS_PER_JOB
   echo "$(secs "$t0" "$(date +%s%N)")|$(grep -o 'trial jobs: .*' <<<"$out")"
 }
 
-for conf in "" "SchedulerParameters=batch_sched_delay=0"; do
+for conf in "" "SchedulerParameters=batch_sched_delay=0" "Epilog=/bin/true" \
+            "SchedulerParameters=batch_sched_delay=0;Epilog=/bin/true"; do
   tag=${conf:-default}
-  "$top/scripts/cluster" start --fresh --dir "$dir" --port "$port" --gpus 0 ${conf:+--conf "$conf"} >/dev/null
+  confs=()
+  IFS=';' read -r -a lines <<<"$conf"
+  for l in "${lines[@]}"; do confs+=(--conf "$l"); done
+  "$top/scripts/cluster" start --fresh --dir "$dir" --port "$port" --gpus 0 "${confs[@]}" >/dev/null
   source "$dir/env"
   rm -rf ./*.h5 ./*.trials
   t0=$(date +%s%N)
