@@ -44,7 +44,7 @@ run() {  # POLICY WORKLOAD N -> one line per study: "s<i> to_target to_1pct reac
   trap "\"$cluster\" stop --dir \"$dir\" --port $port >/dev/null 2>&1" EXIT  # expanded now: dir is local
   rm -rf "$work"/s[0-9]*
   "$cluster" start --fresh --dir "$dir" --port "$port" --nodes 3 --cpus 12 --memory 20000 --gpus 0 \
-    --scheduler "$sched" --sched-conf sched.conf --conf SchedulerParameters=batch_sched_delay=0 >/dev/null
+    --scheduler "$sched" --sched-conf sched.conf --conf SchedulerParameters=batch_sched_delay=0 --conf Epilog=/bin/true >/dev/null
   # shellcheck disable=SC1091
   source "$dir/env"
   t0=$(date +%s.%N)

@@ -22,6 +22,13 @@ void SchedulingPolicy::reconfigure(SchedConfig c) {
   fs_.tenants() = std::move(usage);
 }
 
+std::uint32_t slurm_priority(std::uint32_t policy_priority, double max_points) {
+  const double top = std::max(2.0, std::floor(max_points));
+  const double p = std::clamp(static_cast<double>(policy_priority), 1.0, top);
+  const double span = static_cast<double>(kSlurmBandHigh - kSlurmBandLow);
+  return kSlurmBandLow + static_cast<std::uint32_t>(std::floor((p - 1) * span / (top - 1)));
+}
+
 std::uint32_t SchedulingPolicy::fair_share_priority(double dominant_share, double waited) const {
   const double age = std::clamp(waited / c_.weights.max_age, 0.0, 1.0);
   const double p = c_.weights.fairshare * FairShare::factor(dominant_share) + c_.weights.age * age;

@@ -47,6 +47,17 @@ struct StudyState {
   double last_signal = -1e300;
 };
 
+// Where the policy's priorities go in slurmctld. priority/basic gives a new
+// job 0xffff0000 minus the number of jobs before it, so a job submitted since
+// the last pass would otherwise outrank every job the policy has ordered (a
+// trial job's successor would take the slot its study just freed, whatever the
+// study's yield level). The policy's priorities 1..max_points map, in order,
+// onto the headroom slurmctld leaves above that (0xffff0001..0xfffffffd: below
+// NO_VAL and INFINITE), so new jobs wait below them until the next pass.
+inline constexpr std::uint32_t kSlurmBandLow = 0xffff0001u;
+inline constexpr std::uint32_t kSlurmBandHigh = 0xfffffffdu;
+std::uint32_t slurm_priority(std::uint32_t policy_priority, double max_points);
+
 class SchedulingPolicy {
  public:
   explicit SchedulingPolicy(SchedConfig c);
@@ -59,6 +70,8 @@ class SchedulingPolicy {
   std::uint32_t fair_share_priority(double dominant_share, double waited) const;
 
   const SchedConfig& config() const { return c_; }
+  // The highest priority a pass gives: weight + age_weight.
+  double max_points() const { return c_.weights.fairshare + c_.weights.age; }
   void reconfigure(SchedConfig c);
   const FairShare& fair_share() const { return fs_; }
   const std::map<std::string, StudyState>& studies() const { return studies_; }

@@ -163,7 +163,7 @@ static void _pass(void)
 	double cap_cpus = 0, cap_mem = 0, cap_gpus;
 	char **tenants, err[512] = "";
 	size_t n = 0, cap, i;
-	int changed = 0, signalled = 0, set = 0;
+	int changed = 0, signalled = 0, set = 0, placed = 0;
 	time_t now = time(NULL);
 
 	lock_slurmctld(lock);
@@ -229,6 +229,9 @@ static void _pass(void)
 	for (i = 0; i < n; i++) {
 		job_ptr = refs[i];
 		if (out[i].set_priority && job_ptr->priority != out[i].priority) {
+			/* Below the policy's band: submitted since the last pass. */
+			if (job_ptr->priority < TUNE_BAND_LOW)
+				placed++;
 			job_ptr->priority = out[i].priority;
 			changed++;
 		}
@@ -263,7 +266,12 @@ static void _pass(void)
 
 	if (tune_policy_save(policy, state_path, err, sizeof(err)) != 0)
 		error("%s: cannot save state: %s", host_name, err);
-	if (changed)
+	/* Jobs that waited below the band for this pass may start now: ask the
+	 * scheduler thread at once (queue_job_scheduler would wait for
+	 * batch_sched_delay), as slurmctld does when an epilog completes. */
+	if (placed)
+		schedule(false);
+	else if (changed)
 		queue_job_scheduler();
 }
 

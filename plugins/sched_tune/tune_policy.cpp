@@ -19,6 +19,8 @@ struct tune_policy {
   std::vector<tune::JobView> jobs;  // reused between passes
 };
 
+static_assert(TUNE_BAND_LOW == tune::kSlurmBandLow, "tune_policy.h and lib/priority disagree on the band");
+
 using tune::c_boundary;
 
 extern "C" {
@@ -105,7 +107,7 @@ int tune_policy_pass(tune_policy_t* p, double now, double cap_cpus, double cap_m
     for (std::size_t i = 0; i < n; ++i) {
       const auto& d = decisions[i];
       out[i].set_priority = d.priority.has_value();
-      out[i].priority = d.priority.value_or(0);
+      out[i].priority = d.priority ? tune::slurm_priority(*d.priority, p->policy.max_points()) : 0;
       out[i].signal = d.signal;
       std::snprintf(out[i].summary, sizeof out[i].summary, "%s", d.summary.c_str());
     }

@@ -26,6 +26,10 @@ typedef struct {
 	double cpus, mem_mb, gpus;
 } tune_job_t;
 
+/* The lowest priority the policy gives in slurmctld (lib/priority's
+ * kSlurmBandLow): jobs below it have not been ordered by a pass yet. */
+#define TUNE_BAND_LOW 0xffff0001u
+
 #define TUNE_SUMMARY_LEN 240
 typedef struct {
 	int set_priority;

@@ -160,5 +160,25 @@ TEST(SchedulingPass, StateSurvivesSaveAndRestore) {
   EXPECT_EQ(q.studies().at("1001:s1").yield.level(), 1) << "a failed restore keeps the state";
 }
 
+TEST(SchedulingPass, SlurmPrioritiesKeepTheOrderAboveWhatPriorityBasicGives) {
+  // priority/basic starts new jobs at 0xffff0000 and counts down.
+  const double top = 110000;
+  EXPECT_EQ(slurm_priority(1, top), kSlurmBandLow);
+  EXPECT_EQ(slurm_priority(110000, top), kSlurmBandHigh);
+  EXPECT_EQ(slurm_priority(5000000, top), kSlurmBandHigh);  // clamped
+  EXPECT_EQ(slurm_priority(0, top), kSlurmBandLow);
+  EXPECT_GT(kSlurmBandLow, 0xffff0000u);
+  EXPECT_LT(kSlurmBandHigh, 0xfffffffeu);  // NO_VAL, INFINITE
+  std::uint32_t last = 0;
+  for (std::uint32_t p = 1; p <= 110000; p += 97) {
+    const std::uint32_t s = slurm_priority(p, top);
+    EXPECT_GE(s, last) << p;
+    last = s;
+  }
+  // A level-8 study (1/256 of the priority) still ranks below a fresh one.
+  EXPECT_LT(slurm_priority(100000 / 256, top), slurm_priority(100000, top));
+  EXPECT_LT(slurm_priority(1000, top), slurm_priority(2000, top));
+}
+
 }  // namespace
 }  // namespace tune
