@@ -95,6 +95,7 @@ int show_queue(const std::string& user, bool json) {
         j["dominant_share"] = r.summary->dominant_share;
         j["fair_share_factor"] = r.summary->factor;
         if (r.summary->study) j["study"] = *r.summary->study, j["yield_level"] = r.summary->level;
+        if (r.summary->priority) j["policy_priority"] = *r.summary->priority;
       }
       out.push_back(j);
     }
@@ -111,7 +112,7 @@ int show_queue(const std::string& user, bool json) {
     std::printf("%s%-*u %-12.12s %-8.8s %-16.16s %8s %7s %-24.24s %5s %10u  %s\n", indent, 8 - static_cast<int>(std::strlen(indent)),
                 r.id, r.user.c_str(), r.state.c_str(), s ? s->tenant.c_str() : "-",
                 s ? fmt("%.3g", s->dominant_share).c_str() : "-", s ? fmt("%.3f", s->factor).c_str() : "-",
-                s && s->study ? s->study->c_str() : "-", s && s->study ? std::to_string(s->level).c_str() : "-", r.priority,
+                s && s->study ? s->study->c_str() : "-", s && s->study ? std::to_string(s->level).c_str() : "-", s && s->priority ? *s->priority : r.priority,
                 r.reason.c_str());
   };
   // Whole studies and plain jobs first; then each study's trial jobs under one heading.

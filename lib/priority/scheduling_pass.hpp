@@ -52,10 +52,11 @@ struct StudyState {
 // the last pass would otherwise outrank every job the policy has ordered (a
 // trial job's successor would take the slot its study just freed, whatever the
 // study's yield level). The policy's priorities 1..max_points map, in order,
-// onto the headroom slurmctld leaves above that (0xffff0001..0xfffffffd: below
-// NO_VAL and INFINITE), so new jobs wait below them until the next pass.
+// onto the headroom slurmctld leaves above that (0xffff0001..0xfffffc00), so
+// new jobs wait below them until the next pass. Above the band, up to
+// 0xfffffffd (NO_VAL and INFINITE are taken), is left for admins.
 inline constexpr std::uint32_t kSlurmBandLow = 0xffff0001u;
-inline constexpr std::uint32_t kSlurmBandHigh = 0xfffffffdu;
+inline constexpr std::uint32_t kSlurmBandHigh = 0xfffffc00u;
 std::uint32_t slurm_priority(std::uint32_t policy_priority, double max_points);
 
 class SchedulingPolicy {
