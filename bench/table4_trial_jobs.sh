@@ -14,9 +14,16 @@
 #   study-fifo  the paper's FIFO: the earlier study's trials first (each
 #               study's trial jobs a larger --nice than the one before)
 #   sched/tune  fair share and adaptive priority (lowers a plateaued study's pending trial jobs)
+#   oracle      (heterogeneous only) Slurm's order, but the studies that will
+#               plateau get --nice 10000 from their first trial job: what a
+#               policy that lowers plateaued studies could reach at best, knowing
+#               the future instead of detecting the plateau from results
+# Search: ALGOS (default "random", the paper's; "random bayes" runs both).
 # Per study: time from submission to its target (or, without one reached, to
-# its end) and to within 1% of its final best; per run the averages.
-#   STUDIES="1 4" WORKLOADS="identical heterogeneous" bench/table4_trial_jobs.sh
+# its end) and to within 1% of its final best; per run the averages. RUNS
+# repetitions (default 1), the policies interleaved within each; the summary
+# lines give the mean over runs and sched/tune's ratio to each baseline.
+#   STUDIES="1 4" WORKLOADS="identical heterogeneous" ALGOS="random bayes" RUNS=3 bench/table4_trial_jobs.sh
 source "$(dirname "$0")/bench_env.sh"
 cluster=$top/scripts/cluster
 port=${PORT:-17870}
@@ -37,8 +44,8 @@ shape() {
   esac
 }
 
-run() {  # POLICY WORKLOAD N -> one line per study: "s<i> to_target to_1pct reached"
-  local policy=$1 workload=$2 n=$3 dir=$work/cluster i t0
+run() {  # POLICY WORKLOAD N ALGO -> one line per study: "s<i> to_target to_1pct reached"
+  local policy=$1 workload=$2 n=$3 algo=$4 dir=$work/cluster i t0
   local sched=sched/backfill
   [ "$policy" = sched/tune ] && sched=sched/tune
   trap "\"$cluster\" stop --dir \"$dir\" --port $port >/dev/null 2>&1" EXIT  # expanded now: dir is local
@@ -52,9 +59,10 @@ run() {  # POLICY WORKLOAD N -> one line per study: "s<i> to_target to_1pct reac
     read -r tgt ceiling < <(shape "$workload" "$i")
     local nice=()
     [ "$policy" = study-fifo ] && nice=(--nice $((i * 1000)))
+    [ "$policy" = oracle ] && [ "$ceiling" != 1 ] && nice=(--nice 10000)
     mkdir -p "$work/s$i"
     (cd "$work/s$i" && "$tune" submit --trial-jobs --name "s$i" --space "$work/curve.json" --seed $((100 + i)) \
-      --trials "$budget" --parallel 4 --cpus-per-trial 4 --mem-per-trial 2G --direction max --target "$tgt" \
+      --trials "$budget" --algo "$algo" --parallel 4 --cpus-per-trial 4 --mem-per-trial 2G --direction max --target "$tgt" \
       -A "lab$i" --dry-run -- /usr/bin/env "CURVE_CEILING=$ceiling" "$top/bench/programs/curve.py" |
       sed "s|--trial-jobs |--trial-jobs ${nice[*]} --slurm-poll 2 |" >"s$i.sbatch" && sbatch -Q "s$i.sbatch")
   done
@@ -75,23 +83,61 @@ print('s$i %.1f %.1f %s' % (to_target, near, 'yes' if hit else 'no'))"
   done
 }
 
-printf '%-14s %-8s %-11s %10s %10s  %s\n' workload studies policy "to target" "to 1%" "per study (to target s, target reached)"
+printf '%-14s %-6s %-7s %-4s %-11s %10s %10s %10s  %s\n' workload algo studies run policy "to target" "reached" "to 1%" "per study (to target s, target reached)"
+summary=()
 for workload in ${WORKLOADS:-identical heterogeneous}; do
-  for n in ${STUDIES:-1 4}; do
-    for policy in fifo study-fifo sched/tune; do
-      lines=$(run "$policy" "$workload" "$n")
-      /usr/bin/python3 - "$workload" "$n" "$policy" "$lines" <<'PY'
+  for algo in ${ALGOS:-random}; do
+    for n in ${STUDIES:-1 4}; do
+      rows=""
+      for r in $(seq 1 "${RUNS:-1}"); do
+        policies="fifo study-fifo sched/tune"
+        [ "$workload" = heterogeneous ] && [ "$n" -gt 1 ] && policies+=" oracle"
+        for policy in $policies; do
+          lines=$(run "$policy" "$workload" "$n" "$algo")
+          row=$(/usr/bin/python3 - "$workload" "$algo" "$n" "$r" "$policy" "$lines" <<'PY'
 import sys
-w, n, p, lines = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split("\n")
+w, a, n, r, p, lines = sys.argv[1:6] + [sys.argv[6].split("\n")]
 rows = [l.split() for l in lines if l.strip()]
-to_t = [float(r[1]) for r in rows]
-near = [float(r[2]) for r in rows]
-reached = [float(r[1]) for r in rows if r[3] == "yes"]
-per = " ".join("%s:%s%s" % (r[0], r[1], "" if r[3] == "yes" else "(no)") for r in rows)
-print("%-14s %-8s %-11s %10.1f %10.1f  %s; mean over targets reached %.1f" % (
-    w, n, p, sum(to_t) / len(to_t), sum(near) / len(near), per, sum(reached) / len(reached) if reached else float("nan")))
+to_t = [float(x[1]) for x in rows]
+near = [float(x[2]) for x in rows]
+reached = [float(x[1]) for x in rows if x[3] == "yes"]
+per = " ".join("%s:%s%s" % (x[0], x[1], "" if x[3] == "yes" else "(no)") for x in rows)
+print("%-14s %-6s %-7s %-4s %-11s %10.1f %10.1f %10.1f  %s" % (
+    w, a, n, r, p, sum(to_t) / len(to_t), sum(reached) / len(reached) if reached else float("nan"),
+    sum(near) / len(near), per))
 PY
+)
+          echo "$row"
+          rows+="$row"$'\n'
+        done
+      done
+      summary+=("$(/usr/bin/python3 - "$rows" <<'PY'
+import sys, statistics as st
+rows = [l.split() for l in sys.argv[1].split("\n") if l.strip()]
+by = {}
+for x in rows:
+    by.setdefault(x[4], []).append((float(x[5]), float(x[6]), float(x[7])))
+w, a, n = rows[0][0], rows[0][1], rows[0][2]
+mean = {p: [st.mean(v[i] for v in by[p]) for i in range(3)] for p in by}
+out = "%-14s %-6s %-7s %-4s" % (w, a, n, len(by["fifo"]))
+for p in ("fifo", "study-fifo", "sched/tune", "oracle"):
+    if p in mean:
+        out += "  %s %.1f/%.1f/%.1f" % (p, *mean[p])
+t = mean["sched/tune"]
+out += "  | sched/tune / fifo %.2f %.2f %.2f, / study-fifo %.2f %.2f %.2f" % (
+    t[0] / mean["fifo"][0], t[1] / mean["fifo"][1], t[2] / mean["fifo"][2],
+    t[0] / mean["study-fifo"][0], t[1] / mean["study-fifo"][1], t[2] / mean["study-fifo"][2])
+if "oracle" in mean:
+    o = mean["oracle"]
+    out += "; oracle / fifo %.2f %.2f %.2f" % (o[0] / mean["fifo"][0], o[1] / mean["fifo"][1], o[2] / mean["fifo"][2])
+print(out)
+PY
+)")
     done
   done
 done
+echo
+echo "mean over runs (workload algo studies runs; per policy: to target (or end) / over targets reached / to 1%; ratios < 1: sched/tune faster)"
+printf '%s\n' "${summary[@]}"
+echo "aim (issue 11): heterogeneous at 4 studies, sched/tune >= 30% lower time to target than both baselines; 1 study <= 3% slower than fifo"
 echo "paper (Table 4, s, parallelism 4): FIFO 75.4 / 80.2 / 121.2 / 156.7; dynamic 80.8 / 82.4 / 104.5 / 124.7"

@@ -16,8 +16,10 @@ double smallest_top_gap(const ProgressRecord& r, const AdaptiveOptions& o) {
 bool YieldLevel::observe(const ProgressRecord& r, const AdaptiveOptions& o) {
   if (r.trials <= last_n_) return false;
   last_n_ = r.trials;
+  if (judged_n_ >= 0 && r.trials < judged_n_ + o.m) return false;
   const double g = smallest_top_gap(r, o);
   if (g < 0) return false;
+  judged_n_ = r.trials;
   const double G = o.thresholds.empty() ? 0 : o.thresholds[std::min<std::size_t>(j_, o.thresholds.size() - 1)];
   const bool near_mean = gaps_ > 0 && std::fabs(g - mean_gap()) <= o.tolerance * mean_gap();
   gap_sum_ += g;
@@ -36,6 +38,7 @@ YieldLevel YieldLevel::restore(const Saved& s, const AdaptiveOptions& o) {
   y.level_ = std::clamp(s.level, 0, o.max_level);
   y.j_ = std::clamp(s.j, 0, std::max(0, static_cast<int>(o.thresholds.size()) - 1));
   y.last_n_ = std::max<std::int64_t>(-1, s.last_n);
+  y.judged_n_ = std::clamp<std::int64_t>(s.judged_n, -1, y.last_n_);
   y.gap_sum_ = std::isfinite(s.gap_sum) && s.gap_sum >= 0 ? s.gap_sum : 0;
   y.gaps_ = y.gap_sum_ > 0 || s.gaps > 0 ? std::max<std::int64_t>(0, s.gaps) : 0;
   if (y.gaps_ == 0) y.gap_sum_ = 0;

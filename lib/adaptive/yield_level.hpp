@@ -1,9 +1,16 @@
 #pragma once
 // The source design's Algorithm 1, per study: once a study has n > k*m
-// results, g = the smallest gap among its top m values; when g falls below
-// the current threshold G_j, or stays near the mean g' of the earlier g, the
-// study's yield level rises and the threshold moves to G_{j+1}. The level
-// lowers the study's priority; it relaxes again when nobody else waits.
+// results, and then once per m new results (the paper's n > k*m with k
+// counting the judgements), g = the smallest gap among its top m values; when
+// g falls below the current threshold G_j, or stays near the mean g' of the
+// earlier g, the study's yield level rises and the threshold moves to G_{j+1}.
+// The level lowers the study's priority; it relaxes again when nobody else
+// waits.
+//
+// Why once per m results and not at every result: a result that does not
+// enter the top m leaves g exactly as it was, so g == g'. Judged at every
+// result, a study still improving (random search enters its top m at a rate
+// of about m/n per result) rose at every miss, as fast as a plateaued one.
 #include <cstdint>
 #include <vector>
 
@@ -30,8 +37,9 @@ double smallest_top_gap(const ProgressRecord& r, const AdaptiveOptions& o);
 class YieldLevel {
  public:
   // A new record of the study. Only a record with more results than the last
-  // one counts (a requeued job repeats its last Comment). Returns true when
-  // the level rose.
+  // one counts (a requeued job repeats its last Comment), and it is judged
+  // only when it has m results more than the last one judged. Returns true
+  // when the level rose.
   bool observe(const ProgressRecord& r, const AdaptiveOptions& o);
   // One level down (not below 0).
   void relax() {
@@ -41,6 +49,8 @@ class YieldLevel {
   int level() const { return level_; }
   int threshold_index() const { return j_; }
   std::int64_t trials_seen() const { return last_n_; }
+  // n of the last record judged (-1: none yet).
+  std::int64_t trials_judged() const { return judged_n_; }
   double mean_gap() const { return gaps_ ? gap_sum_ / gaps_ : -1; }
   // The priority multiplier: yield_factor^level, in (0, 1].
   double multiplier(const AdaptiveOptions& o) const;
@@ -51,8 +61,9 @@ class YieldLevel {
     std::int64_t last_n = -1;
     double gap_sum = 0;
     std::int64_t gaps = 0;
+    std::int64_t judged_n = -1;
   };
-  Saved save() const { return {level_, j_, last_n_, gap_sum_, gaps_}; }
+  Saved save() const { return {level_, j_, last_n_, gap_sum_, gaps_, judged_n_}; }
   static YieldLevel restore(const Saved& s, const AdaptiveOptions& o);
 
  private:
@@ -60,6 +71,7 @@ class YieldLevel {
   std::int64_t last_n_ = -1;
   double gap_sum_ = 0;
   std::int64_t gaps_ = 0;
+  std::int64_t judged_n_ = -1;
 };
 
 }  // namespace tune

@@ -162,7 +162,8 @@ nlohmann::json SchedulingPolicy::save() const {
     const auto y = s.yield.save();
     studies[id] = {{"level", y.level},         {"j", y.j},
                    {"last_n", y.last_n},       {"gap_sum", y.gap_sum},
-                   {"gaps", y.gaps},           {"last_seen", s.last_seen},
+                   {"gaps", y.gaps},           {"judged_n", y.judged_n},
+                   {"last_seen", s.last_seen},
                    {"last_contended", s.last_contended}, {"last_change", s.last_change},
                    {"last_signal", std::max(s.last_signal, -1.0)}};
   }
@@ -188,7 +189,11 @@ void SchedulingPolicy::restore(const nlohmann::json& j) {
       if (id.find(':') == std::string::npos || id.find_first_not_of("0123456789") != id.find(':'))
         throw std::runtime_error("bad study id " + id);
       YieldLevel::Saved y{v.at("level").get<int>(), v.at("j").get<int>(), v.at("last_n").get<std::int64_t>(),
-                          finite(v.at("gap_sum"), "gap_sum"), v.at("gaps").get<std::int64_t>()};
+                          finite(v.at("gap_sum"), "gap_sum"), v.at("gaps").get<std::int64_t>(),
+                          // State saved before judgements were counted: the last record
+                          // counts as judged when any was.
+                          v.value("judged_n", v.at("gaps").get<std::int64_t>() > 0 ? v.at("last_n").get<std::int64_t>()
+                                                                                    : std::int64_t{-1})};
       StudyState s;
       s.yield = YieldLevel::restore(y, c_.adaptive);
       s.last_seen = finite(v.at("last_seen"), "last_seen");

@@ -145,8 +145,12 @@ as "$alice" "TRIAL_SLEEP=3 $tune submit --trial-jobs --name improving --algo gri
 first=
 for _ in $(seq 1 300); do first=$(squeue -h -u "$alice" -n improving.trial -o %i | sort -n | head -1); [ -n "$first" ] && break; sleep 0.1; done
 older=$(squeue -h -u "$bob" -t PD -n flat.trial -o %i | awk -v f="${first:-0}" '$1 < f' | paste -sd' ')
-passed=no still=0
+# Nor may a trial job bob's AppCore submits after alice's first (the successor
+# of a trial that ended) take a freed slot before it: a job new since the last
+# pass must wait below every job sched/tune has ordered.
+passed=no still=0 newer_ran=
 for _ in $(seq 1 300); do
+  newer_ran+=$(squeue -h -u "$bob" -t R -n flat.trial -o %i | awk -v f="${first:-0}" '$1 > f {printf " %s", $1}')
   if [ -n "$(squeue -h -u "$alice" -t R -n improving.trial)" ]; then
     for j in $older; do [ "$(squeue -h -j "$j" -o %T 2>/dev/null)" = PENDING ] && still=$((still + 1)); done
     [ $still -gt 0 ] && passed=yes
@@ -155,9 +159,9 @@ for _ in $(seq 1 300); do
   sleep 0.2
 done
 queue=$(as "$alice" "$tune queue")
-if [ $passed = yes ] && [ "${level:-0}" -ge 1 ] && grep -q "study flat-.* of $bob: .*yield level [1-9]" <<<"$queue"; then
-  ok "alice's first trial job ($first) started while $still of bob's older pending trial jobs ($older) waited (bob's study at yield level $level)"
-else not_ok "the plateaued study's pending trial jobs are passed" "passed=$passed level=$level first=$first older=$older" "$queue"; fi
+if [ $passed = yes ] && [ -z "$newer_ran" ] && [ "${level:-0}" -ge 1 ] && grep -q "study flat-.* of $bob: .*yield level [1-9]" <<<"$queue"; then
+  ok "alice's first trial job ($first) started while $still of bob's older pending trial jobs ($older) waited and none of bob's newer ones had run (bob's study at yield level $level)"
+else not_ok "the plateaued study's pending trial jobs are passed" "passed=$passed level=$level first=$first older=$older bob's newer jobs that ran first:$newer_ran" "$queue"; fi
 diag "$queue"
 scancel -u "$bob" -n flat 2>/dev/null  # bob's AppCore: cancelling it ends its study
 for _ in $(seq 1 150); do [ -z "$(squeue -h -u "$alice")" ] && [ -z "$(squeue -h -u "$bob")" ] && break; sleep 0.4; done

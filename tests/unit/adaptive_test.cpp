@@ -35,16 +35,16 @@ TEST(YieldLevel, PlateauRaisesImprovementDoesNot) {
   // Improving study: the top values move and are well apart (gaps >= 5%).
   const std::vector<std::vector<double>> improving = {
       {0.50, 0.60, 0.70, 0.80, 0.90}, {0.30, 0.50, 0.60, 0.70, 0.80}, {0.10, 0.30, 0.50, 0.60, 0.70}};
-  std::int64_t n = 11;
-  for (const auto& top : improving) EXPECT_FALSE(y.observe(rec(n++, top), o)) << top[0];
+  std::int64_t n = 11;  // judged once per m = 5 results
+  for (const auto& top : improving) EXPECT_FALSE(y.observe(rec(n += o.m, top), o)) << top[0];
   EXPECT_EQ(y.level(), 0);
   // Plateau: the best values crowd together (relative gap 0.2% < 1%).
-  EXPECT_TRUE(y.observe(rec(n++, {0.100, 0.1002, 0.101, 0.102, 0.12}), o));
+  EXPECT_TRUE(y.observe(rec(n += o.m, {0.100, 0.1002, 0.101, 0.102, 0.12}), o));
   EXPECT_EQ(y.level(), 1);
   EXPECT_EQ(y.threshold_index(), 1);
   // The same top again: g equals the mean of the earlier g? No (the mean holds
   // the improving gaps), but g < G_1 = 0.5% still: up again.
-  EXPECT_TRUE(y.observe(rec(n++, {0.100, 0.1002, 0.101, 0.102, 0.12}), o));
+  EXPECT_TRUE(y.observe(rec(n += o.m, {0.100, 0.1002, 0.101, 0.102, 0.12}), o));
   EXPECT_EQ(y.level(), 2);
 }
 
@@ -55,10 +55,44 @@ TEST(YieldLevel, GapNearItsMeanCountsAsAPlateau) {
   YieldLevel y;
   // Gaps of about 10%, far above G, but the same each time: g ~ g'.
   EXPECT_FALSE(y.observe(rec(11, {1.0, 1.1, 1.2, 1.3, 1.4}), o));
-  EXPECT_TRUE(y.observe(rec(12, {1.0, 1.1, 1.2, 1.3, 1.4}), o));
+  EXPECT_TRUE(y.observe(rec(16, {1.0, 1.1, 1.2, 1.3, 1.4}), o));
   EXPECT_NEAR(y.mean_gap(), 0.1, 1e-12);
-  EXPECT_FALSE(y.observe(rec(13, {0.5, 0.8, 1.0, 1.1, 1.2}), o)) << "an improvement: g = 20% of 0.5, not ~ 10%";
+  EXPECT_FALSE(y.observe(rec(21, {0.5, 0.8, 1.0, 1.1, 1.2}), o)) << "an improvement: g = 20% of 0.5, not ~ 10%";
   EXPECT_EQ(y.level(), 1);
+}
+
+TEST(YieldLevel, JudgedOncePerMResultsSoResultsOutsideTheTopDoNotRaiseEachTime) {
+  AdaptiveOptions o;  // k = 2, m = 5
+  o.thresholds = {0.001};
+  YieldLevel y;
+  // Gaps of 10%, far above G. Results that miss the top 5 leave it as it was,
+  // so g is exactly g' at each of them; judged at every result, n = 12 would
+  // already rise. Judged at n = 11, then not before n = 16.
+  EXPECT_FALSE(y.observe(rec(11, {1.0, 1.1, 1.2, 1.3, 1.4}), o));
+  for (int n = 12; n <= 15; ++n) EXPECT_FALSE(y.observe(rec(n, {1.0, 1.1, 1.2, 1.3, 1.4}), o)) << n;
+  EXPECT_EQ(y.trials_judged(), 11);
+  EXPECT_EQ(y.level(), 0);
+  // m results with nothing entering the top: g ~ g', up one.
+  EXPECT_TRUE(y.observe(rec(16, {1.0, 1.1, 1.2, 1.3, 1.4}), o));
+  EXPECT_EQ(y.trials_judged(), 16);
+  // A record that jumps many results is judged once.
+  EXPECT_TRUE(y.observe(rec(60, {1.0, 1.1, 1.2, 1.3, 1.4}), o));
+  EXPECT_FALSE(y.observe(rec(61, {1.0, 1.1, 1.2, 1.3, 1.4}), o));
+  EXPECT_EQ(y.level(), 2);
+}
+
+TEST(YieldLevel, RestoreKeepsTheJudgedCount) {
+  AdaptiveOptions o;
+  YieldLevel y;
+  EXPECT_TRUE(y.observe(rec(11, {1, 1, 1, 1, 1}), o));
+  auto r = YieldLevel::restore(y.save(), o);
+  EXPECT_EQ(r.trials_judged(), 11);
+  EXPECT_FALSE(r.observe(rec(15, {1, 1, 1, 1, 1}), o));
+  EXPECT_TRUE(r.observe(rec(16, {1, 1, 1, 1, 1}), o));
+  // Out of range: a judged count above the results seen is clamped.
+  YieldLevel::Saved bad = y.save();
+  bad.judged_n = 1000;
+  EXPECT_EQ(YieldLevel::restore(bad, o).trials_judged(), 11);
 }
 
 TEST(YieldLevel, MaximiseUsesTheSameGapsAndRepeatedRecordsDoNothing) {
@@ -74,7 +108,7 @@ TEST(YieldLevel, LevelIsCappedAndRelaxes) {
   AdaptiveOptions o;
   o.max_level = 2;
   YieldLevel y;
-  for (int n = 11; n < 20; ++n) y.observe(rec(n, {1, 1, 1, 1, 1}), o);
+  for (int n = 11; n < 40; n += o.m) y.observe(rec(n, {1, 1, 1, 1, 1}), o);
   EXPECT_EQ(y.level(), 2);
   EXPECT_DOUBLE_EQ(y.multiplier(o), 0.25);
   y.relax();
