@@ -108,8 +108,10 @@ if scontrol ping 2>/dev/null | grep -q UP && grep -q "state file unreadable, sta
   ok "a garbled state file is reported and replaced; slurmctld runs"
 else not_ok "garbled state file" "$(grep sched/tune "$log" | tail -5)"; fi
 
-# (e) hostile Comments change nothing they should not.
-blk=$(submit "$bob" -n 16 -A blocker --comment "'$plateau'" --wrap "'sleep 6'")
+# (e) hostile Comments change nothing they should not. The blocker holds the
+# cluster until the end of the case (scancel below), so that every job is still
+# pending when the priorities are compared, however slow the submissions.
+blk=$(submit "$bob" -n 16 -A blocker --comment "'$plateau'" --wrap "'sleep 60'")
 wait_state "$blk" RUNNING 30
 sleep 2
 level=$(state_json "s['studies']['$uid:flat-1']['level']")
