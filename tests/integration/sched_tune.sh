@@ -110,8 +110,11 @@ else not_ok "garbled state file" "$(grep sched/tune "$log" | tail -5)"; fi
 
 # (e) hostile Comments change nothing they should not. The blocker holds the
 # cluster until the end of the case (scancel below), so that every job is still
-# pending when the priorities are compared, however slow the submissions.
-blk=$(submit "$bob" -n 16 -A blocker --comment "'$plateau'" --wrap "'sleep 60'")
+# pending when the priorities are compared, however slow the submissions. It
+# carries bob's plateaued record and others wait, so sched/tune asks it to
+# yield (case 5 replaced the state, and with it case 3's cooldown): it ignores
+# SIGUSR1 (without the trap its shell would die of it and free the cluster).
+blk=$(submit "$bob" -n 16 -A blocker --comment "'$plateau'" --wrap "'trap \"\" USR1; sleep 60'")
 wait_state "$blk" RUNNING 30
 sleep 2
 level=$(state_json "s['studies']['$uid:flat-1']['level']")
