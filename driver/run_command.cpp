@@ -89,6 +89,8 @@ int run_local(AppCore& core) {
           core.tick_progress();
           return pruned || core.interrupt_running(now);
         });
+    await_stop_signal(run);  // scancel, a time limit: Slurm's SIGTERM may reach the program first
+    core.check_signals(now_s());
     attribute_to_stop(run, core.interrupt_running(now_s()));
     attribute_to_prune(run, pruned);
     core.record(run, 0, host, "rank 0 on " + host);

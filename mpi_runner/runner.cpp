@@ -1,5 +1,8 @@
 #include "mpi_runner/runner.hpp"
 
+#include <chrono>
+#include <thread>
+
 #include "mpi_runner/messages.hpp"
 #include "mpi_runner/trial_process.hpp"
 
@@ -7,6 +10,13 @@ namespace tune {
 
 std::atomic<bool> g_stop_requested{false};
 std::atomic<bool> g_drain_requested{false};
+
+void await_stop_signal(const TrialRun& run, double grace) {
+  if (!may_have_died_of_the_stop(run)) return;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace);
+  while (!g_stop_requested && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+}
 
 int run_runner(const RunnerIdentity& me) {
   const nlohmann::json hello = {{"host", me.host}, {"gpus", me.gpus}};
@@ -31,6 +41,7 @@ int run_runner(const RunnerIdentity& me) {
           if (auto m = wire::poll(0, wire::Prune)) prune = prune || m->body.value("trial", launch.trial + 1) == launch.trial;
           return interrupt || prune || g_stop_requested.load();
         });
+    await_stop_signal(run);
     attribute_to_stop(run, interrupt || g_stop_requested.load());
     attribute_to_prune(run, prune);
     wire::send(0, wire::Result, wire::to_json(run));

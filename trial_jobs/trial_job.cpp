@@ -117,23 +117,6 @@ class Session {
 
 }  // namespace
 
-// A job ended by the cluster (scancel, time limit, preemption): slurmstepd
-// sends SIGTERM to every process of the job one after another, so the trial's
-// program may die of it before this process receives its own. A program that
-// died of a terminating signal, or exited as shells do after one, may be that:
-// give our own SIGTERM up to 2 s to arrive, so that the trial is recorded as
-// interrupted (and run again) rather than as the trial's failure. Not called
-// when this process killed the program itself (interrupt, prune, time limit).
-static void wait_for_a_cluster_stop(const TrialRun& run) {
-  const bool by_signal = !run.exited && (run.signal == SIGTERM || run.signal == SIGKILL || run.signal == SIGINT);
-  const bool after_signal = run.exited && (run.exit_code == 128 + SIGTERM || run.exit_code == 128 + SIGKILL ||
-                                           run.exit_code == 128 + SIGINT);
-  if (!by_signal && !after_signal) return;
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  while (!g_stop_requested && std::chrono::steady_clock::now() < give_up)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-}
-
 int run_trial_job(const TrialJobOptions& o) {
   struct sigaction sa {};
   sa.sa_handler = on_stop;
@@ -195,7 +178,7 @@ int run_trial_job(const TrialJobOptions& o) {
           }
           return interrupt || prune || g_stop_requested.load();
         });
-    if (!interrupt && !prune && !run.timed_out) wait_for_a_cluster_stop(run);
+    await_stop_signal(run);  // scancel, a time limit, preemption: Slurm's SIGTERM may reach the program first
     attribute_to_stop(run, interrupt || g_stop_requested.load());
     attribute_to_prune(run, prune);
     keep_result(launch, run);

@@ -190,10 +190,8 @@ void SchedulingPolicy::restore(const nlohmann::json& j) {
         throw std::runtime_error("bad study id " + id);
       YieldLevel::Saved y{v.at("level").get<int>(), v.at("j").get<int>(), v.at("last_n").get<std::int64_t>(),
                           finite(v.at("gap_sum"), "gap_sum"), v.at("gaps").get<std::int64_t>(),
-                          // State saved before judgements were counted: the last record
-                          // counts as judged when any was.
-                          v.value("judged_n", v.at("gaps").get<std::int64_t>() > 0 ? v.at("last_n").get<std::int64_t>()
-                                                                                    : std::int64_t{-1})};
+                          // absent from state saved before judgements were counted: judge the next record
+                          v.value("judged_n", std::int64_t{-1})};
       StudyState s;
       s.yield = YieldLevel::restore(y, c_.adaptive);
       s.last_seen = finite(v.at("last_seen"), "last_seen");

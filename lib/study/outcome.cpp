@@ -16,6 +16,12 @@ void attribute_to_stop(TrialRun& run, bool study_stopping) {
   if (study_stopping && !(run.exited && run.exit_code == 0)) run.interrupted = true;
 }
 
+bool may_have_died_of_the_stop(const TrialRun& run) {
+  if (run.interrupted || run.pruned || run.timed_out || run.launch_error) return false;
+  const auto stop = [](int s) { return s == SIGTERM || s == SIGKILL || s == SIGINT; };
+  return run.exited ? run.exit_code > 128 && stop(run.exit_code - 128) : stop(run.signal);
+}
+
 void attribute_to_prune(TrialRun& run, bool prune_requested) {
   if (prune_requested && run.interrupted) {
     run.interrupted = false;

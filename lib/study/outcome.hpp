@@ -40,6 +40,13 @@ Outcome classify(const TrialRun& run);
 // stopped by the study, not by its program: Slurm signals the whole job step,
 // so the trial may die of the same SIGTERM before the runner ends it.
 void attribute_to_stop(TrialRun& run, bool study_stopping);
+// Whether the program's end could be that same stop arriving first: it died of
+// SIGTERM, SIGKILL or SIGINT (or exited 128 + one, as shells do after one) and
+// its runner had not ended it itself (interrupt, prune, time limit). Slurm
+// signals a job's processes one after another, so the runner may learn of the
+// stop only after the program died of it; before attribute_to_stop, such a
+// runner gives its own signal a moment to arrive.
+bool may_have_died_of_the_stop(const TrialRun& run);
 // A trial the runner ended (TrialProcess marks that `interrupted`) because the
 // pruner asked was pruned; one that ended on its own first keeps its outcome.
 void attribute_to_prune(TrialRun& run, bool prune_requested);

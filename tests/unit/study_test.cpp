@@ -93,6 +93,32 @@ TEST(AttributeToStop, OnlyUncleanEndsDuringAStopAreInterruptions) {
   EXPECT_EQ(classify(c).state, TrialState::Ok);
 }
 
+TEST(AttributeToStop, DeathsThatMayBeAStopNotYetReceived) {
+  TrialRun r;
+  r.exited = false;
+  for (int s : {SIGTERM, SIGKILL, SIGINT}) {
+    r.signal = s;
+    EXPECT_TRUE(may_have_died_of_the_stop(r)) << s;
+  }
+  r.signal = SIGSEGV;
+  EXPECT_FALSE(may_have_died_of_the_stop(r)) << "a crash is the program's own";
+  r.exited = true;
+  r.exit_code = 128 + SIGTERM;
+  EXPECT_TRUE(may_have_died_of_the_stop(r)) << "a shell that exited after SIGTERM";
+  r.exit_code = 1;
+  EXPECT_FALSE(may_have_died_of_the_stop(r));
+  r.exit_code = 0;
+  EXPECT_FALSE(may_have_died_of_the_stop(r));
+  // Ended by its own runner: the runner knows why, nothing to wait for.
+  for (auto flag : {&TrialRun::interrupted, &TrialRun::pruned, &TrialRun::timed_out}) {
+    TrialRun k;
+    k.exited = false;
+    k.signal = SIGTERM;
+    k.*flag = true;
+    EXPECT_FALSE(may_have_died_of_the_stop(k));
+  }
+}
+
 TEST_F(StudyTest, RunsExactlyTheRequestedTrialsAndTracksTheBest) {
   auto h = History::create(path(), info_);
   auto sampler = make_sampler("random", info_.space, {.seed = 1});
