@@ -5,6 +5,7 @@
 #include "history/history.hpp"
 #include "prune_flags.hpp"
 #include "place_command.hpp"
+#include "simulate_command.hpp"
 #include "queue_command.hpp"
 #include "report_command.hpp"
 #include "run_command.hpp"
@@ -141,10 +142,14 @@ int main(int argc, char** argv) {
   auto* pl = app.add_subcommand("place", "Show where the gang placement policy puts a list of jobs (no slurmctld needed)");
   pl->add_option("--cluster", place_cluster, "cluster description: JSON, or a Tiresias cluster_spec CSV")->required();
   pl->add_option("--jobs", place_jobs, "JSON list of jobs, placed in order")->required();
-  pl->add_option("--policy", place_policy, "gang or first-fit (what cons_tres does without weights)")
-      ->check(CLI::IsMember({"gang", "first-fit"}))
+  pl->add_option("--policy", place_policy, "gang, cons_tres (select/cons_tres's own choice) or first-fit (node order)")
+      ->check(CLI::IsMember({"gang", "cons_tres", "first-fit"}))
       ->capture_default_str();
   pl->add_flag("--json", place_json, "JSON instead of a table");
+
+  tune::SimulateOptions simulate;
+  auto* sm = app.add_subcommand("simulate", "Replay a workload through a model of Slurm's scheduling, per policy");
+  tune::add_simulate_options(*sm, simulate);
 
   CLI11_PARSE(app, argc, argv);
 
@@ -161,6 +166,7 @@ int main(int argc, char** argv) {
     if (st->parsed()) return tune::show_status(status_file, top);
     if (rp->parsed()) return tune::write_report(report_file, report_html, report_svg);
     if (qu->parsed()) return tune::show_queue(queue_user, queue_json);
+    if (sm->parsed()) return tune::run_simulation(simulate);
     if (pl->parsed()) return tune::show_placement(place_cluster, place_jobs, place_policy, place_json);
     if (ex->parsed()) {
       if (!csv && !json) {

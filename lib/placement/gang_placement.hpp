@@ -58,6 +58,16 @@ class FirstFitPlacement : public PlacementPolicy {
   std::string name() const override { return "first-fit"; }
 };
 
+// select/cons_tres's own choice (see cons_tres_placement.cpp): the tightest
+// run of consecutive usable nodes, and in it, for a one-node job, the node
+// with the fewest available CPUs. What the simulator compares gang against.
+class ConsTresPlacement : public PlacementPolicy {
+ public:
+  std::optional<Placement> place(const Topology& t, const JobShape& job) const override;
+  std::string name() const override { return "cons_tres"; }
+};
+
+// By name: gang, cons_tres, first-fit.
 std::unique_ptr<PlacementPolicy> make_placement(const std::string& name);
 
 // Marks the placement's cores, memory and GPUs used (or free again).

@@ -1,0 +1,162 @@
+#include "simulate_command.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "priority/sched_config.hpp"
+#include "run_command.hpp"
+#include "simulation/cluster.hpp"
+#include "simulation/simulator.hpp"
+#include "simulation/summary.hpp"
+#include "simulation/workload.hpp"
+
+namespace tune {
+
+void add_simulate_options(CLI::App& app, SimulateOptions& o) {
+  app.add_option("--cluster", o.cluster,
+                 "slurm.conf (with topology.conf beside it), an openb node list CSV, or a tune place description")
+      ->required();
+  app.add_option("--jobs", o.jobs, "workload: sacct --parsable2 output, SWF, Philly-style, Tiresias or openb CSV")
+      ->required();
+  app.add_option("--cluster-share", o.cluster_share,
+                 "keep this share of the nodes, spread over the node list (for a trace too small to load its cluster)")
+      ->check(CLI::Range(0.001, 1.0))
+      ->capture_default_str();
+  app.add_option("--format", o.format, "force the workload format")
+      ->check(CLI::IsMember({"sacct", "swf", "philly", "tiresias", "openb"}));
+  app.add_option("--times-from", o.times_from,
+                 "for a workload of sizes only (openb multigpu50): draw each job's submission and run time from this "
+                 "workload's jobs of the same GPU count");
+  app.add_option("--priority", o.priorities, "priority policies to compare: fifo, fairshare, tune")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"fifo", "fairshare", "tune"}))
+      ->capture_default_str();
+  app.add_option("--placement", o.placements, "placement policies to compare: cons_tres, gang, first-fit")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"cons_tres", "gang", "first-fit"}))
+      ->capture_default_str();
+  auto* load = app.add_option("--load", o.loads, "compress arrivals by these factors (2: twice as often)")
+                   ->delimiter(',')
+                   ->check(CLI::PositiveNumber);
+  app.add_option("--utilisation", o.utilisations,
+                 "compress arrivals so the offered load is this share of the cluster's GPUs (CPUs if no job has a "
+                 "GPU), e.g. 0.5,0.8,0.95")
+      ->delimiter(',')
+      ->check(CLI::Range(0.01, 10.0))
+      ->excludes(load);
+  app.add_option("--time-limit-factor", o.time_limit_factor,
+                 "a job without a time limit in the workload gets this times its run time, rounded up to a minute")
+      ->check(CLI::Range(1.0, 1000.0))
+      ->capture_default_str();
+  app.add_option("--cpus-per-gpu", o.cpus_per_gpu, "CPUs a GPU job takes per GPU at least")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--sched-conf", o.sched_conf, "sched_tune.conf for the tune priority policy (default: its defaults)");
+  app.add_option("--limit", o.limit, "replay only the first N jobs")->check(CLI::PositiveNumber);
+  app.add_option("--seed", o.seed, "seed for --times-from")->capture_default_str();
+  app.add_option("--csv", o.csv_dir, "write one CSV per run (one row per job) into this directory");
+  app.add_option("--html", o.html, "write an HTML page of tables and charts");
+}
+
+int run_simulation(const SimulateOptions& o) {
+  sim::Cluster cluster;
+  sim::Workload base;
+  SchedConfig tune_conf;
+  try {
+    cluster = sim::read_cluster(o.cluster);
+    if (o.cluster_share < 1) cluster = sim::scale_cluster(cluster, o.cluster_share);
+    base = sim::read_workload(o.jobs, o.format);
+    if (!base.timed) {
+      if (o.times_from.empty())
+        throw sim::WorkloadError(o.jobs + ": gives job sizes but no submission or run times; add --times-from "
+                                          "WORKLOAD (e.g. openb_pod_list_default.csv) to draw them by GPU count");
+      sim::borrow_times(base, sim::read_workload(o.times_from), o.seed);
+    }
+    if (o.limit > 0 && static_cast<long>(base.jobs.size()) > o.limit) base.jobs.resize(o.limit);
+    if (!o.sched_conf.empty()) tune_conf = load_sched_config(o.sched_conf);
+  } catch (const std::exception& e) {
+    std::cerr << "tune simulate: error: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  sim::apply_time_limits(base, o.time_limit_factor);
+  const double native = sim::offered_load(base, cluster.gpus(), cluster.cpus());
+  std::vector<double> factors = o.loads;
+  for (double u : o.utilisations) factors.push_back(sim::factor_for_load(base, u, cluster.gpus(), cluster.cpus()));
+  if (factors.empty()) factors.push_back(1);
+
+  std::printf("cluster: %s: %zu nodes, %d CPUs, %d GPUs\n", cluster.source.c_str(), cluster.topology.nodes.size(),
+              cluster.cpus(), cluster.gpus());
+  for (const auto& n : cluster.notes) std::printf("  note: %s\n", n.c_str());
+  std::printf("workload: %s: %zu jobs", base.source.c_str(), base.jobs.size());
+  if (base.skipped) std::printf(" (%d skipped: %s)", base.skipped, base.skipped_why.c_str());
+  std::printf("; offered load %.1f%% at its own pace\n", 100 * native);
+  const auto& st = cluster.settings;
+  std::printf("slurm: %s, sched_interval=%.0f default_queue_depth=%d bf_interval=%.0f bf_window=%.0fmin "
+              "bf_resolution=%.0f bf_max_job_test=%d\n",
+              st.backfill ? "sched/backfill" : "sched/builtin", st.sched_interval, st.default_queue_depth,
+              st.bf_interval, st.bf_window / 60, st.bf_resolution, st.bf_max_job_test);
+
+  std::vector<sim::Summary> all_rows;
+  std::vector<sim::SimResult> all_results;
+  for (double f : factors) {
+    const sim::Workload w = sim::compress(base, f);
+    std::printf("\n== arrivals x%.3g: offered load %.1f%% ==\n", f, 100 * sim::offered_load(w, cluster.gpus(), cluster.cpus()));
+    std::vector<sim::Summary> rows;
+    for (const auto& prio : o.priorities)
+      for (const auto& place : o.placements) {
+        sim::SimOptions so;
+        so.priority = prio;
+        so.placement = place;
+        so.tune = tune_conf;
+        so.cpus_per_gpu = o.cpus_per_gpu;
+        sim::SimResult r = sim::simulate(cluster, w, so);
+        const std::string label = prio + "+" + place;
+        rows.push_back(sim::summarise(label, cluster, w, r));
+        if (!o.csv_dir.empty()) {
+          std::filesystem::create_directories(o.csv_dir);
+          char name[128];
+          std::snprintf(name, sizeof name, "%s/x%g-%s-%s.csv", o.csv_dir.c_str(), f, prio.c_str(), place.c_str());
+          std::ofstream out(name);
+          sim::write_jobs_csv(out, w, r);
+          if (!out) {
+            std::cerr << "tune simulate: error: cannot write " << name << "\n";
+            return kExitUsage;
+          }
+        }
+        rows.back().label = label;
+        all_results.push_back(std::move(r));
+      }
+    std::fputs(sim::format_table(rows).c_str(), stdout);
+    std::fputs(sim::format_by_gpus(rows).c_str(), stdout);
+    const auto& b = rows.front();
+    std::printf("bounds: mean JCT >= %.0fs (no job waits); makespan >= %.0fs\n", b.completion_bound, b.makespan_bound);
+    for (const auto& r : rows)
+      if (r.never_fit) std::printf("%s: %d jobs fit no node set of the cluster and were left out\n", r.label.c_str(), r.never_fit);
+    double secs = 0;
+    long long events = 0;
+    for (const auto& r : rows) secs += r.seconds, events += r.events;
+    std::printf("simulated in %.2fs (%.0f events/s)\n", secs, secs > 0 ? events / secs : 0.0);
+    for (auto& r : rows) {
+      char l[64];
+      std::snprintf(l, sizeof l, "x%g ", f);
+      r.label = l + r.label;
+      all_rows.push_back(r);
+    }
+  }
+  if (!o.html.empty()) {
+    std::vector<const sim::SimResult*> ptrs;
+    for (const auto& r : all_results) ptrs.push_back(&r);
+    std::ofstream out(o.html);
+    out << sim::html_page("tune simulate: " + base.source, all_rows, ptrs);
+    if (!out) {
+      std::cerr << "tune simulate: error: cannot write " << o.html << "\n";
+      return kExitUsage;
+    }
+    std::printf("report: %s\n", o.html.c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace tune

@@ -1,0 +1,27 @@
+// `tune simulate`: replay a workload through a model of Slurm's scheduling
+// with each combination of priority and placement policy, and print what
+// each did to waits, completion times, utilisation and fairness.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace tune {
+
+struct SimulateOptions {
+  std::string cluster, jobs, format, times_from, sched_conf, csv_dir, html;
+  std::vector<std::string> priorities{"fifo"}, placements{"cons_tres"};
+  std::vector<double> loads;         // arrival compression factors
+  std::vector<double> utilisations;  // target offered loads (0-1]; alternative to loads
+  double time_limit_factor = 2;
+  double cluster_share = 1;
+  int cpus_per_gpu = 0;
+  long limit = 0;  // first N jobs only
+  unsigned seed = 1;
+};
+
+void add_simulate_options(CLI::App& app, SimulateOptions& o);
+int run_simulation(const SimulateOptions& o);
+
+}  // namespace tune

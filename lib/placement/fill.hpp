@@ -1,0 +1,30 @@
+#pragma once
+// What the placement policies share: what one node can give a job, and the
+// assignment of a job's tasks and GPUs to an ordered list of nodes. No Slurm.
+#include <optional>
+#include <vector>
+
+#include "placement/gang_placement.hpp"
+
+namespace tune::placement_detail {
+
+// What one node can give this job: tasks, and GPUs for a per-job GPU count.
+struct Capacity {
+  int tasks = 0;
+  int gpus = 0;  // GPUs the node would give (per node / per task), or can give (per job)
+};
+
+double mem_for(const JobShape& j, int cpus, int gpus);
+int cpus_for(const JobShape& j, int tasks, int gpus);
+Capacity capacity(const NodeCell& n, const JobShape& j);
+
+// Done when the chosen nodes hold every task and every GPU.
+struct Need {
+  int tasks, gpus, min_nodes, max_nodes;
+};
+Need need_of(const JobShape& j);
+
+// Assign tasks and GPUs to an ordered node list; nullopt if they do not hold the job.
+std::optional<Placement> fill(const Topology& t, const JobShape& j, const std::vector<int>& order);
+
+}  // namespace tune::placement_detail

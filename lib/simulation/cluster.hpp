@@ -1,0 +1,61 @@
+#pragma once
+// The cluster a simulation runs on: from slurm.conf (NodeName lines, with
+// topology.conf's switches beside it), from the Alibaba openb node list, or
+// from what `tune place` reads (JSON, Tiresias cluster_spec CSV). slurm.conf
+// also gives the scheduler's settings (SchedulerParameters bf_*, Priority*).
+// No Slurm here.
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "placement/topology.hpp"
+
+namespace tune::sim {
+
+struct ClusterError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// What Slurm's schedulers do, with slurm.conf's names and Slurm 22.05's defaults.
+struct SchedulerSettings {
+  double sched_interval = 60;   // full main-scheduler pass
+  int default_queue_depth = 100;  // jobs an event-triggered pass looks at
+  bool backfill = true;         // SchedulerType=sched/backfill (sched/builtin: false)
+  double bf_interval = 30;
+  double bf_window = 1440 * 60;  // seconds (bf_window is in minutes in slurm.conf)
+  double bf_resolution = 60;
+  int bf_max_job_test = 500;
+  // priority/multifactor
+  double priority_calc_period = 300;
+  double priority_decay_half_life = 7 * 86400;
+  double priority_max_age = 7 * 86400;
+  double weight_age = 0, weight_fairshare = 0;
+};
+
+struct Cluster {
+  std::string source;
+  Topology topology;
+  SchedulerSettings settings;
+  std::vector<std::string> notes;  // what was read approximately, for the report
+  int gpus() const;
+  int cpus() const;
+  double mem_mb() const;
+};
+
+// "node[01-03,7],gpu5" -> node01 node02 node03 node7 gpu5. Throws on a malformed list.
+std::vector<std::string> expand_hostlist(const std::string& list);
+
+// slurm.conf text; topology.conf text may be empty. `name` stands for the file in messages.
+Cluster parse_slurm_conf(const std::string& text, const std::string& name, const std::string& topology_text = "",
+                         const std::string& topology_name = "topology.conf");
+// Reads a cluster: slurm.conf (topology.conf beside it, if present), the
+// openb node list CSV, or a `tune place` description.
+Cluster read_cluster(const std::string& path);
+
+// A share of the nodes, spread evenly over the node list so the mix of node
+// kinds stays (0.1: every tenth node). For a trace too small in work to load
+// its own cluster (openb's pods hold its 6,212 GPUs for about 12 hours).
+Cluster scale_cluster(const Cluster& c, double share);
+
+}  // namespace tune::sim

@@ -1,0 +1,479 @@
+#include "simulation/simulator.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <queue>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+#include <unordered_map>
+
+#include "priority/scheduling_pass.hpp"
+
+namespace tune::sim {
+namespace {
+
+constexpr double kNever = std::numeric_limits<double>::infinity();
+
+struct Run {
+  Placement placement;
+  std::multimap<double, int>::iterator expected;  // in by_expected_end_
+  double charged_until = 0;                       // classic fair share
+};
+
+struct Reservation {
+  std::vector<int> nodes;
+  double from, to;
+};
+
+class Sim {
+ public:
+  Sim(const Cluster& c, const Workload& w, const SimOptions& o)
+      : topo_(c.topology), w_(w), o_(o), s_(c.settings), policy_(make_placement(o.placement)) {
+    if (o.priority != "fifo" && o.priority != "fairshare" && o.priority != "tune")
+      throw std::invalid_argument("unknown priority policy '" + o.priority + "': use fifo, fairshare or tune");
+    for (const auto& n : topo_.nodes) max_gpn_ = std::max(max_gpn_, n.gpus()), max_cores_ = std::max(max_cores_, n.cores);
+    hist_.assign(max_gpn_ + 1, 0);
+    core_hist_.assign(max_cores_ + 1, 0);
+    for (int i = 0; i < static_cast<int>(topo_.nodes.size()); ++i) hist_add(i);
+    capacity_ = {static_cast<double>(c.cpus()), c.mem_mb(), static_cast<double>(c.gpus())};
+    if (c.settings.weight_age > 0 || c.settings.weight_fairshare > 0)
+      o_.weight_age = c.settings.weight_age, o_.weight_fairshare = c.settings.weight_fairshare;
+    gpu_billing_ = c.gpus() > 0 ? static_cast<double>(c.cpus()) / c.gpus() : 0;
+    shapes_.reserve(w.jobs.size());
+    for (const auto& j : w.jobs) shapes_.push_back(shape_of(j, max_gpn_, o.cpus_per_gpu));
+    res_.assign(w.jobs.size(), {});
+    prio_.assign(w.jobs.size(), 0);
+    if (o.priority == "tune") tune_.emplace(o.tune);
+    accounts_ = 0;
+    std::unordered_map<std::string, int> seen;
+    for (const auto& j : w.jobs) seen.emplace(j.account, 0);
+    accounts_ = static_cast<int>(seen.size());
+  }
+
+  SimResult run() {
+    const auto t0 = std::chrono::steady_clock::now();
+    SimResult r;
+    r.priority = o_.priority, r.placement = o_.placement;
+    const double prio_period = o_.priority == "tune" ? o_.tune.interval : s_.priority_calc_period;
+    const double sample_every = o_.sample_every > 0 ? o_.sample_every : s_.bf_interval;
+    double next_main = s_.sched_interval, next_bf = s_.bf_interval, next_prio = prio_period, next_sample = 0;
+    std::size_t next_job = 0;
+    const std::size_t n = w_.jobs.size();
+    auto advance = [&](double& timer, double period) {
+      timer = (std::floor(now_ / period) + 1) * period;
+    };
+    while (next_job < n || !pending_.empty() || !running_.empty()) {
+      double t = kNever;
+      if (next_job < n) t = w_.jobs[next_job].submit;
+      if (!ends_.empty()) t = std::min(t, ends_.top().first);
+      if (!pending_.empty()) {
+        t = std::min({t, next_main, next_prio});
+        if (s_.backfill) t = std::min(t, next_bf);
+      }
+      if (!pending_.empty() || !running_.empty()) t = std::min(t, next_sample);
+      if (t == kNever) break;
+      now_ = std::max(now_, t);
+      ++r.events;
+      bool triggered = false;
+      while (!ends_.empty() && ends_.top().first <= now_) {
+        finish(ends_.top().second);
+        ends_.pop();
+        triggered = true;
+      }
+      while (next_job < n && w_.jobs[next_job].submit <= now_) {
+        submit(static_cast<int>(next_job++), r);
+        triggered = true;
+      }
+      if (now_ >= next_prio) {
+        if (!pending_.empty()) {
+          const auto p0 = std::chrono::steady_clock::now();
+          reprioritise();
+          r.priority_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count();
+          ++r.priority_passes;
+        }
+        advance(next_prio, prio_period);
+      }
+      if (now_ >= next_main) {
+        if (!pending_.empty()) main_pass(0), ++r.main_passes;
+        advance(next_main, s_.sched_interval);
+        triggered = false;
+      }
+      if (triggered && !pending_.empty()) main_pass(s_.default_queue_depth), ++r.main_passes;
+      if (s_.backfill && now_ >= next_bf) {
+        if (!pending_.empty()) backfill_pass(), ++r.backfill_passes;
+        advance(next_bf, s_.bf_interval);
+      }
+      if (now_ >= next_sample) {
+        r.samples.push_back(sample());
+        advance(next_sample, sample_every);
+      }
+    }
+    r.jobs = res_;
+    r.never_fit = never_fit_;
+    r.placement_calls = placement_calls_;
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+  }
+
+ private:
+  struct Key {
+    double prio, submit;
+    int idx;
+    bool operator<(const Key& o) const {
+      if (prio != o.prio) return prio > o.prio;
+      if (submit != o.submit) return submit < o.submit;
+      return idx < o.idx;
+    }
+  };
+  Key key(int j) const { return {prio_[j], w_.jobs[j].submit, j}; }
+
+  // --- node bookkeeping: free-GPU histogram for quick "cannot fit" answers ---
+  void hist_add(int i) {
+    hist_[topo_.nodes[i].free_gpus()]++;
+    core_hist_[std::clamp(topo_.nodes[i].free_cores, 0, max_cores_)]++;
+    free_cores_ += topo_.nodes[i].free_cores;
+  }
+  void hist_remove(int i) {
+    hist_[topo_.nodes[i].free_gpus()]--;
+    core_hist_[std::clamp(topo_.nodes[i].free_cores, 0, max_cores_)]--;
+    free_cores_ -= topo_.nodes[i].free_cores;
+  }
+  void take(int j, const Placement& p) {
+    for (const auto& g : p.nodes) hist_remove(g.node);
+    apply(topo_, p, shapes_[j]);
+    for (const auto& g : p.nodes) hist_add(g.node);
+  }
+  void give_back(const Placement& p) {
+    for (const auto& g : p.nodes) hist_remove(g.node);
+    release(topo_, p);
+    for (const auto& g : p.nodes) hist_add(g.node);
+  }
+
+  // A necessary condition for the job to fit now; the policy decides.
+  bool may_fit(int j) const {
+    const JobShape& s = shapes_[j];
+    if (!s.wants_gpus()) {
+      if (s.max_nodes > 0 && s.max_nodes == s.min_nodes) {  // fixed node count: each node must give its share
+        const int per_node = s.cpus_per_task * ((s.tasks + s.min_nodes - 1) / s.min_nodes);
+        if (per_node > max_cores_) return false;
+        int count = 0;
+        for (int c = per_node; c <= max_cores_ && count < s.min_nodes; ++c) count += core_hist_[c];
+        return count >= s.min_nodes;
+      }
+      return free_cores_ >= static_cast<long>(s.tasks) * s.cpus_per_task;
+    }
+    const int per_node = s.gpus_per_node > 0 ? s.gpus_per_node : 1;
+    const int nodes = std::max(1, s.min_nodes);
+    int count = 0;
+    for (int g = std::min(per_node, max_gpn_); g <= max_gpn_; ++g) count += hist_[g];
+    return count >= nodes && per_node <= max_gpn_;
+  }
+
+  std::optional<Placement> place(int j) {
+    if (!may_fit(j)) return std::nullopt;
+    ++placement_calls_;
+    return policy_->place(topo_, shapes_[j]);
+  }
+
+  // --- jobs ----------------------------------------------------------------
+  bool ever_fits(int j) {
+    const JobShape& s = shapes_[j];
+    const auto sig = std::make_tuple(s.min_nodes, s.tasks, s.cpus_per_task, s.gpus_per_node, s.mem_per_node_mb,
+                                     s.mem_per_cpu_mb);
+    const auto it = fits_cache_.find(sig);
+    if (it != fits_cache_.end()) return it->second;
+    if (!empty_) {
+      empty_ = topo_;
+      for (auto& c : empty_->nodes) {
+        c.free_cores = c.cores, c.free_mem_mb = c.mem_mb;
+        c.gpu_free.assign(c.gpus(), true);
+      }
+    }
+    const bool ok = static_cast<bool>(policy_->place(*empty_, s));
+    fits_cache_[sig] = ok;
+    return ok;
+  }
+
+  void submit(int j, SimResult&) {
+    if (!ever_fits(j)) {
+      ++never_fit_;
+      return;
+    }
+    if (o_.priority == "fifo") prio_[j] = 0;
+    else if (o_.priority == "tune") prio_[j] = -1;  // below the policy's band until its next pass
+    else prio_[j] = classic_priority(j);
+    pending_.insert(key(j));
+    if (shapes_[j].total_gpus() > 1) ++pending_multi_;
+  }
+
+  void start(int j, const Placement& p, bool backfilled) {
+    take(j, p);
+    const SimJob& job = w_.jobs[j];
+    JobResult& r = res_[j];
+    r.start = now_;
+    r.timed_out = job.runtime > job.time_limit;
+    r.end = now_ + std::min(job.runtime, job.time_limit);
+    r.backfilled = backfilled;
+    Run run;
+    run.placement = p;
+    run.expected = by_expected_end_.emplace(now_ + job.time_limit, j);
+    run.charged_until = now_;
+    running_.emplace(j, std::move(run));
+    ends_.emplace(r.end, j);
+    busy_gpus_ += shapes_[j].total_gpus() > 0 ? gpus_of(p) : 0;
+    busy_cpus_ += cpus_of(p);
+    if (shapes_[j].total_gpus() > 1) --pending_multi_;
+  }
+
+  void finish(int j) {
+    auto it = running_.find(j);
+    charge(j, it->second);
+    give_back(it->second.placement);
+    busy_gpus_ -= gpus_of(it->second.placement);
+    busy_cpus_ -= cpus_of(it->second.placement);
+    by_expected_end_.erase(it->second.expected);
+    running_.erase(it);
+  }
+
+  static int gpus_of(const Placement& p) {
+    int g = 0;
+    for (const auto& n : p.nodes) g += n.gpus;
+    return g;
+  }
+  static int cpus_of(const Placement& p) {
+    int c = 0;
+    for (const auto& n : p.nodes) c += n.cpus;
+    return c;
+  }
+
+  // --- priorities ----------------------------------------------------------
+  void charge(int j, Run& run) {
+    if (o_.priority != "fairshare") return;
+    const double dt = now_ - run.charged_until;
+    run.charged_until = now_;
+    usage_[w_.jobs[j].account] += dt * (cpus_of(run.placement) + gpu_billing_ * gpus_of(run.placement));
+  }
+
+  // priority/multifactor: age + classic fair share 2^(-U/S), U the account's
+  // share of all decayed usage, S its share of the shares (equal shares).
+  double classic_priority(int j) const {
+    double total = 0;
+    for (const auto& [a, u] : usage_) total += u;
+    const auto it = usage_.find(w_.jobs[j].account);
+    const double u = total > 0 && it != usage_.end() ? it->second / total : 0;
+    const double s = 1.0 / std::max(1, accounts_);
+    const double age = std::clamp((now_ - w_.jobs[j].submit) / s_.priority_max_age, 0.0, 1.0);
+    return std::floor(o_.weight_fairshare * std::pow(2.0, -u / s) + o_.weight_age * age);
+  }
+
+  void reprioritise() {
+    if (o_.priority == "fifo") return;
+    std::vector<int> jobs;
+    jobs.reserve(pending_.size());
+    for (const auto& k : pending_) jobs.push_back(k.idx);
+    if (o_.priority == "fairshare") {
+      const double dt = now_ - last_decay_;
+      last_decay_ = now_;
+      for (auto& [a, u] : usage_) u *= std::pow(0.5, dt / s_.priority_decay_half_life);
+      for (auto& [j, run] : running_) charge(j, run);
+      for (int j : jobs) prio_[j] = classic_priority(j);
+    } else {
+      std::vector<JobView> views;
+      views.reserve(jobs.size() + running_.size());
+      auto view = [&](int j, JobView::State st) {
+        JobView v;
+        v.id = static_cast<std::uint32_t>(j + 1);
+        v.tenant = w_.jobs[j].account;
+        v.state = st;
+        v.eligible = w_.jobs[j].submit;
+        v.started = res_[j].start;
+        const JobShape& s = shapes_[j];
+        const int nodes = std::max(1, s.min_nodes);
+        v.request = {static_cast<double>(s.tasks * s.cpus_per_task), s.mem_per_node_mb * nodes,
+                     static_cast<double>(s.total_gpus())};
+        views.push_back(std::move(v));
+      };
+      for (int j : jobs) view(j, JobView::State::Pending);
+      for (const auto& [j, run] : running_) view(j, JobView::State::Running);
+      const auto decisions = tune_->pass(now_, capacity_, views);
+      for (const auto& d : decisions)
+        if (d.priority) prio_[d.id - 1] = *d.priority;
+    }
+    pending_.clear();
+    for (int j : jobs) pending_.insert(key(j));
+  }
+
+  // --- the main scheduler ---------------------------------------------------
+  void main_pass(int depth) {
+    int looked = 0;
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      if (depth > 0 && looked++ >= depth) break;
+      const int j = it->idx;
+      const auto p = place(j);
+      if (!p) break;  // the partition is blocked for the rest of this pass
+      it = pending_.erase(it);
+      start(j, *p, false);
+    }
+  }
+
+  // --- backfill ---------------------------------------------------------------
+  double round_up(double t) const { return std::ceil(t / s_.bf_resolution) * s_.bf_resolution; }
+
+  // The earliest time within bf_window the job can start without touching a
+  // reservation, and where; running jobs end at start + time limit.
+  std::optional<std::pair<double, Placement>> earliest(int j, const std::vector<Reservation>& resv) {
+    const double limit = w_.jobs[j].time_limit;
+    std::vector<double> resv_ends;
+    for (const auto& r : resv) resv_ends.push_back(r.to);
+    std::sort(resv_ends.begin(), resv_ends.end());
+    std::vector<int> released;
+    std::optional<std::pair<double, Placement>> found;
+    auto it = by_expected_end_.begin();
+    std::size_t ri = 0;
+    double t = now_;
+    std::vector<int> blocked;
+    while (true) {
+      if (may_fit(j)) {
+        for (const auto& r : resv)
+          if (r.from < t + limit && t < r.to)
+            for (int nd : r.nodes)
+              if (topo_.nodes[nd].available) topo_.nodes[nd].available = false, blocked.push_back(nd);
+        ++placement_calls_;
+        auto p = policy_->place(topo_, shapes_[j]);
+        for (int nd : blocked) topo_.nodes[nd].available = true;
+        blocked.clear();
+        if (p) {
+          found.emplace(t, std::move(*p));
+          break;
+        }
+      }
+      double next = kNever;
+      if (it != by_expected_end_.end()) next = std::max(now_, round_up(it->first));
+      while (ri < resv_ends.size() && resv_ends[ri] <= t) ++ri;
+      if (ri < resv_ends.size()) next = std::min(next, resv_ends[ri]);
+      if (next == kNever || next > now_ + s_.bf_window) break;
+      while (it != by_expected_end_.end() && std::max(now_, round_up(it->first)) <= next) {
+        give_back(running_.at(it->second).placement);
+        released.push_back(it->second);
+        ++it;
+      }
+      t = next;
+    }
+    for (int r : released) take(r, running_.at(r).placement);
+    return found;
+  }
+
+  void backfill_pass() {
+    std::vector<int> order;
+    for (const auto& k : pending_) {
+      if (static_cast<int>(order.size()) >= s_.bf_max_job_test) break;
+      order.push_back(k.idx);
+    }
+    std::vector<Reservation> resv;
+    for (int j : order) {
+      auto f = earliest(j, resv);
+      if (!f) continue;
+      if (f->first <= now_) {
+        pending_.erase(key(j));
+        start(j, f->second, true);
+        continue;
+      }
+      Reservation r;
+      for (const auto& g : f->second.nodes) r.nodes.push_back(g.node);
+      r.from = f->first;
+      r.to = f->first + w_.jobs[j].time_limit;
+      resv.push_back(std::move(r));
+    }
+  }
+
+  // --- samples -----------------------------------------------------------------
+  Sample sample() const {
+    Sample s;
+    s.time = now_;
+    s.busy_gpus = busy_gpus_;
+    s.busy_cpus = busy_cpus_;
+    s.pending = static_cast<int>(pending_.size());
+    if (pending_multi_ > 0)
+      for (const auto& k : pending_) {
+        const JobShape& sh = shapes_[k.idx];
+        if (sh.total_gpus() <= 1) continue;
+        const int need = std::min(max_gpn_, sh.gpus_per_node > 0 ? sh.gpus_per_node : sh.total_gpus());
+        double free = 0, stranded = 0;
+        for (int g = 1; g <= max_gpn_; ++g) {
+          free += static_cast<double>(g) * hist_[g];
+          if (g < need) stranded += static_cast<double>(g) * hist_[g];
+        }
+        s.fragmentation = free > 0 ? stranded / free : 0;
+        break;
+      }
+    return s;
+  }
+
+  Topology topo_;
+  std::optional<Topology> empty_;
+  std::map<std::tuple<int, int, int, int, double, double>, bool> fits_cache_;
+  const Workload& w_;
+  SimOptions o_;
+  SchedulerSettings s_;
+  std::unique_ptr<PlacementPolicy> policy_;
+  std::vector<JobShape> shapes_;
+  std::vector<JobResult> res_;
+  std::vector<double> prio_;
+  std::set<Key> pending_;
+  int pending_multi_ = 0;
+  std::unordered_map<int, Run> running_;
+  std::multimap<double, int> by_expected_end_;
+  std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>> ends_;
+  std::vector<int> hist_, core_hist_;  // available nodes by free GPUs, by free cores
+  long free_cores_ = 0;
+  int max_gpn_ = 0, max_cores_ = 0;
+  double busy_gpus_ = 0, busy_cpus_ = 0;
+  double now_ = 0;
+  long long placement_calls_ = 0;
+  int never_fit_ = 0;
+  Resources capacity_;
+  std::optional<SchedulingPolicy> tune_;
+  std::unordered_map<std::string, double> usage_;
+  double last_decay_ = 0, gpu_billing_ = 0;
+  int accounts_ = 0;
+};
+
+}  // namespace
+
+JobShape shape_of(const SimJob& j, int max_gpus_per_node, int cpus_per_gpu) {
+  JobShape s;
+  int cpus = j.cpus;
+  if (j.gpus > 0 && cpus_per_gpu > 0) cpus = std::max(cpus, j.gpus * cpus_per_gpu);
+  if (j.gpus > 0) {
+    const int per = std::max(1, max_gpus_per_node);
+    const int nodes = j.gpus <= per ? 1 : (j.gpus + per - 1) / per;
+    s.min_nodes = s.max_nodes = nodes;
+    s.tasks = nodes;
+    s.gpus_per_node = nodes == 1 ? j.gpus : per;
+    s.cpus_per_task = std::max(1, (cpus + nodes - 1) / nodes);
+    s.mem_per_node_mb = j.mem_mb / nodes;
+  } else {
+    if (j.nodes > 0) {
+      s.min_nodes = s.max_nodes = j.nodes;
+      s.tasks = j.nodes;
+      s.cpus_per_task = std::max(1, (cpus + j.nodes - 1) / j.nodes);
+      s.mem_per_node_mb = j.mem_mb / j.nodes;
+    } else {
+      s.tasks = std::max(1, cpus);
+      s.cpus_per_task = 1;
+      s.mem_per_cpu_mb = j.mem_mb / std::max(1, cpus);
+    }
+  }
+  return s;
+}
+
+SimResult simulate(const Cluster& cluster, const Workload& workload, const SimOptions& options) {
+  Sim s(cluster, workload, options);
+  return s.run();
+}
+
+}  // namespace tune::sim

@@ -1,0 +1,80 @@
+#pragma once
+// An event-driven simulator of one Slurm partition, driving the same policy
+// classes the plugins run: lib/priority's SchedulingPolicy (sched/tune) and
+// lib/placement's node choice (select/cons_tres_gang, or cons_tres's own).
+//
+// What it models, from Slurm 22.05's source (slurmctld/job_scheduler.c,
+// plugins/sched/backfill/backfill.c):
+// - the main scheduler: on every submission and completion (looking at
+//   default_queue_depth jobs) and every sched_interval (all jobs), in
+//   priority order, stopping at the first job that cannot start (the
+//   partition is then blocked for that pass);
+// - backfill every bf_interval: up to bf_max_job_test jobs in priority
+//   order; each starts now if it fits without touching a reservation, else
+//   gets the earliest start within bf_window (running jobs end at their
+//   start + time limit, times rounded up to bf_resolution) and reserves the
+//   nodes it would get then (whole nodes, as backfill's node space map does);
+// - time limits: a job ends at its real run time or is killed at its limit;
+// - priorities: priority/basic (submission order), priority/multifactor's age
+//   and classic fair share (decayed usage, every PriorityCalcPeriod), or
+//   sched/tune's pass every interval (new jobs wait below it until then).
+// What it leaves out: partitions other than one, QOS, preemption,
+// reservations made by admins, node failures, job dependencies and arrays.
+// No Slurm here.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "placement/gang_placement.hpp"
+#include "priority/sched_config.hpp"
+#include "simulation/cluster.hpp"
+#include "simulation/workload.hpp"
+
+namespace tune::sim {
+
+struct SimOptions {
+  std::string priority = "fifo";       // fifo | fairshare | tune
+  std::string placement = "cons_tres";  // a name make_placement() knows
+  SchedConfig tune;                    // sched/tune's settings (priority "tune")
+  // Classic fair share: PriorityWeightFairshare and PriorityWeightAge when
+  // slurm.conf sets none; a GPU bills as many CPUs as the cluster has per GPU.
+  double weight_fairshare = 10000, weight_age = 1000;
+  int cpus_per_gpu = 0;     // CPUs a job with GPUs but no CPU count gets per GPU (0: one per job)
+  double sample_every = 0;  // seconds between utilisation/fragmentation samples (0: bf_interval)
+};
+
+struct JobResult {
+  double start = -1, end = -1;  // -1: never started (the simulation cannot place it)
+  bool timed_out = false;       // killed at its time limit
+  bool backfilled = false;      // started by backfill rather than the main scheduler
+};
+
+struct Sample {
+  double time = 0;
+  double busy_gpus = 0, busy_cpus = 0;
+  int pending = 0;
+  double fragmentation = -1;  // share of free GPUs the first pending multi-GPU job cannot use; -1: none waits
+};
+
+struct SimResult {
+  std::string priority, placement;
+  std::vector<JobResult> jobs;  // same order as the workload
+  std::vector<Sample> samples;
+  int never_fit = 0;  // jobs larger than any node set of the cluster
+  long long events = 0, main_passes = 0, backfill_passes = 0, priority_passes = 0, placement_calls = 0;
+  double seconds = 0;  // wall time of the simulation
+  double priority_seconds = 0;  // of which in the priority pass
+};
+
+// Runs the workload to its end. Throws std::invalid_argument for an unknown
+// policy name.
+SimResult simulate(const Cluster& cluster, const Workload& workload, const SimOptions& options);
+
+// The shape Slurm would see for a trace job: --gpus-per-node=G -N1 when its
+// GPUs fit on the cluster's largest node, else whole nodes (--gpus-per-node
+// of the largest node, -N ceil(G / it)); CPUs and memory spread over its nodes.
+JobShape shape_of(const SimJob& j, int max_gpus_per_node, int cpus_per_gpu);
+
+}  // namespace tune::sim

@@ -1,0 +1,218 @@
+#include "simulation/summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+#include "report/svg_chart.hpp"
+
+namespace tune::sim {
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+// Seconds as a short human figure: 42s, 13.5m, 4.2h, 3.1d.
+std::string dur(double s) {
+  if (s < 0) return "-";
+  if (s < 100) return fmt("%.0fs", s);
+  if (s < 6000) return fmt("%.1fm", s / 60);
+  if (s < 3 * 86400) return fmt("%.1fh", s / 3600);
+  return fmt("%.1fd", s / 86400);
+}
+
+const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
+
+}  // namespace
+
+Stats stats_of(std::vector<double> v) {
+  Stats s;
+  s.n = static_cast<int>(v.size());
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  double sum = 0;
+  for (double x : v) sum += x;
+  s.mean = sum / v.size();
+  s.median = v[v.size() / 2];
+  s.p95 = v[std::min(v.size() - 1, static_cast<std::size_t>(std::ceil(0.95 * v.size())) - 1)];
+  s.max = v.back();
+  return s;
+}
+
+Summary summarise(const std::string& label, const Cluster& c, const Workload& w, const SimResult& r) {
+  Summary s;
+  s.label = label;
+  s.jobs = static_cast<int>(w.jobs.size());
+  s.never_fit = r.never_fit;
+  std::vector<double> wait, jct, one, multi;
+  std::map<int, std::vector<double>> by_gpus;
+  std::map<std::string, std::vector<double>> by_account, slowdown;
+  double first = w.jobs.empty() ? 0 : w.jobs.front().submit, last = first, gpu_work = 0, cpu_work = 0, bound = 0;
+  double last_arrival_end = 0, gpu_window = 0, cpu_window = 0;
+  const auto win = w.jobs.empty() ? std::pair<double, double>{0, 0} : load_window(w);
+  for (std::size_t i = 0; i < w.jobs.size(); ++i) {
+    const SimJob& j = w.jobs[i];
+    const JobResult& x = r.jobs[i];
+    if (x.start < 0) continue;
+    ++s.started;
+    s.timed_out += x.timed_out;
+    s.backfilled += x.backfilled;
+    const double run = x.end - x.start, wt = x.start - j.submit;
+    wait.push_back(wt);
+    jct.push_back(x.end - j.submit);
+    by_gpus[j.gpus].push_back(wt);
+    by_account[j.account].push_back(wt);
+    slowdown[j.account].push_back((wt + run) / std::max(run, 10.0));
+    if (j.gpus == 1) one.push_back(wt);
+    if (j.gpus > 1) multi.push_back(wt);
+    last = std::max(last, x.end);
+    gpu_work += run * j.gpus;
+    cpu_work += run * j.cpus;
+    const double held = std::max(0.0, std::min(x.end, win.second) - std::max(x.start, win.first));
+    gpu_window += held * j.gpus, cpu_window += held * j.cpus;
+    bound += run;
+    last_arrival_end = std::max(last_arrival_end, j.submit + run);
+  }
+  s.wait = stats_of(wait);
+  s.completion = stats_of(jct);
+  s.wait_one_gpu = stats_of(one);
+  s.wait_multi_gpu = stats_of(multi);
+  for (auto& [g, v] : by_gpus) s.wait_by_gpus[g] = stats_of(v);
+  for (auto& [a, v] : by_account) s.wait_by_account[a] = stats_of(v);
+  s.makespan = last - first;
+  const double window = std::max(1e-9, win.second - win.first);
+  s.gpu_utilisation = c.gpus() > 0 ? gpu_window / (c.gpus() * window) : 0;
+  s.cpu_utilisation = c.cpus() > 0 ? cpu_window / (c.cpus() * window) : 0;
+  double fsum = 0;
+  int fn = 0;
+  for (const auto& x : r.samples)
+    if (x.fragmentation >= 0) fsum += x.fragmentation, ++fn;
+  s.fragmentation = fn ? fsum / fn : -1;
+  double a = 0, b = 0;
+  for (auto& [acct, v] : slowdown) {
+    const double x = 1.0 / stats_of(v).mean;
+    a += x, b += x * x;
+  }
+  s.jain = b > 0 ? a * a / (slowdown.size() * b) : 1;
+  s.completion_bound = s.started ? bound / s.started : 0;
+  const bool gpus = c.gpus() > 0 && gpu_work > 0;
+  s.makespan_bound = std::max(last_arrival_end - first, gpus ? gpu_work / c.gpus() : cpu_work / std::max(1, c.cpus()));
+  s.seconds = r.seconds;
+  s.events = r.events;
+  s.events_per_second = r.seconds > 0 ? r.events / r.seconds : 0;
+  s.priority_seconds = r.priority_seconds;
+  return s;
+}
+
+std::string format_table(const std::vector<Summary>& rows) {
+  std::ostringstream o;
+  char b[512];
+  std::snprintf(b, sizeof b, "%-22s %7s %8s %8s %8s %8s %9s %9s %9s %7s %6s %6s %6s %9s\n", "POLICY", "JOBS",
+                "WAIT", "WAIT-P95", "WAIT-MAX", "JCT", "JCT-BOUND", "1GPU-WAIT", "nGPU-WAIT", "GPU-USE", "FRAG",
+                "JAIN", "BF%", "MAKESPAN");
+  o << b;
+  for (const auto& s : rows) {
+    std::snprintf(b, sizeof b, "%-22s %7d %8s %8s %8s %8s %9s %9s %9s %6.1f%% %6s %6.3f %5.1f%% %9s\n",
+                  s.label.c_str(), s.started, dur(s.wait.mean).c_str(), dur(s.wait.p95).c_str(), dur(s.wait.max).c_str(),
+                  dur(s.completion.mean).c_str(), dur(s.completion_bound).c_str(),
+                  s.wait_one_gpu.n ? dur(s.wait_one_gpu.mean).c_str() : "-",
+                  s.wait_multi_gpu.n ? dur(s.wait_multi_gpu.mean).c_str() : "-", 100 * s.gpu_utilisation,
+                  s.fragmentation < 0 ? "-" : fmt("%.3f", s.fragmentation).c_str(), s.jain,
+                  s.started ? 100.0 * s.backfilled / s.started : 0.0, dur(s.makespan).c_str());
+    o << b;
+  }
+  return o.str();
+}
+
+std::string format_by_gpus(const std::vector<Summary>& rows) {
+  std::set<int> sizes;
+  for (const auto& s : rows)
+    for (const auto& [g, st] : s.wait_by_gpus) sizes.insert(g);
+  std::ostringstream o;
+  char b[256];
+  std::snprintf(b, sizeof b, "%-22s", "MEAN WAIT BY GPUS");
+  o << b;
+  for (int g : sizes) {
+    std::snprintf(b, sizeof b, " %8s", (std::to_string(g) + "-GPU").c_str());
+    o << b;
+  }
+  o << "\n";
+  for (const auto& s : rows) {
+    std::snprintf(b, sizeof b, "%-22s", s.label.c_str());
+    o << b;
+    for (int g : sizes) {
+      const auto it = s.wait_by_gpus.find(g);
+      std::snprintf(b, sizeof b, " %8s", it == s.wait_by_gpus.end() ? "-" : dur(it->second.mean).c_str());
+      o << b;
+    }
+    o << "\n";
+  }
+  return o.str();
+}
+
+void write_jobs_csv(std::ostream& out, const Workload& w, const SimResult& r) {
+  out << "job,account,user,gpus,cpus,submit,start,end,wait,runtime,time_limit,timed_out,backfilled\n";
+  auto csv = [](const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  for (std::size_t i = 0; i < w.jobs.size(); ++i) {
+    const SimJob& j = w.jobs[i];
+    const JobResult& x = r.jobs[i];
+    out << csv(j.name) << ',' << csv(j.account) << ',' << csv(j.user) << ',' << j.gpus << ',' << j.cpus << ','
+        << j.submit << ',';
+    if (x.start < 0) out << ",,,";
+    else out << x.start << ',' << x.end << ',' << x.start - j.submit << ',';
+    out << j.runtime << ',' << j.time_limit << ',' << (x.timed_out ? 1 : 0) << ',' << (x.backfilled ? 1 : 0) << "\n";
+  }
+}
+
+std::string html_page(const std::string& title, const std::vector<Summary>& rows,
+                      const std::vector<const SimResult*>& results) {
+  std::ostringstream o;
+  o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>" << xml_escape(title)
+    << "</title>\n<style>body{font-family:sans-serif;margin:1.5em;color:#222}pre{background:#f6f6f6;padding:.8em}"
+       "figure{display:inline-block;margin:.5em}</style></head><body>\n<h1>"
+    << xml_escape(title) << "</h1>\n<pre>" << xml_escape(format_table(rows)) << "\n"
+    << xml_escape(format_by_gpus(rows)) << "</pre>\n";
+  // Mean wait by GPU count.
+  Chart by;
+  by.title = "Mean wait by GPU count";
+  by.x_label = "GPUs per job";
+  by.y_label = "mean wait (s)";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    ChartSeries s;
+    s.label = rows[i].label;
+    s.color = kColors[i % 8];
+    s.markers = true;
+    for (const auto& [g, st] : rows[i].wait_by_gpus) s.x.push_back(g), s.y.push_back(st.mean);
+    by.series.push_back(s);
+  }
+  o << "<figure>" << render_svg(by) << "</figure>\n";
+  // GPUs busy over time.
+  Chart busy;
+  busy.title = "GPUs busy and jobs pending over time";
+  busy.x_label = "time (h)";
+  busy.y_label = "GPUs busy";
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    ChartSeries s;
+    s.label = rows[i].label;
+    s.color = kColors[i % 8];
+    ChartSeries b = s;
+    const auto& samples = results[i]->samples;
+    const std::size_t step = std::max<std::size_t>(1, samples.size() / 600);
+    for (std::size_t k = 0; k < samples.size(); k += step) b.x.push_back(samples[k].time / 3600), b.y.push_back(samples[k].busy_gpus);
+    busy.series.push_back(b);
+  }
+  o << "<figure>" << render_svg(busy) << "</figure>\n</body></html>\n";
+  return o.str();
+}
+
+}  // namespace tune::sim

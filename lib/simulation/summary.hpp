@@ -1,0 +1,54 @@
+#pragma once
+// What a simulation shows, per policy: job completion time and wait (mean,
+// median, p95, max) overall, by GPU count and by account; utilisation; GPU
+// fragmentation while a multi-GPU job waits; Jain's fairness over accounts;
+// lower bounds beside the figures. Text table, CSV per job, HTML page of
+// charts (lib/report). No Slurm here.
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "simulation/simulator.hpp"
+
+namespace tune::sim {
+
+struct Stats {
+  int n = 0;
+  double mean = 0, median = 0, p95 = 0, max = 0;
+};
+Stats stats_of(std::vector<double> v);
+
+struct Summary {
+  std::string label;  // "priority+placement"
+  int jobs = 0, started = 0, never_fit = 0, timed_out = 0, backfilled = 0;
+  Stats wait, completion;
+  std::map<int, Stats> wait_by_gpus;            // exact GPU count of the job
+  std::map<std::string, Stats> wait_by_account;
+  Stats wait_one_gpu, wait_multi_gpu;           // 1 GPU, more than 1
+  double makespan = 0;                          // first submission to last end
+  double gpu_utilisation = 0, cpu_utilisation = 0;  // busy share in the load window (see load_window())
+  double fragmentation = -1;  // mean over samples while a multi-GPU job waited; -1: none waited
+  double jain = 1;            // over accounts, of 1 / mean bounded slowdown (1: all served alike)
+  // Lower bounds: every job starting at its submission (mean completion time),
+  // and max(last submission's end, work / capacity) for the makespan.
+  double completion_bound = 0, makespan_bound = 0;
+  double seconds = 0, events_per_second = 0, priority_seconds = 0;
+  long long events = 0;
+};
+
+Summary summarise(const std::string& label, const Cluster& c, const Workload& w, const SimResult& r);
+
+// One row per summary: the figures that compare policies.
+std::string format_table(const std::vector<Summary>& rows);
+// Mean wait by GPU count, one column per summary.
+std::string format_by_gpus(const std::vector<Summary>& rows);
+
+// job,account,user,gpus,cpus,submit,start,end,wait,runtime,time_limit,timed_out,backfilled
+void write_jobs_csv(std::ostream& out, const Workload& w, const SimResult& r);
+
+// An HTML page: the table, mean wait by GPU count, wait distributions, GPUs busy over time.
+std::string html_page(const std::string& title, const std::vector<Summary>& rows,
+                      const std::vector<const SimResult*>& results);
+
+}  // namespace tune::sim
