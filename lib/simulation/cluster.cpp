@@ -166,8 +166,11 @@ Cluster parse_slurm_conf(const std::string& text, const std::string& name, const
         node_defaults.erase("nodename");
         continue;
       }
+      std::map<std::string, std::string> own;
+      for (std::size_t i = 1; i < w.size(); ++i) own[lower(w[i].first)] = w[i].second;
+      const bool own_layout = !own.count("cpus") && (own.count("sockets") || own.count("corespersocket") || own.count("boards"));
       long long cpus = 1;
-      if (v.count("cpus")) cpus = whole(v["cpus"], where, "CPUs");
+      if (v.count("cpus") && !own_layout) cpus = whole(v["cpus"], where, "CPUs");
       else if (v.count("corespersocket") || v.count("sockets") || v.count("boards")) {
         const long long s = v.count("sockets") ? whole(v["sockets"], where, "Sockets") : 1;
         const long long k = v.count("corespersocket") ? whole(v["corespersocket"], where, "CoresPerSocket") : 1;

@@ -1,0 +1,230 @@
+// lib/simulation: the readers, and the model of Slurm's schedulers on small
+// cases whose outcome Slurm's rules decide.
+#include <gtest/gtest.h>
+
+#include "simulation/cluster.hpp"
+#include "simulation/simulator.hpp"
+#include "simulation/summary.hpp"
+#include "simulation/workload.hpp"
+
+using namespace tune;
+using namespace tune::sim;
+
+namespace {
+
+Cluster gpu_cluster(int nodes, int gpus, int cpus = 16, bool backfill = true) {
+  std::string conf = "NodeName=n[1-" + std::to_string(nodes) + "] CPUs=" + std::to_string(cpus) +
+                     " RealMemory=64000 Gres=gpu:" + std::to_string(gpus) + "\n";
+  if (!backfill) conf += "SchedulerType=sched/builtin\n";
+  return parse_slurm_conf(conf, "test.conf");
+}
+
+SimJob job(const std::string& name, double submit, double runtime, int gpus, double limit = 0, const std::string& account = "a") {
+  SimJob j;
+  j.name = name;
+  j.submit = submit;
+  j.runtime = runtime;
+  j.gpus = gpus;
+  j.time_limit = limit > 0 ? limit : runtime;
+  j.account = account;
+  return j;
+}
+
+SimResult run(const Cluster& c, const std::vector<SimJob>& jobs, const std::string& priority = "fifo",
+              const std::string& placement = "cons_tres") {
+  Workload w;
+  w.jobs = jobs;
+  SimOptions o;
+  o.priority = priority;
+  o.placement = placement;
+  return simulate(c, w, o);
+}
+
+}  // namespace
+
+TEST(SimulationInput, HostListsExpandLikeSlurms) {
+  EXPECT_EQ(expand_hostlist("node[01-03,7],gpu5"),
+            (std::vector<std::string>{"node01", "node02", "node03", "node7", "gpu5"}));
+  EXPECT_EQ(expand_hostlist("a[1-2]-ib").size(), 2u);
+  EXPECT_EQ(expand_hostlist("a[1-2]-ib")[1], "a2-ib");
+  EXPECT_THROW(expand_hostlist("node[1-"), ClusterError);
+  EXPECT_THROW(expand_hostlist("node[x-3]"), ClusterError);
+}
+
+TEST(SimulationInput, SlurmConfNodesGresSchedulerAndTopology) {
+  const std::string conf =
+      "# a site\nNodeName=DEFAULT CPUs=8 RealMemory=32000\nNodeName=gpu[1-4] Gres=gpu:a100:4 CPUs=64\n"
+      "NodeName=cpu[1-2] Sockets=2 CoresPerSocket=4 ThreadsPerCore=2\n"
+      "SchedulerParameters=bf_interval=10,bf_window=60,bf_max_job_test=50,default_queue_depth=7\n"
+      "PriorityType=priority/multifactor\nPriorityWeightAge=500\nPriorityWeightFairshare=9000\n";
+  const Cluster c = parse_slurm_conf(conf, "slurm.conf", "SwitchName=s0 Nodes=gpu[1-2]\nSwitchName=s1 Nodes=gpu[3-4],cpu[1-2]\n");
+  ASSERT_EQ(c.topology.nodes.size(), 6u);
+  EXPECT_EQ(c.gpus(), 16);
+  EXPECT_EQ(c.topology.nodes[0].cores, 64);
+  EXPECT_EQ(c.topology.nodes[4].cores, 16);
+  EXPECT_EQ(c.topology.nodes[4].mem_mb, 32000);
+  EXPECT_EQ(c.topology.nodes[1].switch_id, 0);
+  EXPECT_EQ(c.topology.nodes[2].switch_id, 1);
+  EXPECT_EQ(c.settings.bf_interval, 10);
+  EXPECT_EQ(c.settings.bf_window, 3600);
+  EXPECT_EQ(c.settings.bf_max_job_test, 50);
+  EXPECT_EQ(c.settings.default_queue_depth, 7);
+  EXPECT_EQ(c.settings.weight_fairshare, 9000);
+  EXPECT_THROW(parse_slurm_conf("ClusterName=x\n", "empty.conf"), ClusterError);
+  try {
+    parse_slurm_conf("NodeName=a CPUs=lots\n", "bad.conf");
+    FAIL();
+  } catch (const ClusterError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.conf:1"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_slurm_conf("NodeName=a CPUs=4\n", "s.conf", "SwitchName=s Nodes=b\n"), ClusterError);
+}
+
+TEST(SimulationInput, SacctPipesInNamesUnknownTimesAndTres) {
+  const std::string text =
+      "JobID|JobName|User|Account|Submit|Start|End|Timelimit|NNodes|NCPUS|AllocTRES\n"
+      "10|train|a|b|alice|physics|2026-11-22T10:00:00|2026-11-22T10:00:30|2026-11-22T11:00:30|02:00:00|1|8|"
+      "billing=8,cpu=8,gres/gpu=2,mem=16G,node=1\n"
+      "11|never|alice|physics|2026-11-22T10:01:00|Unknown|Unknown|1-00:00:00|1|1|\n"
+      "12|cpu|bob||2026-11-22T10:02:00|2026-11-22T10:02:00|2026-11-22T10:03:00|UNLIMITED|2|4|cpu=4,mem=4000M\n";
+  const Workload w = parse_workload(text, "sacct.txt");
+  ASSERT_EQ(w.jobs.size(), 2u);
+  EXPECT_EQ(w.skipped, 1);
+  EXPECT_EQ(w.jobs[0].name, "10");
+  EXPECT_EQ(w.jobs[0].user, "alice");
+  EXPECT_EQ(w.jobs[0].account, "physics");
+  EXPECT_EQ(w.jobs[0].gpus, 2);
+  EXPECT_EQ(w.jobs[0].cpus, 8);
+  EXPECT_EQ(w.jobs[0].mem_mb, 16 * 1024);
+  EXPECT_EQ(w.jobs[0].runtime, 3600);
+  EXPECT_EQ(w.jobs[0].time_limit, 7200);
+  EXPECT_EQ(w.jobs[0].submit, 0);
+  EXPECT_EQ(w.jobs[1].submit, 120);
+  EXPECT_EQ(w.jobs[1].account, "user:bob");
+  EXPECT_EQ(w.jobs[1].time_limit, 0);
+  EXPECT_EQ(w.jobs[1].nodes, 2);
+  try {
+    parse_workload("JobID|Submit|Start|End\n1|2026-11-22T10:00:00|yesterday|2026-11-22T10:00:00\n", "s.txt");
+    FAIL();
+  } catch (const WorkloadError& e) {
+    EXPECT_NE(std::string(e.what()).find("s.txt:2"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SimulationInput, SwfPhillyTiresiasAndUnknownFormats) {
+  const std::string swf =
+      "; Version: 2.2\n1 0 5 100 4 -1 -1 4 200 -1 1 7 3 -1 -1 -1 -1 -1\n2 10 -1 -1 4 -1 -1 4 200 -1 5 7 3 -1 -1 -1 -1 -1\n";
+  const Workload s = parse_workload(swf, "log.swf");
+  ASSERT_EQ(s.jobs.size(), 1u);
+  EXPECT_EQ(s.skipped, 1);
+  EXPECT_EQ(s.jobs[0].cpus, 4);
+  EXPECT_EQ(s.jobs[0].time_limit, 200);
+  EXPECT_EQ(s.jobs[0].account, "group3");
+  const Workload p = parse_workload("job_id,user,submit_time,duration,num_gpu\nx,u1,5,60,8\ny,u2,0,30,1\n", "philly.csv");
+  ASSERT_EQ(p.jobs.size(), 2u);
+  EXPECT_EQ(p.jobs[0].name, "y");
+  EXPECT_EQ(p.jobs[1].gpus, 8);
+  EXPECT_EQ(p.jobs[1].account, "user:u1");
+  const Workload t = parse_workload("job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n0,4,3,1,m,50,1\n", "t.csv");
+  EXPECT_EQ(t.jobs[0].gpus, 4);
+  EXPECT_THROW(parse_workload("what,is,this\n1,2,3\n", "x.csv"), WorkloadError);
+  EXPECT_THROW(parse_workload("job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n0,4\n", "t.csv"),
+               WorkloadError);
+}
+
+TEST(SimulationInput, LoadFactorReachesItsTarget) {
+  Workload w;
+  for (int i = 0; i < 200; ++i) w.jobs.push_back(job("j" + std::to_string(i), i * 100.0, 50, 1));
+  const double f = factor_for_load(w, 0.8, 4, 64);
+  EXPECT_NEAR(offered_load(compress(w, f), 4, 64), 0.8, 0.01);
+  EXPECT_NEAR(offered_load(w, 4, 64), 50.0 / 400, 0.01);
+}
+
+TEST(SimulationModel, MainSchedulerStopsAtTheFirstBlockedJobAndBackfillPassesIt) {
+  // n1: A holds all 4 GPUs until 100. n2: D holds 2 of 4 for long. B needs a
+  // whole node: it waits for n1. C needs 1 GPU for 50 s.
+  const std::vector<SimJob> jobs = {job("A", 0, 100, 4), job("D", 0, 5000, 2), job("B", 1, 100, 4), job("C", 2, 50, 1)};
+  const SimResult fifo = run(gpu_cluster(2, 4, 16, false), jobs);
+  EXPECT_EQ(fifo.jobs[2].start, 100);
+  EXPECT_GE(fifo.jobs[3].start, fifo.jobs[2].start) << "without backfill C waits behind B";
+  const SimResult bf = run(gpu_cluster(2, 4), jobs);
+  EXPECT_LT(bf.jobs[3].start, 100) << "backfill starts C on n2's free GPUs";
+  EXPECT_TRUE(bf.jobs[3].backfilled);
+  EXPECT_EQ(bf.jobs[2].start, 100) << "and B is not delayed";
+}
+
+TEST(SimulationModel, BackfillDoesNotDelayAReservation) {
+  // One node: A holds 2 GPUs until 100; B (4 GPUs) is reserved from 100.
+  // C (1 GPU, limit 500) would overlap the reservation; E (limit 60) does not.
+  const std::vector<SimJob> jobs = {job("A", 0, 100, 2), job("B", 1, 100, 4), job("C", 2, 400, 1, 500),
+                                    job("E", 3, 40, 1, 60)};
+  const SimResult r = run(gpu_cluster(1, 4), jobs);
+  EXPECT_EQ(r.jobs[1].start, 100);
+  EXPECT_GE(r.jobs[2].start, r.jobs[1].end) << "C starts after B";
+  EXPECT_LT(r.jobs[3].start, 100) << "E fits before the reservation";
+  EXPECT_LE(r.jobs[3].end, 100);
+}
+
+TEST(SimulationModel, TimeLimitKillsAndJobsLargerThanTheClusterAreLeftOut) {
+  const SimResult r = run(gpu_cluster(1, 4), {job("long", 0, 500, 1, 120), job("huge", 1, 10, 64)});
+  EXPECT_EQ(r.jobs[0].end - r.jobs[0].start, 120);
+  EXPECT_TRUE(r.jobs[0].timed_out);
+  EXPECT_EQ(r.jobs[1].start, -1);
+  EXPECT_EQ(r.never_fit, 1);
+}
+
+TEST(SimulationModel, FairSharePrioritiesLetALightAccountPass) {
+  // Account "heavy" fills the queue; "light" submits later. FIFO serves heavy
+  // first; classic fair share and sched/tune put light's job ahead once the
+  // priorities are recalculated.
+  std::vector<SimJob> jobs;
+  for (int i = 0; i < 30; ++i) jobs.push_back(job("h" + std::to_string(i), i, 600, 4, 600, "heavy"));
+  jobs.push_back(job("light", 40, 600, 4, 600, "light"));
+  const Cluster c = gpu_cluster(1, 4);
+  const double fifo = run(c, jobs, "fifo").jobs.back().start;
+  const double fs = run(c, jobs, "fairshare").jobs.back().start;
+  const double tn = run(c, jobs, "tune").jobs.back().start;
+  EXPECT_GT(fifo, 10000);
+  EXPECT_LT(fs, 2000);
+  EXPECT_LT(tn, 2000);
+}
+
+TEST(SimulationModel, ConsTresTakesTheNodeWithFewestFreeCpusGangTheFewestFreeGpus) {
+  Topology t;
+  for (int i = 0; i < 3; ++i) {
+    NodeCell n;
+    n.name = "n" + std::to_string(i);
+    n.cores = 32;
+    n.mem_mb = n.free_mem_mb = 64000;
+    n.gpu_socket = {0, 0, 1, 1};
+    n.gpu_free = {true, true, true, true};
+    t.nodes.push_back(n);
+  }
+  t.nodes[0].free_cores = 30, t.nodes[0].gpu_free = {false, false, false, true};  // 1 GPU free, many CPUs
+  t.nodes[1].free_cores = 8, t.nodes[1].gpu_free = {false, false, true, true};    // 2 GPUs free, few CPUs
+  t.nodes[2].free_cores = 32;                                                       // all free
+  JobShape j;
+  j.gpus_per_node = 1;
+  j.cpus_per_task = 2;
+  EXPECT_EQ(ConsTresPlacement().place(t, j)->nodes[0].node, 1);
+  EXPECT_EQ(GangPlacement().place(t, j)->nodes[0].node, 0);
+}
+
+TEST(SimulationOutput, SummaryBoundsAndCsv) {
+  const std::vector<SimJob> jobs = {job("A", 0, 100, 4), job("B", 0, 100, 4)};
+  Workload w;
+  w.jobs = jobs;
+  const Cluster c = gpu_cluster(1, 4);
+  const SimResult r = simulate(c, w, {});
+  const Summary s = summarise("fifo+cons_tres", c, w, r);
+  EXPECT_EQ(s.started, 2);
+  EXPECT_EQ(s.wait.max, 100);
+  EXPECT_EQ(s.completion.mean, 150);
+  EXPECT_EQ(s.completion_bound, 100);
+  EXPECT_EQ(s.makespan, 200);
+  EXPECT_EQ(s.makespan_bound, 200);
+  std::ostringstream csv;
+  write_jobs_csv(csv, w, r);
+  EXPECT_NE(csv.str().find("B,a,,4,1,0,100,200,100,100,100,0,0"), std::string::npos) << csv.str();
+  EXPECT_NE(format_table({s}).find("fifo+cons_tres"), std::string::npos);
+}
