@@ -7,7 +7,7 @@ tune=$TOP_BUILDDIR/driver/tune
 man=$TOP_SRCDIR/man/tune.1
 # roff escapes hyphens as \-; compare against the plain text.
 text=$(sed 's/\\-/-/g; s/\\e/\\/g' "$man")
-for cmd in run submit status report export queue place; do
+for cmd in run submit status report export queue place simulate; do
   flags=$("$tune" "$cmd" --help | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u | grep -vx -- '--help')
   missing=()
   for f in $flags; do grep -qF -- "$f" <<<"$text" || missing+=("$f"); done
