@@ -125,7 +125,6 @@ int run_simulation(const SimulateOptions& o) {
             return kExitUsage;
           }
         }
-        rows.back().label = label;
         all_results.push_back(std::move(r));
       }
     std::fputs(sim::format_table(rows).c_str(), stdout);

@@ -66,10 +66,7 @@ std::optional<Placement> ConsTresPlacement::place(const Topology& t, const JobSh
     if (rem_cpus <= 0 && rem_nodes <= 0 && rem_gpus <= 0) break;
   }
   auto p = fill(t, j, order);
-  if (p)
-    for (auto& g : p->nodes)  // lowest free GPU indices, as cons_tres picks them
-      for (int i = 0; i < t.nodes[g.node].gpus() && static_cast<int>(g.gpu_indices.size()) < g.gpus; ++i)
-        if (t.nodes[g.node].gpu_free[i]) g.gpu_indices.push_back(i);
+  if (p) lowest_free_gpus(t, *p);
   return p;
 }
 

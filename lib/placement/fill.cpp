@@ -82,4 +82,10 @@ std::optional<Placement> fill(const Topology& t, const JobShape& j, const std::v
   return p;
 }
 
+void lowest_free_gpus(const Topology& t, Placement& p) {
+  for (auto& g : p.nodes)
+    for (int i = 0; i < t.nodes[g.node].gpus() && static_cast<int>(g.gpu_indices.size()) < g.gpus; ++i)
+      if (t.nodes[g.node].gpu_free[i]) g.gpu_indices.push_back(i);
+}
+
 }  // namespace tune::placement_detail

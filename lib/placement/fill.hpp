@@ -27,4 +27,7 @@ Need need_of(const JobShape& j);
 // Assign tasks and GPUs to an ordered node list; nullopt if they do not hold the job.
 std::optional<Placement> fill(const Topology& t, const JobShape& j, const std::vector<int>& order);
 
+// Each grant's GPUs: the lowest free indices on its node, as cons_tres picks them.
+void lowest_free_gpus(const Topology& t, Placement& p);
+
 }  // namespace tune::placement_detail

@@ -40,12 +40,7 @@ std::optional<Placement> FirstFitPlacement::place(const Topology& t, const JobSh
   std::vector<int> order(t.nodes.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
   auto p = fill(t, j, order);
-  if (p)
-    for (auto& g : p->nodes) {
-      // Lowest free indices, as cons_tres picks them.
-      for (int i = 0; i < t.nodes[g.node].gpus() && static_cast<int>(g.gpu_indices.size()) < g.gpus; ++i)
-        if (t.nodes[g.node].gpu_free[i]) g.gpu_indices.push_back(i);
-    }
+  if (p) lowest_free_gpus(t, *p);
   return p;
 }
 

@@ -11,20 +11,10 @@
 
 #include "placement/description.hpp"
 
+#include "simulation/text.hpp"
+
 namespace tune::sim {
 namespace {
-
-std::string trim(std::string s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  std::size_t i = 0;
-  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-  return s.substr(i);
-}
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path);

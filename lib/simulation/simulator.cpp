@@ -48,7 +48,6 @@ class Sim {
     res_.assign(w.jobs.size(), {});
     prio_.assign(w.jobs.size(), 0);
     if (o.priority == "tune") tune_.emplace(o.tune);
-    accounts_ = 0;
     std::unordered_map<std::string, int> seen;
     for (const auto& j : w.jobs) seen.emplace(j.account, 0);
     accounts_ = static_cast<int>(seen.size());
@@ -85,7 +84,7 @@ class Sim {
         triggered = true;
       }
       while (next_job < n && w_.jobs[next_job].submit <= now_) {
-        submit(static_cast<int>(next_job++), r);
+        submit(static_cast<int>(next_job++));
         triggered = true;
       }
       if (now_ >= next_prio) {
@@ -198,7 +197,7 @@ class Sim {
     return ok;
   }
 
-  void submit(int j, SimResult&) {
+  void submit(int j) {
     if (!ever_fits(j)) {
       ++never_fit_;
       return;
@@ -292,9 +291,7 @@ class Sim {
         v.eligible = w_.jobs[j].submit;
         v.started = res_[j].start;
         const JobShape& s = shapes_[j];
-        const int nodes = std::max(1, s.min_nodes);
-        v.request = {static_cast<double>(s.tasks * s.cpus_per_task), s.mem_per_node_mb * nodes,
-                     static_cast<double>(s.total_gpus())};
+        v.request = {static_cast<double>(s.tasks * s.cpus_per_task), w_.jobs[j].mem_mb, static_cast<double>(s.total_gpus())};
         views.push_back(std::move(v));
       };
       for (int j : jobs) view(j, JobView::State::Pending);

@@ -182,35 +182,23 @@ std::string html_page(const std::string& title, const std::vector<Summary>& rows
        "figure{display:inline-block;margin:.5em}</style></head><body>\n<h1>"
     << xml_escape(title) << "</h1>\n<pre>" << xml_escape(format_table(rows)) << "\n"
     << xml_escape(format_by_gpus(rows)) << "</pre>\n";
-  // Mean wait by GPU count.
-  Chart by;
-  by.title = "Mean wait by GPU count";
-  by.x_label = "GPUs per job";
-  by.y_label = "mean wait (s)";
+  Chart by, busy;
+  by.title = "Mean wait by GPU count", by.x_label = "GPUs per job", by.y_label = "mean wait (s)";
+  busy.title = "GPUs busy over time", busy.x_label = "time (h)", busy.y_label = "GPUs busy";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     ChartSeries s;
     s.label = rows[i].label;
     s.color = kColors[i % 8];
+    ChartSeries b = s;
     s.markers = true;
     for (const auto& [g, st] : rows[i].wait_by_gpus) s.x.push_back(g), s.y.push_back(st.mean);
     by.series.push_back(s);
-  }
-  o << "<figure>" << render_svg(by) << "</figure>\n";
-  // GPUs busy over time.
-  Chart busy;
-  busy.title = "GPUs busy and jobs pending over time";
-  busy.x_label = "time (h)";
-  busy.y_label = "GPUs busy";
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    ChartSeries s;
-    s.label = rows[i].label;
-    s.color = kColors[i % 8];
-    ChartSeries b = s;
     const auto& samples = results[i]->samples;
     const std::size_t step = std::max<std::size_t>(1, samples.size() / 600);
     for (std::size_t k = 0; k < samples.size(); k += step) b.x.push_back(samples[k].time / 3600), b.y.push_back(samples[k].busy_gpus);
     busy.series.push_back(b);
   }
+  o << "<figure>" << render_svg(by) << "</figure>\n";
   o << "<figure>" << render_svg(busy) << "</figure>\n</body></html>\n";
   return o.str();
 }

@@ -11,6 +11,8 @@
 #include <random>
 #include <sstream>
 
+#include "simulation/text.hpp"
+
 namespace tune::sim {
 namespace {
 
@@ -23,18 +25,6 @@ std::vector<std::string> split(const std::string& line, char sep) {
   }
   out.push_back(cur);
   return out;
-}
-
-std::string trim(std::string s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  std::size_t i = 0;
-  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-  return s.substr(i);
-}
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 struct Where {
@@ -134,7 +124,7 @@ void read_sacct(std::istream& in, Workload& w) {
   };
   const int c_id = opt("jobid"), c_name = opt("jobname"), c_user = opt("user"), c_account = opt("account"),
             c_limit = opt("timelimit"), c_nodes = opt("nnodes"), c_cpus = opt("ncpus"), c_tres = opt("alloctres"),
-            c_mem = opt("reqmem"), c_state = opt("state");
+            c_mem = opt("reqmem");
   int n = 1, unknown = 0;
   while (std::getline(in, line)) {
     ++n;
@@ -178,7 +168,6 @@ void read_sacct(std::istream& in, Workload& w) {
         else if (k == "mem") j.mem_mb = slurm_mem(v, where);
       }
     if (j.mem_mb == 0 && c_mem >= 0) j.mem_mb = slurm_mem(f[c_mem], where);
-    (void)c_state;
     w.jobs.push_back(j);
   }
   w.skipped = unknown;
