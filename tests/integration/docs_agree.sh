@@ -2,12 +2,13 @@
 # The man page and --help tell the same story: every flag of every
 # subcommand's --help is documented in tune(1), and the page renders cleanly.
 source "$(dirname "$0")/tap.sh"
-plan 10
+commands=(run submit status report export queue place simulate)
+plan $((${#commands[@]} + 3))  # one per command, the two other pages, tune(1) rendering
 tune=$TOP_BUILDDIR/driver/tune
 man=$TOP_SRCDIR/man/tune.1
 # roff escapes hyphens as \-; compare against the plain text.
 text=$(sed 's/\\-/-/g; s/\\e/\\/g' "$man")
-for cmd in run submit status report export queue place simulate; do
+for cmd in "${commands[@]}"; do
   flags=$("$tune" "$cmd" --help | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u | grep -vx -- '--help')
   missing=()
   for f in $flags; do grep -qF -- "$f" <<<"$text" || missing+=("$f"); done
