@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
   pl->add_option("--cluster", place_cluster, "cluster description: JSON, or a Tiresias cluster_spec CSV")->required();
   pl->add_option("--jobs", place_jobs, "JSON list of jobs, placed in order")->required();
   pl->add_option("--policy", place_policy, "gang, cons_tres (select/cons_tres's own choice) or first-fit (node order)")
-      ->check(CLI::IsMember({"gang", "cons_tres", "first-fit"}))
+      ->check(CLI::IsMember({"gang", "fgd", "cons_tres", "first-fit"}))
       ->capture_default_str();
   pl->add_flag("--json", place_json, "JSON instead of a table");
 

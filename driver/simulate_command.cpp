@@ -10,6 +10,7 @@
 #include "simulation/cluster.hpp"
 #include "simulation/simulator.hpp"
 #include "simulation/summary.hpp"
+#include "simulation/validation.hpp"
 #include "simulation/workload.hpp"
 
 namespace tune {
@@ -35,7 +36,7 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
       ->capture_default_str();
   app.add_option("--placement", o.placements, "placement policies to compare: cons_tres, gang, first-fit")
       ->delimiter(',')
-      ->check(CLI::IsMember({"cons_tres", "gang", "first-fit"}))
+      ->check(CLI::IsMember({"cons_tres", "gang", "fgd", "first-fit"}))
       ->capture_default_str();
   auto* load = app.add_option("--load", o.loads, "compress arrivals by these factors (2: twice as often)")
                    ->delimiter(',')
@@ -58,6 +59,11 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
   app.add_option("--seed", o.seed, "seed for --times-from")->capture_default_str();
   app.add_option("--csv", o.csv_dir, "write one CSV per run (one row per job) into this directory");
   app.add_option("--html", o.html, "write an HTML page of tables and charts");
+  auto* validate = app.add_flag("--validate", o.validate,
+                                "replay at the history's own pace and compare each job's simulated start with its "
+                                "recorded one (sacct Start, SWF wait): mean wait, makespan, start order");
+  validate->excludes(load);
+  validate->excludes(app.get_option("--utilisation"));
 }
 
 int run_simulation(const SimulateOptions& o) {
@@ -100,6 +106,7 @@ int run_simulation(const SimulateOptions& o) {
 
   std::vector<sim::Summary> all_rows;
   std::vector<sim::SimResult> all_results;
+  std::vector<std::pair<std::string, sim::Agreement>> agreements;
   for (double f : factors) {
     const sim::Workload w = sim::compress(base, f);
     std::printf("\n== arrivals x%.3g: offered load %.1f%% ==\n", f, 100 * sim::offered_load(w, cluster.gpus(), cluster.cpus()));
@@ -114,6 +121,14 @@ int run_simulation(const SimulateOptions& o) {
         sim::SimResult r = sim::simulate(cluster, w, so);
         const std::string label = prio + "+" + place;
         rows.push_back(sim::summarise(label, cluster, w, r));
+        if (o.validate) {
+          try {
+            agreements.emplace_back(label, sim::compare_with_history(w, r));
+          } catch (const std::exception& e) {
+            std::cerr << "tune simulate: error: --validate: " << e.what() << "\n";
+            return kExitUsage;
+          }
+        }
         if (!o.csv_dir.empty()) {
           std::filesystem::create_directories(o.csv_dir);
           char name[128];
@@ -137,6 +152,10 @@ int run_simulation(const SimulateOptions& o) {
     long long events = 0;
     for (const auto& r : rows) secs += r.seconds, events += r.events;
     std::printf("simulated in %.2fs (%.0f events/s)\n", secs, secs > 0 ? events / secs : 0.0);
+    if (!agreements.empty()) {
+      std::printf("\nsimulated against recorded starts (pairs ordered alike: of those recorded more than 1 s apart):\n");
+      std::fputs(sim::format_agreements(agreements).c_str(), stdout);
+    }
     for (auto& r : rows) {
       char l[64];
       std::snprintf(l, sizeof l, "x%g ", f);

@@ -19,6 +19,7 @@ struct SimulateOptions {
   int cpus_per_gpu = 0;
   long limit = 0;  // first N jobs only
   unsigned seed = 1;
+  bool validate = false;  // compare simulated starts with the recorded ones
 };
 
 void add_simulate_options(CLI::App& app, SimulateOptions& o);

@@ -1,6 +1,7 @@
 #include "placement/fill.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace tune::placement_detail {
 
@@ -44,6 +45,18 @@ Capacity capacity(const NodeCell& n, const JobShape& j) {
   return {k, 0};
 }
 
+FitKey fit_key(const NodeCell& n, const JobShape& j, const Capacity& c, const PlacementOptions& o) {
+  const bool gpu_job = j.wants_gpus();
+  const int cpus = cpus_for(j, c.tasks, c.gpus);
+  int strands = 0, has_gpus = 0;
+  if (!gpu_job && n.free_gpus() > 0) {
+    has_gpus = 1;
+    // Taking these cores would leave free GPUs without cores to drive them.
+    strands = n.free_cores - cpus < n.free_gpus() * o.cores_per_free_gpu;
+  }
+  const int left_gpus = n.free_gpus() - (gpu_job ? c.gpus : 0);
+  return {strands, has_gpus, n.fully_free() ? 1 : 0, left_gpus, n.free_cores - cpus};
+}
 
 Need need_of(const JobShape& j) {
   return {j.tasks, j.gpus_per_job, std::max(1, j.min_nodes), j.max_nodes > 0 ? j.max_nodes : 1 << 30};
@@ -86,6 +99,26 @@ void lowest_free_gpus(const Topology& t, Placement& p) {
   for (auto& g : p.nodes)
     for (int i = 0; i < t.nodes[g.node].gpus() && static_cast<int>(g.gpu_indices.size()) < g.gpus; ++i)
       if (t.nodes[g.node].gpu_free[i]) g.gpu_indices.push_back(i);
+}
+
+// GPUs to prefer on a node: the socket with the most free GPUs first.
+void choose_gpus(const NodeCell& n, NodeGrant& g) {
+  std::map<int, std::vector<int>> by_socket;
+  for (int i = 0; i < n.gpus(); ++i)
+    if (n.gpu_free[i]) by_socket[n.gpu_socket[i]].push_back(i);
+  std::vector<std::vector<int>> sockets;
+  for (auto& [s, v] : by_socket) sockets.push_back(v);
+  // A socket that alone holds the grant, the tightest such; else the fullest first.
+  std::stable_sort(sockets.begin(), sockets.end(), [&](const auto& a, const auto& b) {
+    const bool fa = static_cast<int>(a.size()) >= g.gpus, fb = static_cast<int>(b.size()) >= g.gpus;
+    if (fa != fb) return fa;
+    return fa ? a.size() < b.size() : a.size() > b.size();
+  });
+  g.gpu_indices.clear();
+  for (const auto& s : sockets)
+    for (int i : s)
+      if (static_cast<int>(g.gpu_indices.size()) < g.gpus) g.gpu_indices.push_back(i);
+  std::sort(g.gpu_indices.begin(), g.gpu_indices.end());
 }
 
 }  // namespace tune::placement_detail

@@ -2,6 +2,7 @@
 // What the placement policies share: what one node can give a job, and the
 // assignment of a job's tasks and GPUs to an ordered list of nodes. No Slurm.
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "placement/gang_placement.hpp"
@@ -24,8 +25,18 @@ struct Need {
 };
 Need need_of(const JobShape& j);
 
+// Gang's best-fit key for giving a node this capacity; smaller is better:
+// (strands free GPUs without cores, a CPU-only job on a node with free GPUs,
+// breaks a fully free node, GPUs left, cores left).
+using FitKey = std::tuple<int, int, int, int, int>;
+FitKey fit_key(const NodeCell& n, const JobShape& j, const Capacity& c, const PlacementOptions& o);
+
 // Assign tasks and GPUs to an ordered node list; nullopt if they do not hold the job.
 std::optional<Placement> fill(const Topology& t, const JobShape& j, const std::vector<int>& order);
+
+// A grant's GPUs as gang placement prefers them: the socket that alone holds
+// the grant, the tightest such, else the sockets with the most free GPUs first.
+void choose_gpus(const NodeCell& n, NodeGrant& g);
 
 // Each grant's GPUs: the lowest free indices on its node, as cons_tres picks them.
 void lowest_free_gpus(const Topology& t, Placement& p);

@@ -8,33 +8,10 @@
 #include <tuple>
 
 #include "placement/fill.hpp"
+#include "placement/fragmentation_placement.hpp"
 
 namespace tune {
-namespace {
-
 using namespace placement_detail;
-
-// GPUs to prefer on a node: the socket with the most free GPUs first.
-void choose_gpus(const NodeCell& n, NodeGrant& g) {
-  std::map<int, std::vector<int>> by_socket;
-  for (int i = 0; i < n.gpus(); ++i)
-    if (n.gpu_free[i]) by_socket[n.gpu_socket[i]].push_back(i);
-  std::vector<std::vector<int>> sockets;
-  for (auto& [s, v] : by_socket) sockets.push_back(v);
-  // A socket that alone holds the grant, the tightest such; else the fullest first.
-  std::stable_sort(sockets.begin(), sockets.end(), [&](const auto& a, const auto& b) {
-    const bool fa = static_cast<int>(a.size()) >= g.gpus, fb = static_cast<int>(b.size()) >= g.gpus;
-    if (fa != fb) return fa;
-    return fa ? a.size() < b.size() : a.size() > b.size();
-  });
-  g.gpu_indices.clear();
-  for (const auto& s : sockets)
-    for (int i : s)
-      if (static_cast<int>(g.gpu_indices.size()) < g.gpus) g.gpu_indices.push_back(i);
-  std::sort(g.gpu_indices.begin(), g.gpu_indices.end());
-}
-
-}  // namespace
 
 std::optional<Placement> FirstFitPlacement::place(const Topology& t, const JobShape& j) const {
   std::vector<int> order(t.nodes.size());
@@ -50,28 +27,18 @@ std::optional<Placement> GangPlacement::place(const Topology& t, const JobShape&
   struct Cand {
     int node;
     Capacity cap;
-    std::tuple<int, int, int, int, int> key;  // smaller is better
+    FitKey key;  // smaller is better
   };
   std::vector<Cand> cands;
   for (int i = 0; i < static_cast<int>(t.nodes.size()); ++i) {
-    const NodeCell& n = t.nodes[i];
-    const Capacity c = capacity(n, j);
-    if (c.tasks == 0) continue;
-    const int cpus = cpus_for(j, c.tasks, c.gpus);
-    int strands = 0, has_gpus = 0;
-    if (!gpu_job && n.free_gpus() > 0) {
-      has_gpus = 1;
-      // Taking these cores would leave free GPUs without cores to drive them.
-      strands = n.free_cores - cpus < n.free_gpus() * o_.cores_per_free_gpu;
-    }
-    const int left_gpus = n.free_gpus() - (gpu_job ? c.gpus : 0);
-    cands.push_back({i, c, {strands, has_gpus, n.fully_free() ? 1 : 0, left_gpus, n.free_cores - cpus}});
+    const Capacity c = capacity(t.nodes[i], j);
+    if (c.tasks > 0) cands.push_back({i, c, fit_key(t.nodes[i], j, c, o_)});
   }
 
   // One node, if any holds the job: the best fit.
   if (need_of(j).min_nodes <= 1) {
     std::optional<Placement> best;
-    std::tuple<int, int, int, int, int> best_key;
+    FitKey best_key;
     for (const auto& c : cands) {
       auto p = fill(t, j, {c.node});
       if (p && (!best || c.key < best_key)) best = p, best_key = c.key;
@@ -106,7 +73,7 @@ std::optional<Placement> GangPlacement::place(const Topology& t, const JobShape&
     std::vector<int> head;
     for (std::size_t i = 0; i + 1 < k; ++i) head.push_back(p->nodes[i].node);
     std::optional<Placement> best = p;
-    std::tuple<int, int, int, int, int> best_key{1 << 30, 0, 0, 0, 0};
+    FitKey best_key{1 << 30, 0, 0, 0, 0};
     for (const auto* c : pool) {
       if (std::find(head.begin(), head.end(), c->node) != head.end()) continue;
       auto order2 = head;
@@ -146,9 +113,10 @@ std::optional<Placement> GangPlacement::place(const Topology& t, const JobShape&
 
 std::unique_ptr<PlacementPolicy> make_placement(const std::string& name) {
   if (name == "gang") return std::make_unique<GangPlacement>();
+  if (name == "fgd") return std::make_unique<FragmentationPlacement>();
   if (name == "first-fit") return std::make_unique<FirstFitPlacement>();
   if (name == "cons_tres") return std::make_unique<ConsTresPlacement>();
-  throw std::invalid_argument("unknown placement policy '" + name + "': use gang, cons_tres or first-fit");
+  throw std::invalid_argument("unknown placement policy '" + name + "': use gang, fgd, cons_tres or first-fit");
 }
 
 void apply(Topology& t, const Placement& p, const JobShape& /*job*/) {

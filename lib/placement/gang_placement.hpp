@@ -36,6 +36,8 @@ class PlacementPolicy {
  public:
   virtual ~PlacementPolicy() = default;
   virtual std::optional<Placement> place(const Topology& t, const JobShape& job) const = 0;
+  // Tells the policy a job was submitted (policies that learn the workload's mix).
+  virtual void observe(const JobShape& /*job*/) {}
   virtual std::string name() const = 0;
 };
 
@@ -67,7 +69,7 @@ class ConsTresPlacement : public PlacementPolicy {
   std::string name() const override { return "cons_tres"; }
 };
 
-// By name: gang, cons_tres, first-fit.
+// By name: gang, fgd, cons_tres, first-fit.
 std::unique_ptr<PlacementPolicy> make_placement(const std::string& name);
 
 // Marks the placement's cores, memory and GPUs used (or free again).

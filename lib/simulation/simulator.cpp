@@ -202,6 +202,7 @@ class Sim {
       ++never_fit_;
       return;
     }
+    policy_->observe(shapes_[j]);
     if (o_.priority == "fifo") prio_[j] = 0;
     else if (o_.priority == "tune") prio_[j] = -1;  // below the policy's band until its next pass
     else prio_[j] = classic_priority(j);

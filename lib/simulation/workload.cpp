@@ -152,6 +152,7 @@ void read_sacct(std::istream& in, Workload& w) {
     j.user = c_user >= 0 ? f[c_user] : "";
     j.account = c_account >= 0 && !trim(f[c_account]).empty() ? trim(f[c_account]) : (j.user.empty() ? "default" : "user:" + j.user);
     j.submit = *submit;
+    j.recorded_start = *start;
     j.runtime = *end - *start;
     if (c_limit >= 0) {
       const std::string l = trim(f[c_limit]);
@@ -196,6 +197,7 @@ void read_swf(std::istream& in, Workload& w) {
     SimJob j;
     j.name = std::to_string(static_cast<long long>(f[0]));
     j.submit = f[1];
+    if (f[2] >= 0) j.recorded_start = f[1] + f[2];
     j.runtime = run;
     j.cpus = static_cast<int>(procs);
     if (f[8] > 0) j.time_limit = f[8];
@@ -316,7 +318,10 @@ Workload parse_workload(const std::string& text, const std::string& source, cons
                         (w.skipped ? " (" + std::to_string(w.skipped) + " skipped: " + w.skipped_why + ")" : std::string()));
   std::stable_sort(w.jobs.begin(), w.jobs.end(), [](const SimJob& a, const SimJob& b) { return a.submit < b.submit; });
   const double t0 = w.jobs.front().submit;
-  for (auto& j : w.jobs) j.submit -= t0;
+  for (auto& j : w.jobs) {
+    j.submit -= t0;
+    if (j.recorded_start >= 0) j.recorded_start -= t0;
+  }
   return w;
 }
 
@@ -383,7 +388,10 @@ double factor_for_load(const Workload& w, double target, int cluster_gpus, int c
 
 Workload compress(const Workload& w, double factor) {
   Workload out = w;
-  for (auto& j : out.jobs) j.submit /= factor;
+  for (auto& j : out.jobs) {
+    j.submit /= factor;
+    if (factor != 1) j.recorded_start = -1;
+  }
   return out;
 }
 

@@ -27,6 +27,7 @@ struct SimJob {
   int gpus = 0;           // in total
   int cpus = 1;           // in total
   double mem_mb = 0;      // in total
+  double recorded_start = -1;  // when it started in the history (sacct Start, SWF wait); -1: not recorded
 };
 
 struct Workload {
@@ -65,7 +66,8 @@ double offered_load(const Workload& w, int cluster_gpus, int cluster_cpus);
 // The arrival compression that gives this offered load (bisection; the load
 // grows with the factor).
 double factor_for_load(const Workload& w, double target, int cluster_gpus, int cluster_cpus);
-// Arrivals compressed by `factor` (2: twice as often); run times unchanged.
+// Arrivals compressed by `factor` (2: twice as often); run times unchanged;
+// recorded starts dropped (they belong to the history's pace).
 Workload compress(const Workload& w, double factor);
 
 }  // namespace tune::sim

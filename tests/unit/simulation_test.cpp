@@ -4,7 +4,9 @@
 
 #include "simulation/cluster.hpp"
 #include "simulation/simulator.hpp"
+#include "placement/fragmentation_placement.hpp"
 #include "simulation/summary.hpp"
+#include "simulation/validation.hpp"
 #include "simulation/workload.hpp"
 
 using namespace tune;
@@ -99,7 +101,10 @@ TEST(SimulationInput, SacctPipesInNamesUnknownTimesAndTres) {
   EXPECT_EQ(w.jobs[0].runtime, 3600);
   EXPECT_EQ(w.jobs[0].time_limit, 7200);
   EXPECT_EQ(w.jobs[0].submit, 0);
+  EXPECT_EQ(w.jobs[0].recorded_start, 30);
   EXPECT_EQ(w.jobs[1].submit, 120);
+  EXPECT_EQ(w.jobs[1].recorded_start, 120);
+  EXPECT_EQ(compress(w, 2).jobs[0].recorded_start, -1);  // a compressed replay has no history to match
   EXPECT_EQ(w.jobs[1].account, "user:bob");
   EXPECT_EQ(w.jobs[1].time_limit, 0);
   EXPECT_EQ(w.jobs[1].nodes, 2);
@@ -227,4 +232,85 @@ TEST(SimulationOutput, SummaryBoundsAndCsv) {
   write_jobs_csv(csv, w, r);
   EXPECT_NE(csv.str().find("B,a,,4,1,0,100,200,100,100,100,0,0"), std::string::npos) << csv.str();
   EXPECT_NE(format_table({s}).find("fifo+cons_tres"), std::string::npos);
+}
+
+namespace {
+NodeCell gpu_node(const std::string& name, int cores, int free_cores, int gpus, int free_gpus) {
+  NodeCell n;
+  n.name = name;
+  n.cores = cores, n.free_cores = free_cores;
+  n.mem_mb = n.free_mem_mb = 512000;
+  n.gpu_socket.assign(gpus, 0);
+  n.gpu_free.assign(gpus, false);
+  for (int i = 0; i < free_gpus; ++i) n.gpu_free[i] = true;
+  return n;
+}
+JobShape gpu_job(int gpus, int cpus) {
+  JobShape j;
+  j.gpus_per_node = gpus;
+  j.cpus_per_task = cpus;
+  return j;
+}
+}  // namespace
+
+TEST(SimulationModel, FragmentationMeasuresFreeGpusByTheGpuDemandThatCannotUseThem) {
+  WorkloadMix mix;
+  EXPECT_EQ(mix.fragmentation(8, 96, 512000), 0);  // nothing seen: nothing lost
+  mix.observe(gpu_job(8, 96));                      // 8 GPUs of demand
+  for (int i = 0; i < 8; ++i) mix.observe(gpu_job(1, 12));  // 8 more
+  JobShape cpu_only;
+  cpu_only.cpus_per_task = 64;
+  mix.observe(cpu_only);  // uses no GPU: not in the mix
+  ASSERT_EQ(mix.classes().size(), 2u);
+  EXPECT_NEAR(mix.fragmentation(8, 96, 512000), 0, 1e-9);        // both fit
+  EXPECT_NEAR(mix.fragmentation(7, 96, 512000), 7 * 0.5, 0.01);  // the 8-GPU half cannot use them
+  EXPECT_NEAR(mix.fragmentation(3, 8, 512000), 3 * 1.0, 0.01);   // no class fits in 8 cores
+  EXPECT_EQ(mix.fragmentation(0, 96, 512000), 0);
+}
+
+TEST(SimulationModel, FragmentationAwarePlacementUsesStrandedGpusFirst) {
+  // n0: 3 GPUs and 120 cores free, what the 2-GPU/40-core jobs need; n1: 4
+  // GPUs but only 10 cores free, unusable by them. Gang's best fit on GPUs
+  // takes n0; the fragmentation-aware choice takes the stranded GPU on n1.
+  Topology t;
+  t.nodes = {gpu_node("n0", 128, 120, 8, 3), gpu_node("n1", 64, 10, 8, 4)};
+  const JobShape small = gpu_job(1, 2);
+  EXPECT_EQ(GangPlacement().place(t, small)->nodes[0].node, 0);
+  FragmentationPlacement fgd;
+  EXPECT_EQ(fgd.place(t, small)->nodes[0].node, 0);  // no mix seen yet: as gang
+  for (int i = 0; i < 10; ++i) fgd.observe(gpu_job(2, 40));
+  fgd.observe(small);
+  const auto p = fgd.place(t, small);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->nodes[0].node, 1);
+  EXPECT_EQ(p->nodes[0].gpu_indices.size(), 1u);
+  EXPECT_EQ(make_placement("fgd")->name(), "fgd");
+}
+
+TEST(SimulationOutput, AgreementWithRecordedStarts) {
+  Workload w;
+  w.source = "history";
+  for (int i = 0; i < 4; ++i) {
+    SimJob j = job("j" + std::to_string(i), 10.0 * i, 100, 0);
+    j.recorded_start = 10.0 * i + 20;  // each waited 20 s
+    w.jobs.push_back(j);
+  }
+  SimResult r;
+  for (int i = 0; i < 4; ++i) r.jobs.push_back({10.0 * i + (i == 3 ? 0 : 30), 10.0 * i + (i == 3 ? 100 : 130)});
+  // Simulated waits 30, 30, 30, 0 (mean 22.5 against 20). Job 3 starts at
+  // 30: a tie with job 0, before jobs 1 and 2; of the 6 pairs, the 3 with
+  // job 3 are not in the recorded order.
+  const Agreement a = compare_with_history(w, r);
+  EXPECT_EQ(a.jobs, 4);
+  EXPECT_NEAR(a.wait_recorded, 20, 1e-9);
+  EXPECT_NEAR(a.wait_simulated, 22.5, 1e-9);
+  EXPECT_NEAR(a.wait_error, 0.125, 1e-9);
+  EXPECT_EQ(a.pairs, 6);
+  EXPECT_NEAR(a.order_agreement, 3.0 / 6, 1e-9);
+  EXPECT_NEAR(a.makespan_recorded, 150, 1e-9);  // last recorded end 50 + 100
+  EXPECT_NEAR(a.makespan_simulated, 150, 1e-9);
+  EXPECT_NE(format_agreements({{"fifo+cons_tres", a}}).find("12.5%"), std::string::npos);
+  Workload none = w;
+  for (auto& j : none.jobs) j.recorded_start = -1;
+  EXPECT_THROW(compare_with_history(none, r), std::invalid_argument);
 }
