@@ -142,7 +142,7 @@ int main(int argc, char** argv) {
   auto* pl = app.add_subcommand("place", "Show where the gang placement policy puts a list of jobs (no slurmctld needed)");
   pl->add_option("--cluster", place_cluster, "cluster description: JSON, or a Tiresias cluster_spec CSV")->required();
   pl->add_option("--jobs", place_jobs, "JSON list of jobs, placed in order")->required();
-  pl->add_option("--policy", place_policy, "gang, cons_tres (select/cons_tres's own choice) or first-fit (node order)")
+  pl->add_option("--policy", place_policy, "gang, fgd (fragmentation-aware over the listed jobs' mix), cons_tres (select/cons_tres's own choice) or first-fit (node order)")
       ->check(CLI::IsMember({"gang", "fgd", "cons_tres", "first-fit"}))
       ->capture_default_str();
   pl->add_flag("--json", place_json, "JSON instead of a table");

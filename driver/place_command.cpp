@@ -54,6 +54,8 @@ int show_placement(const std::string& cluster_file, const std::string& jobs_file
     std::printf("%-12s %5s %5s %-8s %9s  %s\n", "JOB", "GPUS", "CPUS", "SWITCHES", "FRAG", "NODES[GPUS]");
   }
   int placed = 0;
+  // A policy that learns the workload's mix (fgd) learns it from this job list.
+  for (const auto& j : jobs) policy->observe(j.shape);
   for (const auto& j : jobs) {
     const auto p = policy->place(t, j.shape);
     nlohmann::json row = {{"job", j.name}, {"placed", static_cast<bool>(p)}};

@@ -34,7 +34,7 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
       ->delimiter(',')
       ->check(CLI::IsMember({"fifo", "fairshare", "tune"}))
       ->capture_default_str();
-  app.add_option("--placement", o.placements, "placement policies to compare: cons_tres, gang, first-fit")
+  app.add_option("--placement", o.placements, "placement policies to compare: cons_tres, gang, fgd, first-fit")
       ->delimiter(',')
       ->check(CLI::IsMember({"cons_tres", "gang", "fgd", "first-fit"}))
       ->capture_default_str();

@@ -222,6 +222,7 @@ Cluster parse_slurm_conf(const std::string& text, const std::string& name, const
         else if (k == "bf_max_job_test") c.settings.bf_max_job_test = static_cast<int>(whole(v, where, k));
         else if (k == "sched_interval") c.settings.sched_interval = std::max(1.0, static_cast<double>(whole(v, where, k)));
         else if (k == "default_queue_depth") c.settings.default_queue_depth = static_cast<int>(whole(v, where, k));
+        else if (k == "batch_sched_delay") c.settings.batch_sched_delay = whole(v, where, k);
       }
     }
   }

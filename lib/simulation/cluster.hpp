@@ -21,6 +21,10 @@ struct ClusterError : std::runtime_error {
 struct SchedulerSettings {
   double sched_interval = 60;   // full main-scheduler pass
   int default_queue_depth = 100;  // jobs an event-triggered pass looks at
+  // An event (submission, completion) asks for a pass; slurmctld's background
+  // loop runs it once batch_sched_delay whole seconds have passed since the
+  // last pass (controller.c, _slurmctld_background).
+  double batch_sched_delay = 3;
   bool backfill = true;         // SchedulerType=sched/backfill (sched/builtin: false)
   double bf_interval = 30;
   double bf_window = 1440 * 60;  // seconds (bf_window is in minutes in slurm.conf)

@@ -60,6 +60,7 @@ class Sim {
     const double prio_period = o_.priority == "tune" ? o_.tune.interval : s_.priority_calc_period;
     const double sample_every = o_.sample_every > 0 ? o_.sample_every : s_.bf_interval;
     double next_main = s_.sched_interval, next_bf = s_.bf_interval, next_prio = prio_period, next_sample = 0;
+    double next_event_pass = kNever, last_pass = -kNever;  // event-triggered passes wait for batch_sched_delay
     std::size_t next_job = 0;
     const std::size_t n = w_.jobs.size();
     auto advance = [&](double& timer, double period) {
@@ -70,7 +71,7 @@ class Sim {
       if (next_job < n) t = w_.jobs[next_job].submit;
       if (!ends_.empty()) t = std::min(t, ends_.top().first);
       if (!pending_.empty()) {
-        t = std::min({t, next_main, next_prio});
+        t = std::min({t, next_main, next_prio, next_event_pass});
         if (s_.backfill) t = std::min(t, next_bf);
       }
       if (!pending_.empty() || !running_.empty()) t = std::min(t, next_sample);
@@ -99,9 +100,18 @@ class Sim {
       if (now_ >= next_main) {
         if (!pending_.empty()) main_pass(0), ++r.main_passes;
         advance(next_main, s_.sched_interval);
-        triggered = false;
+        last_pass = std::floor(now_);
+        next_event_pass = kNever, triggered = false;
       }
-      if (triggered && !pending_.empty()) main_pass(s_.default_queue_depth), ++r.main_passes;
+      if (triggered && next_event_pass == kNever && !pending_.empty()) {
+        // The first whole second batch_sched_delay after the last pass (time(NULL) resolution).
+        next_event_pass = s_.batch_sched_delay > 0 ? std::max(std::ceil(now_), last_pass + s_.batch_sched_delay) : now_;
+      }
+      if (now_ >= next_event_pass) {
+        if (!pending_.empty()) main_pass(s_.default_queue_depth), ++r.main_passes;
+        last_pass = std::floor(now_);
+        next_event_pass = kNever;
+      }
       if (s_.backfill && now_ >= next_bf) {
         if (!pending_.empty()) backfill_pass(), ++r.backfill_passes;
         advance(next_bf, s_.bf_interval);

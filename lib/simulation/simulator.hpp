@@ -5,8 +5,9 @@
 //
 // What it models, from Slurm 22.05's source (slurmctld/job_scheduler.c,
 // plugins/sched/backfill/backfill.c):
-// - the main scheduler: on every submission and completion (looking at
-//   default_queue_depth jobs) and every sched_interval (all jobs), in
+// - the main scheduler: after a submission or completion (looking at
+//   default_queue_depth jobs, at the first whole second batch_sched_delay
+//   after the last pass) and every sched_interval (all jobs), in
 //   priority order, stopping at the first job that cannot start (the
 //   partition is then blocked for that pass);
 // - backfill every bf_interval: up to bf_max_job_test jobs in priority

@@ -79,6 +79,12 @@ Summary summarise(const std::string& label, const Cluster& c, const Workload& w,
     last_arrival_end = std::max(last_arrival_end, j.submit + run);
   }
   s.wait = stats_of(wait);
+  if (!wait.empty()) {
+    std::vector<double> sorted = wait;
+    std::sort(sorted.begin(), sorted.end());
+    for (int q = 0; q <= 100; ++q)
+      s.wait_percentiles.push_back(sorted[std::min(sorted.size() - 1, q * (sorted.size() - 1) / 100)]);
+  }
   s.completion = stats_of(jct);
   s.wait_one_gpu = stats_of(one);
   s.wait_multi_gpu = stats_of(multi);
@@ -182,8 +188,9 @@ std::string html_page(const std::string& title, const std::vector<Summary>& rows
        "figure{display:inline-block;margin:.5em}</style></head><body>\n<h1>"
     << xml_escape(title) << "</h1>\n<pre>" << xml_escape(format_table(rows)) << "\n"
     << xml_escape(format_by_gpus(rows)) << "</pre>\n";
-  Chart by, busy;
+  Chart by, busy, cdf;
   by.title = "Mean wait by GPU count", by.x_label = "GPUs per job", by.y_label = "mean wait (s)";
+  cdf.title = "Wait by percentile of jobs", cdf.x_label = "percentile of jobs", cdf.y_label = "wait (min)";
   busy.title = "GPUs busy over time", busy.x_label = "time (h)", busy.y_label = "GPUs busy";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     ChartSeries s;
@@ -193,12 +200,17 @@ std::string html_page(const std::string& title, const std::vector<Summary>& rows
     s.markers = true;
     for (const auto& [g, st] : rows[i].wait_by_gpus) s.x.push_back(g), s.y.push_back(st.mean);
     by.series.push_back(s);
+    ChartSeries c = b;
+    for (std::size_t q = 0; q < rows[i].wait_percentiles.size(); ++q)
+      c.x.push_back(static_cast<double>(q)), c.y.push_back(rows[i].wait_percentiles[q] / 60);
+    cdf.series.push_back(c);
     const auto& samples = results[i]->samples;
     const std::size_t step = std::max<std::size_t>(1, samples.size() / 600);
     for (std::size_t k = 0; k < samples.size(); k += step) b.x.push_back(samples[k].time / 3600), b.y.push_back(samples[k].busy_gpus);
     busy.series.push_back(b);
   }
   o << "<figure>" << render_svg(by) << "</figure>\n";
+  o << "<figure>" << render_svg(cdf) << "</figure>\n";
   o << "<figure>" << render_svg(busy) << "</figure>\n</body></html>\n";
   return o.str();
 }

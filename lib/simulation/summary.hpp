@@ -23,6 +23,7 @@ struct Summary {
   std::string label;  // "priority+placement"
   int jobs = 0, started = 0, never_fit = 0, timed_out = 0, backfilled = 0;
   Stats wait, completion;
+  std::vector<double> wait_percentiles;  // 0th, 1st, ..., 100th percentile of the wait (101 values)
   std::map<int, Stats> wait_by_gpus;            // exact GPU count of the job
   std::map<std::string, Stats> wait_by_account;
   Stats wait_one_gpu, wait_multi_gpu;           // 1 GPU, more than 1
@@ -47,7 +48,7 @@ std::string format_by_gpus(const std::vector<Summary>& rows);
 // job,account,user,gpus,cpus,submit,start,end,wait,runtime,time_limit,timed_out,backfilled
 void write_jobs_csv(std::ostream& out, const Workload& w, const SimResult& r);
 
-// An HTML page: the table, mean wait by GPU count, wait distributions, GPUs busy over time.
+// An HTML page: the table, mean wait by GPU count, wait by percentile of jobs, GPUs busy over time.
 std::string html_page(const std::string& title, const std::vector<Summary>& rows,
                       const std::vector<const SimResult*>& results);
 

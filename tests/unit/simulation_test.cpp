@@ -232,6 +232,11 @@ TEST(SimulationOutput, SummaryBoundsAndCsv) {
   write_jobs_csv(csv, w, r);
   EXPECT_NE(csv.str().find("B,a,,4,1,0,100,200,100,100,100,0,0"), std::string::npos) << csv.str();
   EXPECT_NE(format_table({s}).find("fifo+cons_tres"), std::string::npos);
+  ASSERT_EQ(s.wait_percentiles.size(), 101u);  // waits 0 and 100
+  EXPECT_EQ(s.wait_percentiles.front(), 0);
+  EXPECT_EQ(s.wait_percentiles.back(), 100);
+  const std::string page = html_page("t", {s}, {&r});
+  EXPECT_NE(page.find("Wait by percentile of jobs"), std::string::npos);
 }
 
 namespace {
