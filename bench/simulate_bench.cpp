@@ -3,9 +3,12 @@
 // 3% 2-GPU, 3% 4-GPU, 9% 8-GPU; log-normal run times, median 20 min; Poisson
 // arrivals at 90% offered load in four waves of +-60%, so that queues form
 // at the crests; 50 accounts), through FIFO + backfill +
-// cons_tres. Baseline in the same run: the same workload through the main
-// scheduler alone (sched/builtin), so the ratio is what backfill's planning
-// costs. Prints wall time, events per second and peak memory.
+// cons_tres, and again with sched/tune's priorities (its policy pass every
+// interval over the whole queue; the time spent in it is printed: it must not
+// be what limits the simulation). Baseline in the same run: the same workload
+// through the main scheduler alone (sched/builtin), so the ratio is what
+// backfill's planning costs. Prints wall time, events per second and peak
+// memory.
 //   simulate_bench [JOBS [NODES]]   (default 100000 jobs, 10000 nodes; the aim: 1,000,000 in <= 10 min, <= 4 GB)
 #include <sys/resource.h>
 
@@ -13,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 
 #include "simulation/simulator.hpp"
 #include "simulation/workload.hpp"
@@ -64,10 +68,11 @@ int main(int argc, char** argv) {
   std::printf("%ld jobs on %d nodes x 8 GPUs, offered load %.0f%% over %.1f days\n", jobs, nodes,
               100 * offered_load(w, 8 * nodes, 64 * nodes), t / 86400);
 
-  auto once = [&](bool backfill) {
+  auto once = [&](bool backfill, const std::string& priority = "fifo") {
     Cluster cc = c;
     cc.settings.backfill = backfill;
     SimOptions o;
+    o.priority = priority;
     const SimResult r = simulate(cc, w, o);
     double wait = 0;
     long waited = 0;
@@ -77,20 +82,28 @@ int main(int argc, char** argv) {
     }
     int most = 0;
     for (const auto& s : r.samples) most = std::max(most, s.pending);
-    std::printf("%-28s %8.1f s %12lld events %10.0f events/s  placements %lld  mean wait %.0f s, %.0f%% of jobs "
+    const std::string label = priority == "tune" ? "sched/tune + backfill + cons_tres"
+                              : backfill         ? "sched/backfill + cons_tres"
+                                                 : "sched/builtin + cons_tres";
+    std::printf("%-34s %8.1f s %12lld events %10.0f events/s  placements %lld  mean wait %.0f s, %.0f%% of jobs "
                 "waited > 1 min, up to %d pending\n",
-                backfill ? "sched/backfill + cons_tres" : "sched/builtin + cons_tres", r.seconds, r.events,
-                r.events / r.seconds, r.placement_calls, wait / r.jobs.size(), 100.0 * waited / r.jobs.size(), most);
+                label.c_str(), r.seconds, r.events, r.events / r.seconds, r.placement_calls, wait / r.jobs.size(),
+                100.0 * waited / r.jobs.size(), most);
+    if (priority != "fifo")
+      std::printf("%-34s %lld priority passes, %.1f s in them (%.1f%% of the run, %.1f ms per pass)\n", "",
+                  r.priority_passes, r.priority_seconds, 100 * r.priority_seconds / r.seconds,
+                  1000 * r.priority_seconds / r.priority_passes);
     return r.seconds;
   };
   const double base = once(false);
   const double full = once(true);
+  const double tuned = once(true, "tune");
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   std::printf("backfill model / main scheduler only: %.2f; peak memory %.0f MB\n", full / base, u.ru_maxrss / 1024.0);
-  const double per_million = full * 1e6 / jobs;
+  const double per_million = std::max(full, tuned) * 1e6 / jobs;
   std::printf("aim: 1,000,000 jobs on 10,000 nodes in <= 600 s and <= 4 GB: %s (%.0f s per million jobs at this size)\n",
-              jobs >= 1000000 && nodes >= 10000 ? (full <= 600 && u.ru_maxrss <= 4 * 1024 * 1024 ? "met" : "NOT met")
+              jobs >= 1000000 && nodes >= 10000 ? (std::max(full, tuned) <= 600 && u.ru_maxrss <= 4 * 1024 * 1024 ? "met" : "NOT met")
                                                 : "run with 1000000 10000 to judge",
               per_million);
   return 0;

@@ -32,7 +32,12 @@ struct Reservation {
 class Sim {
  public:
   Sim(const Cluster& c, const Workload& w, const SimOptions& o)
-      : topo_(c.topology), w_(w), o_(o), s_(c.settings), policy_(make_placement(o.placement)) {
+      : topo_(c.topology),
+        w_(w),
+        o_(o),
+        s_(c.settings),
+        policy_(make_placement(o.placement)),
+        plan_policy_(o.placement == "first-fit" ? make_placement("first-fit") : make_placement("cons_tres")) {
     if (o.priority != "fifo" && o.priority != "fairshare" && o.priority != "tune")
       throw std::invalid_argument("unknown priority policy '" + o.priority + "': use fifo, fairshare or tune");
     for (const auto& n : topo_.nodes) max_gpn_ = std::max(max_gpn_, n.gpus()), max_cores_ = std::max(max_cores_, n.cores);
@@ -351,7 +356,10 @@ class Sim {
             for (int nd : r.nodes)
               if (topo_.nodes[nd].available) topo_.nodes[nd].available = false, blocked.push_back(nd);
         ++placement_calls_;
-        auto p = policy_->place(topo_, shapes_[j]);
+        // Starting now, the job's nodes are the policy's (select_p_job_test in
+        // SELECT_MODE_RUN_NOW); a later start is planned by cons_tres, since
+        // select/cons_tres_gang leaves SELECT_MODE_WILL_RUN to it.
+        auto p = (t <= now_ ? *policy_ : *plan_policy_).place(topo_, shapes_[j]);
         for (int nd : blocked) topo_.nodes[nd].available = true;
         blocked.clear();
         if (p) {
@@ -427,7 +435,7 @@ class Sim {
   const Workload& w_;
   SimOptions o_;
   SchedulerSettings s_;
-  std::unique_ptr<PlacementPolicy> policy_;
+  std::unique_ptr<PlacementPolicy> policy_, plan_policy_;
   std::vector<JobShape> shapes_;
   std::vector<JobResult> res_;
   std::vector<double> prio_;

@@ -14,7 +14,9 @@
 //   order; each starts now if it fits without touching a reservation, else
 //   gets the earliest start within bf_window (running jobs end at their
 //   start + time limit, times rounded up to bf_resolution) and reserves the
-//   nodes it would get then (whole nodes, as backfill's node space map does);
+//   nodes it would get then (whole nodes, as backfill's node space map does),
+//   chosen by cons_tres: select/cons_tres_gang applies its policy only to a
+//   start now (SELECT_MODE_RUN_NOW), never to backfill's plans (WILL_RUN);
 // - time limits: a job ends at its real run time or is killed at its limit;
 // - priorities: priority/basic (submission order), priority/multifactor's age
 //   and classic fair share (decayed usage, every PriorityCalcPeriod), or
