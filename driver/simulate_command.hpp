@@ -20,6 +20,8 @@ struct SimulateOptions {
   long limit = 0;  // first N jobs only
   unsigned seed = 1;
   bool validate = false;  // compare simulated starts with the recorded ones
+  int replicates = 1;     // runs per combination, arrivals jittered after the first
+  double jitter = 60;     // seconds
 };
 
 void add_simulate_options(CLI::App& app, SimulateOptions& o);

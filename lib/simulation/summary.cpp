@@ -180,6 +180,36 @@ void write_jobs_csv(std::ostream& out, const Workload& w, const SimResult& r) {
   }
 }
 
+std::string format_replicates(const std::vector<std::vector<Summary>>& reps) {
+  std::string out;
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%-20s %26s %26s %26s %22s\n", "POLICY", "WAIT", "1GPU-WAIT", "nGPU-WAIT", "GPU-USE");
+  out += buf;
+  for (const auto& r : reps) {
+    if (r.empty()) continue;
+    auto cell = [&](auto get, bool percent) {
+      double lo = get(r.front()), hi = lo, sum = 0;
+      for (const auto& s : r) {
+        const double v = get(s);
+        lo = std::min(lo, v), hi = std::max(hi, v), sum += v;
+      }
+      const double mean = sum / r.size();
+      if (percent) {
+        std::snprintf(buf, sizeof buf, "%.1f%% [%.1f, %.1f]", 100 * mean, 100 * lo, 100 * hi);
+        return std::string(buf);
+      }
+      return dur(mean) + " [" + dur(lo) + ", " + dur(hi) + "]";
+    };
+    std::snprintf(buf, sizeof buf, "%-20s %26s %26s %26s %22s\n", r.front().label.c_str(),
+                  cell([](const Summary& s) { return s.wait.mean; }, false).c_str(),
+                  cell([](const Summary& s) { return s.wait_one_gpu.mean; }, false).c_str(),
+                  cell([](const Summary& s) { return s.wait_multi_gpu.mean; }, false).c_str(),
+                  cell([](const Summary& s) { return s.gpu_utilisation; }, true).c_str());
+    out += buf;
+  }
+  return out;
+}
+
 std::string html_page(const std::string& title, const std::vector<Summary>& rows,
                       const std::vector<const SimResult*>& results) {
   std::ostringstream o;

@@ -45,6 +45,10 @@ std::string format_table(const std::vector<Summary>& rows);
 // Mean wait by GPU count, one column per summary.
 std::string format_by_gpus(const std::vector<Summary>& rows);
 
+// Replicates of each combination (outer: combinations, inner: replicates):
+// mean wait, 1-GPU and multi-GPU mean wait, GPU utilisation, as mean [min, max].
+std::string format_replicates(const std::vector<std::vector<Summary>>& reps);
+
 // job,account,user,gpus,cpus,submit,start,end,wait,runtime,time_limit,timed_out,backfilled
 void write_jobs_csv(std::ostream& out, const Workload& w, const SimResult& r);
 

@@ -349,6 +349,15 @@ void borrow_times(Workload& w, const Workload& donor, std::uint64_t seed) {
   w.source += ", times drawn from " + donor.source + " by GPU count (seed " + std::to_string(seed) + ")";
 }
 
+Workload jitter_arrivals(const Workload& w, double seconds, std::uint64_t seed) {
+  Workload out = w;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> shift(0, seconds);
+  for (auto& j : out.jobs) j.submit += shift(rng), j.recorded_start = -1;
+  std::stable_sort(out.jobs.begin(), out.jobs.end(), [](const SimJob& a, const SimJob& b) { return a.submit < b.submit; });
+  return out;
+}
+
 void apply_time_limits(Workload& w, double factor) {
   for (auto& j : w.jobs)
     if (j.time_limit <= 0) j.time_limit = std::max(60.0, std::ceil(j.runtime * factor / 60) * 60);

@@ -319,3 +319,34 @@ TEST(SimulationOutput, AgreementWithRecordedStarts) {
   for (auto& j : none.jobs) j.recorded_start = -1;
   EXPECT_THROW(compare_with_history(none, r), std::invalid_argument);
 }
+
+TEST(SimulationInput, JitteredArrivalsStayInOrderAndLater) {
+  Workload w;
+  for (int i = 0; i < 50; ++i) {
+    SimJob j = job("j" + std::to_string(i), 10.0 * i, 5, 1);
+    j.recorded_start = 10.0 * i;
+    w.jobs.push_back(j);
+  }
+  const Workload a = jitter_arrivals(w, 30, 2), b = jitter_arrivals(w, 30, 2), c = jitter_arrivals(w, 30, 3);
+  ASSERT_EQ(a.jobs.size(), w.jobs.size());
+  bool moved = false, differs = false;
+  for (std::size_t i = 0; i < a.jobs.size(); ++i) {
+    EXPECT_EQ(a.jobs[i].submit, b.jobs[i].submit);  // same seed, same replicate
+    differs |= a.jobs[i].submit != c.jobs[i].submit;
+    if (i > 0) EXPECT_LE(a.jobs[i - 1].submit, a.jobs[i].submit);
+    EXPECT_EQ(a.jobs[i].recorded_start, -1);
+    const int k = std::stoi(a.jobs[i].name.substr(1));
+    EXPECT_GE(a.jobs[i].submit, 10.0 * k);
+    EXPECT_LT(a.jobs[i].submit, 10.0 * k + 30);
+    moved |= a.jobs[i].submit != 10.0 * k;
+  }
+  EXPECT_TRUE(moved);
+  EXPECT_TRUE(differs);
+  Summary s1, s2;
+  s1.label = s2.label = "fifo+gang";
+  s1.wait.mean = 60, s2.wait.mean = 180;
+  s1.gpu_utilisation = 0.5, s2.gpu_utilisation = 0.7;
+  const std::string t = format_replicates({{s1, s2}});
+  EXPECT_NE(t.find("2.0m [60s, 3.0m]"), std::string::npos) << t;
+  EXPECT_NE(t.find("60.0% [50.0, 70.0]"), std::string::npos) << t;
+}
