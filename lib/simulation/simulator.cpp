@@ -109,8 +109,9 @@ class Sim {
         next_event_pass = kNever, triggered = false;
       }
       if (triggered && next_event_pass == kNever && !pending_.empty()) {
-        // The first whole second batch_sched_delay after the last pass (time(NULL) resolution).
-        next_event_pass = s_.batch_sched_delay > 0 ? std::max(std::ceil(now_), last_pass + s_.batch_sched_delay) : now_;
+        // Once time(NULL) is batch_sched_delay past the last pass's second
+        // (slurmctld's background loop checks every 0.1 s).
+        next_event_pass = std::max(now_, last_pass + s_.batch_sched_delay);
       }
       if (now_ >= next_event_pass) {
         if (!pending_.empty()) main_pass(s_.default_queue_depth), ++r.main_passes;
