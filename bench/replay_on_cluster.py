@@ -66,7 +66,7 @@ while True:
     time.sleep(2)
 
 with open(out, "w") as o:
-    o.write("JobID|JobName|Account|User|Submit|Start|End|Timelimit|NNodes|NCPUS|AllocTRES|State\n")
+    o.write("JobID|JobName|Account|User|Submit|Start|End|Timelimit|NNodes|NCPUS|AllocTRES|State|NodeList\n")
     for i in ids:
         f = records[i]
         tres = f.get("TRES", "")
@@ -76,5 +76,5 @@ with open(out, "w") as o:
             tres += ",gres/gpu=%d" % (int(per_node.rsplit(":", 1)[1]) * int(f["NumNodes"]))
         o.write("|".join([i, f["JobName"], f["Account"], f["UserId"].split("(")[0], f["SubmitTime"],
                           f["StartTime"], f["EndTime"], f["TimeLimit"], f["NumNodes"], f["NumCPUs"],
-                          tres, f["JobState"]]) + "\n")
+                          tres, f["JobState"], f.get("NodeList", "")]) + "\n")
 print("%d jobs ran on the cluster in %.0f s" % (len(ids), time.monotonic() - t0))
