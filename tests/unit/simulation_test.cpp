@@ -333,7 +333,9 @@ TEST(SimulationInput, JitteredArrivalsStayInOrderAndLater) {
   for (std::size_t i = 0; i < a.jobs.size(); ++i) {
     EXPECT_EQ(a.jobs[i].submit, b.jobs[i].submit);  // same seed, same replicate
     differs |= a.jobs[i].submit != c.jobs[i].submit;
-    if (i > 0) EXPECT_LE(a.jobs[i - 1].submit, a.jobs[i].submit);
+    if (i > 0) {
+      EXPECT_LE(a.jobs[i - 1].submit, a.jobs[i].submit);
+    }
     EXPECT_EQ(a.jobs[i].recorded_start, -1);
     const int k = std::stoi(a.jobs[i].name.substr(1));
     EXPECT_GE(a.jobs[i].submit, 10.0 * k);
