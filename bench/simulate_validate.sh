@@ -6,7 +6,7 @@
 # (simulated as fifo + cons_tres), then sched/tune + cons_tres_gang (tune +
 # gang). Figures: mean wait and makespan error, share of job pairs started in
 # the same order, |start difference|. SEED (1) picks the workload; SHORT=1
-# uses 3-20 s jobs.
+# uses 3-20 s jobs; CONFIGS="backfill tune" (default) picks the configurations.
 source "$(dirname "$0")/bench_env.sh"
 n=${JOBS:-200}
 seed=${SEED:-1}
@@ -29,7 +29,14 @@ run() {  # NAME PRIORITY PLACEMENT [cluster options...]
   "$tune" simulate --cluster "$dir/etc/slurm.conf" --jobs "$work/$name.txt" --validate --priority "$prio" \
     --placement "$place" --sched-conf "$dir/etc/sched_tune.conf" | sed -n '/^simulated against/,$p'
 }
-echo "== sched/backfill + select/cons_tres ($n jobs, seed $seed)"
-run backfill fifo cons_tres
-echo "== sched/tune + select/cons_tres_gang ($n jobs, seed $seed)"
-run tune tune gang --scheduler sched/tune --select select/cons_tres_gang
+for config in ${CONFIGS:-backfill tune}; do
+  case $config in
+    backfill)
+      echo "== sched/backfill + select/cons_tres ($n jobs, seed $seed)"
+      run backfill fifo cons_tres ;;
+    tune)
+      echo "== sched/tune + select/cons_tres_gang ($n jobs, seed $seed)"
+      run tune tune gang --scheduler sched/tune --select select/cons_tres_gang ;;
+    *) echo "simulate_validate: unknown configuration '$config' in CONFIGS: use backfill and/or tune" >&2; exit 2 ;;
+  esac
+done

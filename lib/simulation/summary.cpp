@@ -183,28 +183,34 @@ void write_jobs_csv(std::ostream& out, const Workload& w, const SimResult& r) {
 std::string format_replicates(const std::vector<std::vector<Summary>>& reps) {
   std::string out;
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%-20s %26s %26s %26s %22s\n", "POLICY", "WAIT", "1GPU-WAIT", "nGPU-WAIT", "GPU-USE");
+  std::snprintf(buf, sizeof buf, "%-20s %26s %26s %26s %22s %22s\n", "POLICY", "WAIT", "1GPU-WAIT", "nGPU-WAIT",
+                "GPU-USE", "JAIN");
   out += buf;
   for (const auto& r : reps) {
     if (r.empty()) continue;
-    auto cell = [&](auto get, bool percent) {
+    auto cell = [&](auto get, int kind) {  // 0: seconds, 1: percent, 2: plain
       double lo = get(r.front()), hi = lo, sum = 0;
       for (const auto& s : r) {
         const double v = get(s);
         lo = std::min(lo, v), hi = std::max(hi, v), sum += v;
       }
       const double mean = sum / r.size();
-      if (percent) {
+      if (kind == 1) {
         std::snprintf(buf, sizeof buf, "%.1f%% [%.1f, %.1f]", 100 * mean, 100 * lo, 100 * hi);
+        return std::string(buf);
+      }
+      if (kind == 2) {
+        std::snprintf(buf, sizeof buf, "%.3f [%.3f, %.3f]", mean, lo, hi);
         return std::string(buf);
       }
       return dur(mean) + " [" + dur(lo) + ", " + dur(hi) + "]";
     };
-    std::snprintf(buf, sizeof buf, "%-20s %26s %26s %26s %22s\n", r.front().label.c_str(),
-                  cell([](const Summary& s) { return s.wait.mean; }, false).c_str(),
-                  cell([](const Summary& s) { return s.wait_one_gpu.mean; }, false).c_str(),
-                  cell([](const Summary& s) { return s.wait_multi_gpu.mean; }, false).c_str(),
-                  cell([](const Summary& s) { return s.gpu_utilisation; }, true).c_str());
+    std::snprintf(buf, sizeof buf, "%-20s %26s %26s %26s %22s %22s\n", r.front().label.c_str(),
+                  cell([](const Summary& s) { return s.wait.mean; }, 0).c_str(),
+                  cell([](const Summary& s) { return s.wait_one_gpu.mean; }, 0).c_str(),
+                  cell([](const Summary& s) { return s.wait_multi_gpu.mean; }, 0).c_str(),
+                  cell([](const Summary& s) { return s.gpu_utilisation; }, 1).c_str(),
+                  cell([](const Summary& s) { return s.jain; }, 2).c_str());
     out += buf;
   }
   return out;

@@ -46,7 +46,7 @@ std::string format_table(const std::vector<Summary>& rows);
 std::string format_by_gpus(const std::vector<Summary>& rows);
 
 // Replicates of each combination (outer: combinations, inner: replicates):
-// mean wait, 1-GPU and multi-GPU mean wait, GPU utilisation, as mean [min, max].
+// mean wait, 1-GPU and multi-GPU mean wait, GPU utilisation, Jain's index, as mean [min, max].
 std::string format_replicates(const std::vector<std::vector<Summary>>& reps);
 
 // job,account,user,gpus,cpus,submit,start,end,wait,runtime,time_limit,timed_out,backfilled
