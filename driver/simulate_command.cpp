@@ -143,7 +143,7 @@ int run_simulation(const SimulateOptions& o) {
           char name[128];
           std::snprintf(name, sizeof name, "%s/x%g-%s-%s.csv", o.csv_dir.c_str(), f, prio.c_str(), place.c_str());
           std::ofstream out(name);
-          sim::write_jobs_csv(out, w, r);
+          sim::write_jobs_csv(out, w, r, &cluster.topology);
           if (!out) {
             std::cerr << "tune simulate: error: cannot write " << name << "\n";
             return kExitUsage;

@@ -234,6 +234,7 @@ class Sim {
     r.timed_out = job.runtime > job.time_limit;
     r.end = now_ + std::min(job.runtime, job.time_limit);
     r.backfilled = backfilled;
+    for (const auto& g : p.nodes) r.nodes.push_back(g.node);
     Run run;
     run.placement = p;
     run.expected = by_expected_end_.emplace(now_ + job.time_limit, j);

@@ -52,6 +52,7 @@ struct JobResult {
   double start = -1, end = -1;  // -1: never started (the simulation cannot place it)
   bool timed_out = false;       // killed at its time limit
   bool backfilled = false;      // started by backfill rather than the main scheduler
+  std::vector<int> nodes;       // where it ran: indices into the cluster's topology
 };
 
 struct Sample {

@@ -161,8 +161,9 @@ std::string format_by_gpus(const std::vector<Summary>& rows) {
   return o.str();
 }
 
-void write_jobs_csv(std::ostream& out, const Workload& w, const SimResult& r) {
-  out << "job,account,user,gpus,cpus,submit,start,end,wait,runtime,time_limit,timed_out,backfilled\n";
+void write_jobs_csv(std::ostream& out, const Workload& w, const SimResult& r, const Topology* t) {
+  out << "job,account,user,gpus,cpus,submit,start,end,wait,runtime,time_limit,timed_out,backfilled";
+  out << (t ? ",nodes\n" : "\n");
   auto csv = [](const std::string& s) {
     if (s.find_first_of(",\"\n") == std::string::npos) return s;
     std::string q = "\"";
@@ -176,7 +177,13 @@ void write_jobs_csv(std::ostream& out, const Workload& w, const SimResult& r) {
         << j.submit << ',';
     if (x.start < 0) out << ",,,";
     else out << x.start << ',' << x.end << ',' << x.start - j.submit << ',';
-    out << j.runtime << ',' << j.time_limit << ',' << (x.timed_out ? 1 : 0) << ',' << (x.backfilled ? 1 : 0) << "\n";
+    out << j.runtime << ',' << j.time_limit << ',' << (x.timed_out ? 1 : 0) << ',' << (x.backfilled ? 1 : 0);
+    if (t) {
+      std::string names;
+      for (int n : x.nodes) names += (names.empty() ? "" : " ") + t->nodes[n].name;
+      out << ',' << csv(names);
+    }
+    out << "\n";
   }
 }
 

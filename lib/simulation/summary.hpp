@@ -50,7 +50,8 @@ std::string format_by_gpus(const std::vector<Summary>& rows);
 std::string format_replicates(const std::vector<std::vector<Summary>>& reps);
 
 // job,account,user,gpus,cpus,submit,start,end,wait,runtime,time_limit,timed_out,backfilled
-void write_jobs_csv(std::ostream& out, const Workload& w, const SimResult& r);
+// and, given the cluster's topology, nodes (the names of the nodes it ran on, space-separated).
+void write_jobs_csv(std::ostream& out, const Workload& w, const SimResult& r, const Topology* t = nullptr);
 
 // An HTML page: the table, mean wait by GPU count, wait by percentile of jobs, GPUs busy over time.
 std::string html_page(const std::string& title, const std::vector<Summary>& rows,
