@@ -108,11 +108,16 @@ int run_simulation(const SimulateOptions& o) {
   if (base.skipped) std::printf(" (%d skipped: %s)", base.skipped, base.skipped_why.c_str());
   std::printf("; offered load %.1f%% at its own pace\n", 100 * native);
   const auto& st = cluster.settings;
-  std::printf("slurm: %s, sched_interval=%.0f default_queue_depth=%d bf_interval=%.0f bf_window=%.0fmin "
-              "bf_resolution=%.0f bf_max_job_test=%d\n",
+  std::printf("slurm: %s, sched_interval=%.0f default_queue_depth=%d batch_sched_delay=%.0f bf_interval=%.0f "
+              "bf_window=%.0fmin bf_resolution=%.0f bf_max_job_test=%d\n",
               st.backfill ? "sched/backfill" : "sched/builtin", st.sched_interval, st.default_queue_depth,
-              st.bf_interval, st.bf_window / 60, st.bf_resolution, st.bf_max_job_test);
+              st.batch_sched_delay, st.bf_interval, st.bf_window / 60, st.bf_resolution, st.bf_max_job_test);
 
+  auto options_for = [&](const std::string& prio, const std::string& place) {
+    sim::SimOptions so;
+    so.priority = prio, so.placement = place, so.tune = tune_conf, so.cpus_per_gpu = o.cpus_per_gpu;
+    return so;
+  };
   std::vector<sim::Summary> all_rows;
   std::vector<sim::SimResult> all_results;
   std::vector<std::pair<std::string, sim::Agreement>> agreements;
@@ -122,12 +127,7 @@ int run_simulation(const SimulateOptions& o) {
     std::vector<sim::Summary> rows;
     for (const auto& prio : o.priorities)
       for (const auto& place : o.placements) {
-        sim::SimOptions so;
-        so.priority = prio;
-        so.placement = place;
-        so.tune = tune_conf;
-        so.cpus_per_gpu = o.cpus_per_gpu;
-        sim::SimResult r = sim::simulate(cluster, w, so);
+        sim::SimResult r = sim::simulate(cluster, w, options_for(prio, place));
         const std::string label = prio + "+" + place;
         rows.push_back(sim::summarise(label, cluster, w, r));
         if (o.validate) {
@@ -169,9 +169,8 @@ int run_simulation(const SimulateOptions& o) {
         std::size_t i = 0;
         for (const auto& prio : o.priorities)
           for (const auto& place : o.placements) {
-            sim::SimOptions so;
-            so.priority = prio, so.placement = place, so.tune = tune_conf, so.cpus_per_gpu = o.cpus_per_gpu;
-            reps[i].push_back(sim::summarise(rows[i].label, cluster, jw, sim::simulate(cluster, jw, so)));
+            reps[i].push_back(
+                sim::summarise(rows[i].label, cluster, jw, sim::simulate(cluster, jw, options_for(prio, place))));
             ++i;
           }
       }

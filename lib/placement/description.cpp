@@ -37,22 +37,11 @@ void only(const json& o, const std::set<std::string>& keys, const std::string& w
     }
 }
 
-NodeCell node_of(const std::string& name, int sw, int cpus, double mem_mb, int gpus) {
-  NodeCell n;
-  n.name = name;
-  n.switch_id = sw;
-  n.cores = n.free_cores = cpus;
-  n.mem_mb = n.free_mem_mb = mem_mb;
-  for (int g = 0; g < gpus; ++g) n.gpu_socket.push_back(g < (gpus + 1) / 2 ? 0 : 1);
-  n.gpu_free.assign(gpus, true);
-  return n;
-}
-
 Topology shape(int switches, int per_switch, int gpus, int cpus, double mem_mb) {
   Topology t;
   for (int s = 0; s < switches; ++s)
     for (int i = 0; i < per_switch; ++i)
-      t.nodes.push_back(node_of("node" + std::to_string(s * per_switch + i + 1), s, cpus, mem_mb, gpus));
+      t.nodes.push_back(idle_node("node" + std::to_string(s * per_switch + i + 1), s, cpus, mem_mb, gpus));
   return t;
 }
 
@@ -107,7 +96,7 @@ Topology parse_topology(const std::string& text, const std::string& source) {
     const std::string name = o.contains("name") && o["name"].is_string() ? o["name"].get<std::string>()
                                                                           : "node" + std::to_string(i + 1);
     if (!seen.insert(name).second) fail(where, "the name " + name + " is used twice");
-    NodeCell n = node_of(name, whole(o, "switch", 0, 0, 100000, where), whole(o, "cpus", 1, 1, 4096, where),
+    NodeCell n = idle_node(name, whole(o, "switch", 0, 0, 100000, where), whole(o, "cpus", 1, 1, 4096, where),
                          real(o, "mem_mb", 64 * 1024.0, where), whole(o, "gpus", 0, 0, 64, where));
     if (o.contains("gpu_sockets")) {
       const auto& s = o["gpu_sockets"];

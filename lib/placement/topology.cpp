@@ -7,6 +7,17 @@ namespace tune {
 
 int NodeCell::free_gpus() const { return static_cast<int>(std::count(gpu_free.begin(), gpu_free.end(), true)); }
 
+NodeCell idle_node(const std::string& name, int switch_id, int cores, double mem_mb, int gpus) {
+  NodeCell n;
+  n.name = name;
+  n.switch_id = switch_id;
+  n.cores = n.free_cores = cores;
+  n.mem_mb = n.free_mem_mb = mem_mb;
+  for (int g = 0; g < gpus; ++g) n.gpu_socket.push_back(g < (gpus + 1) / 2 ? 0 : 1);
+  n.gpu_free.assign(gpus, true);
+  return n;
+}
+
 int Topology::switches() const {
   std::set<int> s;
   for (const auto& n : nodes) s.insert(n.switch_id);

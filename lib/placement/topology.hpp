@@ -23,6 +23,10 @@ struct NodeCell {
   bool fully_free() const { return free_cores == cores && free_gpus() == gpus(); }
 };
 
+// A node with nothing allocated; its GPUs split over two sockets (the first
+// half on socket 0) when nothing says otherwise.
+NodeCell idle_node(const std::string& name, int switch_id, int cores, double mem_mb, int gpus);
+
 struct Topology {
   std::vector<NodeCell> nodes;
   int switches() const;

@@ -175,15 +175,7 @@ Cluster parse_slurm_conf(const std::string& text, const std::string& name, const
       } catch (const ClusterError& e) {
         throw ClusterError(where + ": " + e.what());
       }
-      for (const auto& hn : names) {
-        NodeCell cell;
-        cell.name = hn;
-        cell.cores = cell.free_cores = static_cast<int>(cpus);
-        cell.mem_mb = cell.free_mem_mb = mem;
-        for (int g = 0; g < gpus; ++g) cell.gpu_socket.push_back(g < (gpus + 1) / 2 ? 0 : 1);
-        cell.gpu_free.assign(gpus, true);
-        c.topology.nodes.push_back(cell);
-      }
+      for (const auto& hn : names) c.topology.nodes.push_back(idle_node(hn, 0, static_cast<int>(cpus), mem, gpus));
     } else if (key == "schedulertype") {
       c.settings.backfill = lower(w[0].second) != "sched/builtin";
     } else if (key == "priorityweightage") {
@@ -195,19 +187,11 @@ Cluster parse_slurm_conf(const std::string& text, const std::string& name, const
     } else if (key == "prioritycalcperiod") {
       c.settings.priority_calc_period = static_cast<double>(whole(w[0].second, where, "PriorityCalcPeriod")) * 60;
     } else if (key == "prioritydecayhalflife" || key == "prioritymaxage") {
-      // [D-]HH[:MM[:SS]] or minutes
-      std::string v = w[0].second;
-      double days = 0;
-      if (const auto dash = v.find('-'); dash != std::string::npos) days = static_cast<double>(whole(v.substr(0, dash), where, w[0].first)), v = v.substr(dash + 1);
-      std::vector<double> parts;
-      std::istringstream p(v);
-      std::string x;
-      while (std::getline(p, x, ':')) parts.push_back(static_cast<double>(whole(x, where, w[0].first)));
-      double secs = days * 86400;
-      if (parts.size() == 1) secs += days > 0 ? parts[0] * 3600 : parts[0] * 60;
-      else if (parts.size() == 2) secs += parts[0] * 3600 + parts[1] * 60;
-      else if (parts.size() == 3) secs += parts[0] * 3600 + parts[1] * 60 + parts[2];
-      (key == "prioritymaxage" ? c.settings.priority_max_age : c.settings.priority_decay_half_life) = secs;
+      const auto secs = slurm_duration(w[0].second);
+      if (!secs)
+        throw ClusterError(where + ": " + w[0].first + "=" + w[0].second +
+                           " is not a Slurm duration; use [D-]HH:MM:SS, MM:SS or MM (minutes)");
+      (key == "prioritymaxage" ? c.settings.priority_max_age : c.settings.priority_decay_half_life) = *secs;
     } else if (key == "schedulerparameters") {
       std::istringstream p(w[0].second);
       std::string item;
@@ -286,14 +270,9 @@ Cluster read_cluster(const std::string& path) {
       while (std::getline(s, x, ',')) f.push_back(trim(x));
       const std::string where = path + ":" + std::to_string(n);
       if (f.size() < 4) throw ClusterError(where + ": needs sn,cpu_milli,memory_mib,gpu");
-      NodeCell cell;
-      cell.name = f[0];
-      cell.cores = cell.free_cores = static_cast<int>(whole(f[1], where, "cpu_milli") / 1000);
-      cell.mem_mb = cell.free_mem_mb = static_cast<double>(whole(f[2], where, "memory_mib"));
-      const int gpus = static_cast<int>(whole(f[3], where, "gpu"));
-      for (int g = 0; g < gpus; ++g) cell.gpu_socket.push_back(g < (gpus + 1) / 2 ? 0 : 1);
-      cell.gpu_free.assign(gpus, true);
-      c.topology.nodes.push_back(cell);
+      c.topology.nodes.push_back(idle_node(f[0], 0, static_cast<int>(whole(f[1], where, "cpu_milli") / 1000),
+                                           static_cast<double>(whole(f[2], where, "memory_mib")),
+                                           static_cast<int>(whole(f[3], where, "gpu"))));
     }
     c.notes.push_back("GPU models (the 'model' column) are not told apart: a job may run on any GPU node");
     return c;

@@ -46,22 +46,11 @@ double number(const std::string& s, const Where& w, const std::string& field) {
   }
 }
 
-// Slurm durations: [D-]HH:MM:SS, MM:SS, MM (Timelimit, Elapsed).
-double slurm_duration(const std::string& s, const Where& w, const std::string& field) {
-  std::string t = trim(s);
-  double days = 0;
-  if (const auto dash = t.find('-'); dash != std::string::npos) {
-    days = number(t.substr(0, dash), w, field);
-    t = t.substr(dash + 1);
-  }
-  const auto parts = split(t, ':');
-  double v = 0;
-  if (parts.size() == 3) v = number(parts[0], w, field) * 3600 + number(parts[1], w, field) * 60 + number(parts[2], w, field);
-  else if (parts.size() == 2) v = number(parts[0], w, field) * 60 + number(parts[1], w, field);
-  else if (parts.size() == 1 && days == 0) v = number(parts[0], w, field) * 60;
-  else if (parts.size() == 1) v = number(parts[0], w, field) * 3600;
-  else w.fail(field + " '" + s + "' is not a Slurm duration", "use [D-]HH:MM:SS");
-  return days * 86400 + v;
+// Timelimit, Elapsed: see slurm_duration in text.hpp.
+double duration_of(const std::string& s, const Where& w, const std::string& field) {
+  const auto v = slurm_duration(s);
+  if (!v) w.fail(field + " '" + s + "' is not a Slurm duration", "use [D-]HH:MM:SS, MM:SS or MM");
+  return *v;
 }
 
 // sacct prints local time without a zone (2026-11-22T10:04:05). Read as if
@@ -156,7 +145,7 @@ void read_sacct(std::istream& in, Workload& w) {
     j.runtime = *end - *start;
     if (c_limit >= 0) {
       const std::string l = trim(f[c_limit]);
-      if (!l.empty() && l != "UNLIMITED" && l != "Partition_Limit" && l != "INVALID") j.time_limit = slurm_duration(l, where, "Timelimit");
+      if (!l.empty() && l != "UNLIMITED" && l != "Partition_Limit" && l != "INVALID") j.time_limit = duration_of(l, where, "Timelimit");
     }
     if (c_nodes >= 0) j.nodes = static_cast<int>(number(f[c_nodes], where, "NNodes"));
     if (c_cpus >= 0) j.cpus = std::max(1, static_cast<int>(number(f[c_cpus], where, "NCPUS")));

@@ -6,6 +6,7 @@
 #include "simulation/simulator.hpp"
 #include "placement/fragmentation_placement.hpp"
 #include "simulation/summary.hpp"
+#include "simulation/text.hpp"
 #include "simulation/validation.hpp"
 #include "simulation/workload.hpp"
 
@@ -301,7 +302,12 @@ TEST(SimulationOutput, AgreementWithRecordedStarts) {
     w.jobs.push_back(j);
   }
   SimResult r;
-  for (int i = 0; i < 4; ++i) r.jobs.push_back({10.0 * i + (i == 3 ? 0 : 30), 10.0 * i + (i == 3 ? 100 : 130)});
+  for (int i = 0; i < 4; ++i) {
+    JobResult x;
+    x.start = 10.0 * i + (i == 3 ? 0 : 30);
+    x.end = x.start + 100;
+    r.jobs.push_back(x);
+  }
   // Simulated waits 30, 30, 30, 0 (mean 22.5 against 20). Job 3 starts at
   // 30: a tie with job 0, before jobs 1 and 2; of the 6 pairs, the 3 with
   // job 3 are not in the recorded order.
@@ -351,4 +357,31 @@ TEST(SimulationInput, JitteredArrivalsStayInOrderAndLater) {
   const std::string t = format_replicates({{s1, s2}});
   EXPECT_NE(t.find("2.0m [60s, 3.0m]"), std::string::npos) << t;
   EXPECT_NE(t.find("60.0% [50.0, 70.0]"), std::string::npos) << t;
+}
+
+TEST(SimulationInput, SlurmDurationsReadAsSlurmDoes) {
+  // Slurm's time_str2secs: MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS.
+  EXPECT_EQ(slurm_duration("90"), 90 * 60);
+  EXPECT_EQ(slurm_duration("90:30"), 90 * 60 + 30);
+  EXPECT_EQ(slurm_duration("02:00:00"), 7200);
+  EXPECT_EQ(slurm_duration("1-12"), 36 * 3600);
+  EXPECT_EQ(slurm_duration("2-6:30"), 2 * 86400 + 6 * 3600 + 30 * 60);
+  EXPECT_EQ(slurm_duration(" 1-00:00:01 "), 86401);
+  EXPECT_FALSE(slurm_duration(""));
+  EXPECT_FALSE(slurm_duration("1:2:3:4"));
+  EXPECT_FALSE(slurm_duration("a week"));
+  EXPECT_FALSE(slurm_duration("1-"));
+  const Cluster c = parse_slurm_conf(
+      "NodeName=n1 CPUs=4\nPriorityDecayHalfLife=1-12\nPriorityMaxAge=90:30\n", "slurm.conf");
+  EXPECT_EQ(c.settings.priority_decay_half_life, 36 * 3600);
+  EXPECT_EQ(c.settings.priority_max_age, 90 * 60 + 30);
+  try {
+    parse_slurm_conf("NodeName=n1 CPUs=4\nPriorityMaxAge=soon\n", "bad.conf");
+    FAIL();
+  } catch (const ClusterError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.conf:2"), std::string::npos) << e.what();
+  }
+  const Workload w = parse_workload(
+      "JobID|Submit|Start|End|Timelimit\n1|2026-11-22T10:00:00|2026-11-22T10:00:00|2026-11-22T10:01:00|1-12\n", "s.txt");
+  EXPECT_EQ(w.jobs[0].time_limit, 36 * 3600);
 }
