@@ -19,8 +19,20 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
   app.add_option("--cluster", o.cluster,
                  "slurm.conf (with topology.conf beside it), an openb node list CSV, or a tune place description")
       ->required();
-  app.add_option("--jobs", o.jobs, "workload: sacct --parsable2 output, SWF, Philly-style, Tiresias or openb CSV")
-      ->required();
+  app.add_option("--jobs", o.jobs, "workload: sacct --parsable2 output, SWF, Philly-style, Tiresias or openb CSV");
+  app.add_option("--study", o.studies,
+                 "replay a tuning study from its tune history beside the jobs: PATH[,key=value...] with keys target, "
+                 "account, user, submit, parallel, cpus, gpus, mem, trial-time-limit, time-limit, time-scale "
+                 "(repeat for more studies)");
+  app.add_option("--study-mode", o.study_modes,
+                 "how studies meet the cluster: trials (an AppCore job and one job per trial, tune run --trial-jobs), "
+                 "whole (one allocation per study that yields and requeues when sched/tune asks); both to compare")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"trials", "whole"}))
+      ->capture_default_str();
+  app.add_option("--drain", o.drain, "a yielding whole study lets running trials finish this long (tune run --drain)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_option("--cluster-share", o.cluster_share,
                  "keep this share of the nodes, spread over the node list (for a trace too small to load its cluster)")
       ->check(CLI::Range(0.001, 1.0))
@@ -82,7 +94,14 @@ int run_simulation(const SimulateOptions& o) {
   try {
     cluster = sim::read_cluster(o.cluster);
     if (o.cluster_share < 1) cluster = sim::scale_cluster(cluster, o.cluster_share);
-    base = sim::read_workload(o.jobs, o.format);
+    if (o.jobs.empty() && o.studies.empty())
+      throw sim::WorkloadError("nothing to replay: give --jobs WORKLOAD, --study HISTORY.h5, or both");
+    if (o.jobs.empty() && !o.utilisations.empty())
+      throw sim::WorkloadError("--utilisation scales a workload's arrivals: give --jobs, or --load to compress "
+                               "the studies' submissions");
+    if (!o.jobs.empty()) base = sim::read_workload(o.jobs, o.format);
+    else base.source = "studies";
+    for (const auto& spec : o.studies) base.studies.push_back(sim::read_study(spec));
     if (!base.timed) {
       if (o.times_from.empty())
         throw sim::WorkloadError(o.jobs + ": gives job sizes but no submission or run times; add --times-from "
@@ -96,7 +115,7 @@ int run_simulation(const SimulateOptions& o) {
     return kExitUsage;
   }
   sim::apply_time_limits(base, o.time_limit_factor);
-  const double native = sim::offered_load(base, cluster.gpus(), cluster.cpus());
+  const double native = base.jobs.empty() ? 0 : sim::offered_load(base, cluster.gpus(), cluster.cpus());
   std::vector<double> factors = o.loads;
   for (double u : o.utilisations) factors.push_back(sim::factor_for_load(base, u, cluster.gpus(), cluster.cpus()));
   if (factors.empty()) factors.push_back(1);
@@ -106,53 +125,85 @@ int run_simulation(const SimulateOptions& o) {
   for (const auto& n : cluster.notes) std::printf("  note: %s\n", n.c_str());
   std::printf("workload: %s: %zu jobs", base.source.c_str(), base.jobs.size());
   if (base.skipped) std::printf(" (%d skipped: %s)", base.skipped, base.skipped_why.c_str());
-  std::printf("; offered load %.1f%% at its own pace\n", 100 * native);
+  if (!base.jobs.empty()) std::printf("; offered load %.1f%% at its own pace", 100 * native);
+  std::printf("\n");
+  for (const auto& st : base.studies) {
+    const auto alone = sim::alone_time_to_target(st);
+    std::printf("study: %s (%s): %zu trials, %d at a time, %d CPU %d GPU %.0f MB each, account %s, submitted at %.0fs; "
+                "target %s; alone on an idle cluster: %s\n",
+                st.name.c_str(), st.source.c_str(), st.trials.size(), st.parallel, st.cpus, st.gpus, st.mem_mb,
+                st.account.c_str(), st.submit, st.target ? std::to_string(*st.target).c_str() : "none (runs every trial)",
+                alone ? (std::to_string(static_cast<long>(*alone)) + "s to target").c_str() : "target not met");
+  }
   const auto& st = cluster.settings;
   std::printf("slurm: %s, sched_interval=%.0f default_queue_depth=%d batch_sched_delay=%.0f bf_interval=%.0f "
               "bf_window=%.0fmin bf_resolution=%.0f bf_max_job_test=%d\n",
               st.backfill ? "sched/backfill" : "sched/builtin", st.sched_interval, st.default_queue_depth,
               st.batch_sched_delay, st.bf_interval, st.bf_window / 60, st.bf_resolution, st.bf_max_job_test);
 
-  auto options_for = [&](const std::string& prio, const std::string& place) {
-    sim::SimOptions so;
-    so.priority = prio, so.placement = place, so.tune = tune_conf, so.cpus_per_gpu = o.cpus_per_gpu;
-    return so;
+  struct Combo {
+    sim::SimOptions options;
+    std::string label;
   };
+  std::vector<Combo> combos;
+  const std::vector<std::string> modes = base.studies.empty() ? std::vector<std::string>{"trials"} : o.study_modes;
+  for (const auto& mode : modes)
+    for (const auto& prio : o.priorities)
+      for (const auto& place : o.placements) {
+        Combo c;
+        c.options.priority = prio, c.options.placement = place, c.options.tune = tune_conf;
+        c.options.cpus_per_gpu = o.cpus_per_gpu, c.options.study_mode = mode, c.options.drain = o.drain;
+        c.label = prio + "+" + place + (modes.size() > 1 ? "/" + mode : "");
+        combos.push_back(std::move(c));
+      }
   std::vector<sim::Summary> all_rows;
   std::vector<sim::SimResult> all_results;
   std::vector<std::pair<std::string, sim::Agreement>> agreements;
   for (double f : factors) {
     const sim::Workload w = sim::compress(base, f);
-    std::printf("\n== arrivals x%.3g: offered load %.1f%% ==\n", f, 100 * sim::offered_load(w, cluster.gpus(), cluster.cpus()));
+    if (w.jobs.empty()) std::printf("\n== arrivals x%.3g ==\n", f);
+    else
+      std::printf("\n== arrivals x%.3g: offered load %.1f%% ==\n", f,
+                  100 * sim::offered_load(w, cluster.gpus(), cluster.cpus()));
     std::vector<sim::Summary> rows;
-    for (const auto& prio : o.priorities)
-      for (const auto& place : o.placements) {
-        sim::SimResult r = sim::simulate(cluster, w, options_for(prio, place));
-        const std::string label = prio + "+" + place;
-        rows.push_back(sim::summarise(label, cluster, w, r));
-        if (o.validate) {
-          try {
-            agreements.emplace_back(label, sim::compare_with_history(w, r));
-          } catch (const std::exception& e) {
-            std::cerr << "tune simulate: error: --validate: " << e.what() << "\n";
-            return kExitUsage;
-          }
+    std::vector<std::string> labels;
+    const std::size_t first_result = all_results.size();
+    for (const auto& combo : combos) {
+      sim::SimResult r = sim::simulate(cluster, w, combo.options);
+      const std::string& label = combo.label;
+      labels.push_back(label);
+      rows.push_back(sim::summarise(label, cluster, w, r));
+      if (o.validate) {
+        try {
+          agreements.emplace_back(label, sim::compare_with_history(w, r));
+        } catch (const std::exception& e) {
+          std::cerr << "tune simulate: error: --validate: " << e.what() << "\n";
+          return kExitUsage;
         }
-        if (!o.csv_dir.empty()) {
-          std::filesystem::create_directories(o.csv_dir);
-          char name[128];
-          std::snprintf(name, sizeof name, "%s/x%g-%s-%s.csv", o.csv_dir.c_str(), f, prio.c_str(), place.c_str());
-          std::ofstream out(name);
-          sim::write_jobs_csv(out, w, r, &cluster.topology);
-          if (!out) {
-            std::cerr << "tune simulate: error: cannot write " << name << "\n";
-            return kExitUsage;
-          }
-        }
-        all_results.push_back(std::move(r));
       }
+      if (!o.csv_dir.empty()) {
+        std::filesystem::create_directories(o.csv_dir);
+        char name[256];
+        std::snprintf(name, sizeof name, "%s/x%g-%s-%s%s.csv", o.csv_dir.c_str(), f,
+                      combo.options.priority.c_str(), combo.options.placement.c_str(),
+                      modes.size() > 1 ? ("-" + combo.options.study_mode).c_str() : "");
+        std::ofstream out(name);
+        sim::write_jobs_csv(out, w, r, &cluster.topology);
+        if (!out) {
+          std::cerr << "tune simulate: error: cannot write " << name << "\n";
+          return kExitUsage;
+        }
+      }
+      all_results.push_back(std::move(r));
+    }
     std::fputs(sim::format_table(rows).c_str(), stdout);
     std::fputs(sim::format_by_gpus(rows).c_str(), stdout);
+    if (!w.studies.empty()) {
+      std::vector<const sim::SimResult*> these;
+      for (std::size_t i = first_result; i < all_results.size(); ++i) these.push_back(&all_results[i]);
+      std::fputs(sim::format_studies(rows).c_str(), stdout);
+      std::fputs(sim::format_study_detail(w, labels, these).c_str(), stdout);
+    }
     const auto& b = rows.front();
     std::printf("bounds: mean JCT >= %.0fs (no job waits); makespan >= %.0fs\n", b.completion_bound, b.makespan_bound);
     for (const auto& r : rows)
@@ -166,13 +217,8 @@ int run_simulation(const SimulateOptions& o) {
       for (std::size_t i = 0; i < rows.size(); ++i) reps[i].push_back(rows[i]);
       for (int k = 2; k <= o.replicates; ++k) {
         const sim::Workload jw = sim::jitter_arrivals(w, o.jitter, static_cast<std::uint64_t>(k));
-        std::size_t i = 0;
-        for (const auto& prio : o.priorities)
-          for (const auto& place : o.placements) {
-            reps[i].push_back(
-                sim::summarise(rows[i].label, cluster, jw, sim::simulate(cluster, jw, options_for(prio, place))));
-            ++i;
-          }
+        for (std::size_t i = 0; i < combos.size(); ++i)
+          reps[i].push_back(sim::summarise(rows[i].label, cluster, jw, sim::simulate(cluster, jw, combos[i].options)));
       }
       std::printf("\nacross %d replicates (arrivals jittered by 0-%gs after the first): mean [min, max]\n",
                   o.replicates, o.jitter);

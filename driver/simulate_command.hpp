@@ -22,6 +22,9 @@ struct SimulateOptions {
   bool validate = false;  // compare simulated starts with the recorded ones
   int replicates = 1;     // runs per combination, arrivals jittered after the first
   double jitter = 60;     // seconds
+  std::vector<std::string> studies;  // --study PATH[,key=value...]
+  std::vector<std::string> study_modes{"trials"};
+  double drain = 60;
 };
 
 void add_simulate_options(CLI::App& app, SimulateOptions& o);

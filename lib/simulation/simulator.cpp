@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <map>
 #include <queue>
@@ -11,7 +12,10 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "adaptive/progress_record.hpp"
 #include "priority/scheduling_pass.hpp"
+#include "study/progress.hpp"
+#include "study/trial_jobs.hpp"
 
 namespace tune::sim {
 namespace {
@@ -27,6 +31,24 @@ struct Run {
 struct Reservation {
   std::vector<int> nodes;
   double from, to;
+};
+
+// A replayed study while the simulation runs.
+struct StudyRun {
+  std::size_t next = 0;             // next recorded trial to hand out
+  std::vector<std::size_t> again;   // interrupted trials, handed out before `next`
+  std::vector<Trial> done;          // results so far, for its progress record
+  std::string key;                  // its key in progress records
+  std::uint32_t uid = 0;
+  int appcore = -1, whole = -1;     // its running or pending AppCore / allocation job
+  std::set<int> trial_jobs;         // live trial jobs (pending or running)
+  int pending_trial_jobs = 0;
+  bool stopped = false;             // target met or every trial replayed
+  bool draining = false;            // a whole allocation yielding
+  double drain_until = 0;
+  std::vector<std::pair<double, std::size_t>> slots;  // a whole allocation's running trials: end, trial
+  bool handed_all() const { return again.empty() && next >= size; }
+  std::size_t size = 0;
 };
 
 class Sim {
@@ -53,8 +75,25 @@ class Sim {
     res_.assign(w.jobs.size(), {});
     prio_.assign(w.jobs.size(), 0);
     if (o.priority == "tune") tune_.emplace(o.tune);
+    if (o.study_mode != "trials" && o.study_mode != "whole")
+      throw std::invalid_argument("unknown study mode '" + o.study_mode + "': use trials or whole");
     std::unordered_map<std::string, int> seen;
     for (const auto& j : w.jobs) seen.emplace(j.account, 0);
+    n_trace_ = static_cast<int>(w.jobs.size());
+    study_res_.resize(w.studies.size());
+    studies_.resize(w.studies.size());
+    for (std::size_t i = 0; i < w.studies.size(); ++i) {
+      const SimStudy& st = w.studies[i];
+      seen.emplace(st.account, 0);
+      StudyRun& run = studies_[i];
+      run.key = study_key(st.name, st.source + "#" + std::to_string(i));  // one history may be replayed twice
+      run.uid = 1000 + static_cast<std::uint32_t>(std::hash<std::string>{}(st.user.empty() ? st.account : st.user) % 60000);
+      run.size = st.trials.size();
+      study_res_[i].submitted = st.submit;
+      study_order_.push_back(static_cast<int>(i));
+    }
+    std::stable_sort(study_order_.begin(), study_order_.end(),
+                     [&](int a, int b) { return w.studies[a].submit < w.studies[b].submit; });
     accounts_ = static_cast<int>(seen.size());
   }
 
@@ -66,14 +105,16 @@ class Sim {
     const double sample_every = o_.sample_every > 0 ? o_.sample_every : s_.bf_interval;
     double next_main = s_.sched_interval, next_bf = s_.bf_interval, next_prio = prio_period, next_sample = 0;
     double next_event_pass = kNever, last_pass = -kNever;  // event-triggered passes wait for batch_sched_delay
-    std::size_t next_job = 0;
-    const std::size_t n = w_.jobs.size();
+    std::size_t next_job = 0, next_study = 0;
+    const std::size_t n = w_.jobs.size(), ns = study_order_.size();
     auto advance = [&](double& timer, double period) {
       timer = (std::floor(now_ / period) + 1) * period;
     };
-    while (next_job < n || !pending_.empty() || !running_.empty()) {
+    while (next_job < n || next_study < ns || !pending_.empty() || !running_.empty()) {
       double t = kNever;
       if (next_job < n) t = w_.jobs[next_job].submit;
+      if (next_study < ns) t = std::min(t, w_.studies[study_order_[next_study]].submit);
+      if (!study_events_.empty()) t = std::min(t, study_events_.top().first);
       if (!ends_.empty()) t = std::min(t, ends_.top().first);
       if (!pending_.empty()) {
         t = std::min({t, next_main, next_prio, next_event_pass});
@@ -85,14 +126,27 @@ class Sim {
       ++r.events;
       bool triggered = false;
       while (!ends_.empty() && ends_.top().first <= now_) {
-        finish(ends_.top().second);
+        const auto [at, j] = ends_.top();
         ends_.pop();
+        if (!running_.count(j) || res_[j].end != at) continue;  // ended earlier by its study
+        finish(j);
         triggered = true;
+      }
+      while (!study_events_.empty() && study_events_.top().first <= now_) {
+        const int s = study_events_.top().second;
+        study_events_.pop();
+        study_event(s);
       }
       while (next_job < n && w_.jobs[next_job].submit <= now_) {
         submit(static_cast<int>(next_job++));
         triggered = true;
       }
+      while (next_study < ns && w_.studies[study_order_[next_study]].submit <= now_) {
+        submit_study(study_order_[next_study++]);
+        triggered = true;
+      }
+      triggered |= study_submitted_;
+      study_submitted_ = false;
       if (now_ >= next_prio) {
         if (!pending_.empty()) {
           const auto p0 = std::chrono::steady_clock::now();
@@ -128,6 +182,9 @@ class Sim {
       }
     }
     r.jobs = res_;
+    r.study_jobs.assign(extra_.begin(), extra_.end());
+    r.studies = study_res_;
+    r.study_mode = o_.study_mode;
     r.never_fit = never_fit_;
     r.placement_calls = placement_calls_;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -144,7 +201,8 @@ class Sim {
       return idx < o.idx;
     }
   };
-  Key key(int j) const { return {prio_[j], w_.jobs[j].submit, j}; }
+  Key key(int j) const { return {prio_[j], job(j).submit, j}; }
+  const SimJob& job(int j) const { return j < n_trace_ ? w_.jobs[j] : extra_[j - n_trace_]; }
 
   // --- node bookkeeping: free-GPU histogram for quick "cannot fit" answers ---
   void hist_add(int i) {
@@ -195,8 +253,8 @@ class Sim {
   }
 
   // --- jobs ----------------------------------------------------------------
-  bool ever_fits(int j) {
-    const JobShape& s = shapes_[j];
+  bool ever_fits(int j) { return ever_fits(shapes_[j]); }
+  bool ever_fits(const JobShape& s) {
     const auto sig = std::make_tuple(s.min_nodes, s.tasks, s.cpus_per_task, s.gpus_per_node, s.mem_per_node_mb,
                                      s.mem_per_cpu_mb);
     const auto it = fits_cache_.find(sig);
@@ -213,10 +271,10 @@ class Sim {
     return ok;
   }
 
-  void submit(int j) {
+  bool submit(int j) {
     if (!ever_fits(j)) {
       ++never_fit_;
-      return;
+      return false;
     }
     policy_->observe(shapes_[j]);
     if (o_.priority == "fifo") prio_[j] = 0;
@@ -224,15 +282,21 @@ class Sim {
     else prio_[j] = classic_priority(j);
     pending_.insert(key(j));
     if (shapes_[j].total_gpus() > 1) ++pending_multi_;
+    return true;
   }
 
   void start(int j, const Placement& p, bool backfilled) {
     take(j, p);
-    const SimJob& job = w_.jobs[j];
+    const SimJob& job = this->job(j);
+    // A trial job learns its trial when it starts; an AppCore or a whole
+    // study runs until its study says so.
+    const double runtime = job.kind == SimJob::Kind::Trial ? bind_trial(j)
+                           : job.kind == SimJob::Kind::Trace ? job.runtime
+                                                             : kNever;
     JobResult& r = res_[j];
     r.start = now_;
-    r.timed_out = job.runtime > job.time_limit;
-    r.end = now_ + std::min(job.runtime, job.time_limit);
+    r.timed_out = runtime > job.time_limit;
+    r.end = now_ + std::min(runtime, job.time_limit);
     r.backfilled = backfilled;
     for (const auto& g : p.nodes) r.nodes.push_back(g.node);
     Run run;
@@ -244,6 +308,14 @@ class Sim {
     busy_gpus_ += shapes_[j].total_gpus() > 0 ? gpus_of(p) : 0;
     busy_cpus_ += cpus_of(p);
     if (shapes_[j].total_gpus() > 1) --pending_multi_;
+    if (job.kind == SimJob::Kind::AppCore) {
+      // The AppCore submits its first trial jobs once `tune run` is up.
+      study_res_[job.study].started = now_;
+      study_events_.emplace(now_ + kAppCoreStartup, job.study);
+    } else if (job.kind == SimJob::Kind::Study) {
+      if (study_res_[job.study].started < 0) study_res_[job.study].started = now_;
+      fill_slots(job.study);
+    }
   }
 
   void finish(int j) {
@@ -254,6 +326,7 @@ class Sim {
     busy_cpus_ -= cpus_of(it->second.placement);
     by_expected_end_.erase(it->second.expected);
     running_.erase(it);
+    if (job(j).kind != SimJob::Kind::Trace) study_job_ended(j);
   }
 
   static int gpus_of(const Placement& p) {
@@ -267,12 +340,281 @@ class Sim {
     return c;
   }
 
+  // --- studies ------------------------------------------------------------------
+  int add_job(SimJob sj) {
+    const int j = n_trace_ + static_cast<int>(extra_.size());
+    shapes_.push_back(shape_of(sj, max_gpn_, o_.cpus_per_gpu));
+    extra_.push_back(std::move(sj));
+    res_.emplace_back();
+    prio_.push_back(0);
+    ++study_res_[extra_.back().study].jobs;
+    study_submitted_ = true;
+    return j;
+  }
+
+  SimJob study_job(int s, SimJob::Kind kind) const {
+    const SimStudy& st = w_.studies[s];
+    SimJob j;
+    j.kind = kind;
+    j.study = s;
+    j.account = st.account;
+    j.user = st.user;
+    j.submit = now_;
+    const int k = kind == SimJob::Kind::Study ? st.parallel : 1;
+    if (kind == SimJob::Kind::AppCore) {
+      j.name = st.name + ".appcore";
+      // Users give an AppCore room for a study slowed by others: as long as
+      // its trials one after another would take, at least its own limit.
+      double serial = 0;
+      for (const auto& t : st.trials) serial += t.duration;
+      j.cpus = 1, j.gpus = 0, j.mem_mb = 0;
+      j.time_limit = std::max(st.time_limit, std::ceil(serial / 60) * 60 + 3600);
+    } else {
+      j.name = st.name + (kind == SimJob::Kind::Trial ? ".trial" : "");
+      j.cpus = k * st.cpus, j.gpus = k * st.gpus, j.mem_mb = k * st.mem_mb;
+      j.time_limit = kind == SimJob::Kind::Trial ? st.trial_time_limit : st.time_limit;
+    }
+    return j;
+  }
+
+  ProgressRecord record(int s, StudyRole role) const {
+    ProgressRecord r = progress_of(studies_[s].key, studies_[s].done, w_.studies[s].minimize);
+    r.role = role;
+    return r;
+  }
+
+  void submit_study(int s) {
+    StudyRun& run = studies_[s];
+    if (run.size == 0) {
+      run.stopped = true;
+      study_res_[s].ended = now_;
+      return;
+    }
+    if (o_.study_mode == "trials") {
+      run.appcore = add_job(study_job(s, SimJob::Kind::AppCore));
+      // A trial job the cluster can never hold: the study cannot run at all.
+      const bool fits = ever_fits(shape_of(study_job(s, SimJob::Kind::Trial), max_gpn_, o_.cpus_per_gpu));
+      if (!fits || !submit(run.appcore)) {
+        res_[run.appcore].cancelled = true;
+        run.appcore = -1;
+        run.stopped = true;
+        ++never_fit_;
+        study_res_[s].ended = now_;
+      }
+    } else {
+      requeue(s);
+    }
+  }
+
+  // The next recorded trial to hand out.
+  std::optional<std::size_t> take_trial(StudyRun& run) {
+    if (!run.again.empty()) {
+      const std::size_t t = run.again.back();
+      run.again.pop_back();
+      return t;
+    }
+    if (run.next < run.size) return run.next++;
+    return std::nullopt;
+  }
+
+  double bind_trial(int j) {
+    const int s = job(j).study;
+    StudyRun& run = studies_[s];
+    --run.pending_trial_jobs;
+    const auto t = run.stopped ? std::nullopt : take_trial(run);
+    if (!t) return 0;  // nothing left: the trial job ends at once, as it does when told "stop"
+    bound_[j] = *t;
+    return w_.studies[s].trials[*t].duration;
+  }
+
+  // One trial's result reaches the study. Returns true when the study stops.
+  bool record_result(int s, std::size_t t, bool timed_out) {
+    const StudyTrial& st = w_.studies[s].trials[t];
+    Trial tr;
+    tr.id = studies_[s].done.size() + 1;
+    tr.state = timed_out ? TrialState::Timeout : st.state;
+    if (!timed_out) tr.objective = st.objective;
+    studies_[s].done.push_back(tr);
+    StudyResult& res = study_res_[s];
+    ++res.trials;
+    if (tr.state == TrialState::Ok && tr.objective) {
+      const bool better = !res.best || (w_.studies[s].minimize ? *tr.objective < *res.best : *tr.objective > *res.best);
+      if (better) res.best = tr.objective;
+      if (res.reached < 0 && meets_target(w_.studies[s], *tr.objective)) res.reached = now_;
+    }
+    return res.reached >= 0;
+  }
+
+  // Ends a running job now (its study stopped it, or it yields).
+  void end_now(int j) {
+    if (!running_.count(j) || res_[j].end <= now_) return;
+    res_[j].end = now_;
+    res_[j].timed_out = false;
+    res_[j].ended_by_study = true;
+    ends_.emplace(now_, j);
+  }
+
+  void cancel_pending(int j) {
+    if (res_[j].start >= 0 || res_[j].cancelled) return;
+    if (pending_.erase(key(j)) && shapes_[j].total_gpus() > 1) --pending_multi_;
+    res_[j].cancelled = true;
+  }
+
+  // Target met, every trial replayed, or its AppCore gone: no job of it is left.
+  void stop_study(int s) {
+    StudyRun& run = studies_[s];
+    run.stopped = true;
+    for (int j : std::vector<int>(run.trial_jobs.begin(), run.trial_jobs.end())) {
+      if (res_[j].start < 0) {
+        cancel_pending(j);
+        run.trial_jobs.erase(j);
+      } else if (bound_.count(j)) {
+        ++study_res_[s].interrupted;
+        end_now(j);
+      } else {
+        end_now(j);
+      }
+    }
+    run.pending_trial_jobs = 0;
+    if (run.appcore >= 0) {
+      if (res_[run.appcore].start < 0) cancel_pending(run.appcore);
+      else end_now(run.appcore);
+    }
+    if (run.whole >= 0) {
+      study_res_[s].interrupted += static_cast<int>(run.slots.size());
+      run.slots.clear();
+      if (res_[run.whole].start < 0) cancel_pending(run.whole);
+      else end_now(run.whole);
+    }
+    if (run.trial_jobs.empty() && run.appcore < 0 && run.whole < 0) study_res_[s].ended = now_;
+  }
+
+  // Trial jobs: keep `parallel` live, as the AppCore does.
+  void submit_trial_jobs(int s) {
+    StudyRun& run = studies_[s];
+    if (run.stopped || run.appcore < 0 || res_[run.appcore].start < 0) return;
+    const std::uint64_t remaining = run.again.size() + (run.size - run.next);
+    int n = trial_jobs_to_submit(w_.studies[s].parallel, static_cast<int>(run.trial_jobs.size()),
+                                 static_cast<std::uint64_t>(run.pending_trial_jobs), remaining, 1);
+    if (n > 0 && o_.priority == "tune") last_trial_comment_ = format_progress(record(s, StudyRole::Trial));
+    for (; n > 0; --n) {
+      const int j = add_job(study_job(s, SimJob::Kind::Trial));
+      if (!submit(j)) {
+        res_[j].cancelled = true;
+        stop_study(s);
+        return;
+      }
+      if (o_.priority == "tune") trial_comment_[j] = last_trial_comment_;
+      run.trial_jobs.insert(j);
+      ++run.pending_trial_jobs;
+    }
+    if (run.trial_jobs.empty() && remaining == 0) stop_study(s);
+  }
+
+  // A whole allocation: hand trials to free slots.
+  void fill_slots(int s) {
+    StudyRun& run = studies_[s];
+    while (!run.stopped && !run.draining && static_cast<int>(run.slots.size()) < w_.studies[s].parallel) {
+      const auto t = take_trial(run);
+      if (!t) break;
+      const double end = now_ + w_.studies[s].trials[*t].duration;
+      run.slots.push_back({end, *t});
+      study_events_.emplace(end, s);
+    }
+    if (run.slots.empty()) stop_study(s);  // every trial replayed
+  }
+
+  // A whole study (re)enters the queue with the trials it has left.
+  void requeue(int s) {
+    StudyRun& run = studies_[s];
+    run.draining = false;
+    run.whole = add_job(study_job(s, SimJob::Kind::Study));
+    if (!submit(run.whole)) {
+      res_[run.whole].cancelled = true;
+      run.whole = -1;
+      run.stopped = true;
+      study_res_[s].ended = now_;
+    }
+  }
+
+  // sched/tune asked a running job to yield: only a whole study obeys.
+  void yield(int j) {
+    if (job(j).kind != SimJob::Kind::Study || !running_.count(j)) return;
+    StudyRun& run = studies_[job(j).study];
+    if (run.draining || run.stopped) return;
+    run.draining = true;
+    run.drain_until = now_ + o_.drain;
+    ++study_res_[job(j).study].yields;
+    study_events_.emplace(now_, job(j).study);
+    study_events_.emplace(run.drain_until, job(j).study);
+  }
+
+  void study_event(int s) {
+    StudyRun& run = studies_[s];
+    if (run.stopped) return;
+    if (o_.study_mode == "trials") {  // the AppCore is up
+      submit_trial_jobs(s);
+      return;
+    }
+    if (run.whole < 0 || res_[run.whole].start < 0 || !running_.count(run.whole)) return;
+    for (auto it = run.slots.begin(); it != run.slots.end();) {
+      if (it->first > now_) {
+        ++it;
+        continue;
+      }
+      const std::size_t t = it->second;
+      it = run.slots.erase(it);
+      if (record_result(s, t, false)) {
+        stop_study(s);
+        return;
+      }
+    }
+    if (!run.draining) {
+      fill_slots(s);
+    } else if (run.slots.empty() || now_ >= run.drain_until) {
+      end_now(run.whole);  // drained: study_job_ended() requeues it
+    }
+  }
+
+  void study_job_ended(int j) {
+    const SimJob& jb = job(j);
+    const int s = jb.study;
+    StudyRun& run = studies_[s];
+    StudyResult& res = study_res_[s];
+    if (jb.kind == SimJob::Kind::Trial) {
+      run.trial_jobs.erase(j);
+      const auto b = bound_.find(j);
+      if (b != bound_.end() && !res_[j].ended_by_study) {
+        const std::size_t t = b->second;
+        bound_.erase(b);
+        if (record_result(s, t, res_[j].timed_out)) stop_study(s);
+        else submit_trial_jobs(s);
+      } else {
+        if (b != bound_.end()) bound_.erase(b);
+        if (!run.stopped) submit_trial_jobs(s);
+      }
+    } else if (jb.kind == SimJob::Kind::AppCore) {
+      run.appcore = -1;
+      if (!run.stopped) {  // killed at its time limit: the study ends with it
+        res.killed = true;
+        stop_study(s);
+      }
+    } else {  // a whole allocation: yielded, drained, killed at its limit, or done
+      run.whole = -1;
+      for (const auto& [end, t] : run.slots) run.again.push_back(t), ++res.interrupted;
+      run.slots.clear();
+      if (!run.stopped && !run.handed_all()) requeue(s);
+      else run.stopped = true;
+    }
+    if (run.stopped && run.trial_jobs.empty() && run.appcore < 0 && run.whole < 0 && res.ended < 0) res.ended = now_;
+  }
+
   // --- priorities ----------------------------------------------------------
   void charge(int j, Run& run) {
     if (o_.priority != "fairshare") return;
     const double dt = now_ - run.charged_until;
     run.charged_until = now_;
-    usage_[w_.jobs[j].account] += dt * (cpus_of(run.placement) + gpu_billing_ * gpus_of(run.placement));
+    usage_[job(j).account] += dt * (cpus_of(run.placement) + gpu_billing_ * gpus_of(run.placement));
   }
 
   // priority/multifactor: age + classic fair share 2^(-U/S), U the account's
@@ -280,10 +622,10 @@ class Sim {
   double classic_priority(int j) const {
     double total = 0;
     for (const auto& [a, u] : usage_) total += u;
-    const auto it = usage_.find(w_.jobs[j].account);
+    const auto it = usage_.find(job(j).account);
     const double u = total > 0 && it != usage_.end() ? it->second / total : 0;
     const double s = 1.0 / std::max(1, accounts_);
-    const double age = std::clamp((now_ - w_.jobs[j].submit) / s_.priority_max_age, 0.0, 1.0);
+    const double age = std::clamp((now_ - job(j).submit) / s_.priority_max_age, 0.0, 1.0);
     return std::floor(o_.weight_fairshare * std::pow(2.0, -u / s) + o_.weight_age * age);
   }
 
@@ -301,22 +643,41 @@ class Sim {
     } else {
       std::vector<JobView> views;
       views.reserve(jobs.size() + running_.size());
+      std::vector<std::string> newest(studies_.size());  // each study's record now
       auto view = [&](int j, JobView::State st) {
         JobView v;
         v.id = static_cast<std::uint32_t>(j + 1);
-        v.tenant = w_.jobs[j].account;
+        v.tenant = job(j).account;
+        if (const int s = job(j).study; s >= 0) {
+          v.uid = studies_[s].uid;
+          if (job(j).kind == SimJob::Kind::Trial) {
+            v.comment = trial_comment_[j];
+          } else {
+            if (newest[s].empty())
+              newest[s] = format_progress(record(s, job(j).kind == SimJob::Kind::AppCore ? StudyRole::AppCore
+                                                                                          : StudyRole::Study));
+            v.comment = newest[s];
+          }
+        }
         v.state = st;
-        v.eligible = w_.jobs[j].submit;
+        v.eligible = job(j).submit;
         v.started = res_[j].start;
         const JobShape& s = shapes_[j];
-        v.request = {static_cast<double>(s.tasks * s.cpus_per_task), w_.jobs[j].mem_mb, static_cast<double>(s.total_gpus())};
+        v.request = {static_cast<double>(s.tasks * s.cpus_per_task), job(j).mem_mb, static_cast<double>(s.total_gpus())};
         views.push_back(std::move(v));
       };
       for (int j : jobs) view(j, JobView::State::Pending);
       for (const auto& [j, run] : running_) view(j, JobView::State::Running);
       const auto decisions = tune_->pass(now_, capacity_, views);
-      for (const auto& d : decisions)
+      for (const auto& d : decisions) {
         if (d.priority) prio_[d.id - 1] = *d.priority;
+        if (d.signal) yield(static_cast<int>(d.id - 1));
+      }
+      for (std::size_t s = 0; s < studies_.size(); ++s) {
+        const auto it = tune_->studies().find(SchedulingPolicy::study_id(studies_[s].uid, studies_[s].key));
+        if (it != tune_->studies().end())
+          study_res_[s].max_level = std::max(study_res_[s].max_level, it->second.yield.level());
+      }
     }
     pending_.clear();
     for (int j : jobs) pending_.insert(key(j));
@@ -341,7 +702,7 @@ class Sim {
   // The earliest time within bf_window the job can start without touching a
   // reservation, and where; running jobs end at start + time limit.
   std::optional<std::pair<double, Placement>> earliest(int j, const std::vector<Reservation>& resv) {
-    const double limit = w_.jobs[j].time_limit;
+    const double limit = job(j).time_limit;
     std::vector<double> resv_ends;
     for (const auto& r : resv) resv_ends.push_back(r.to);
     std::sort(resv_ends.begin(), resv_ends.end());
@@ -403,7 +764,7 @@ class Sim {
       Reservation r;
       for (const auto& g : f->second.nodes) r.nodes.push_back(g.node);
       r.from = f->first;
-      r.to = f->first + w_.jobs[j].time_limit;
+      r.to = f->first + job(j).time_limit;
       resv.push_back(std::move(r));
     }
   }
@@ -430,6 +791,8 @@ class Sim {
       }
     return s;
   }
+
+  static constexpr double kAppCoreStartup = 1;  // seconds from an AppCore's start to its first trial jobs
 
   Topology topo_;
   std::optional<Topology> empty_;
@@ -458,6 +821,17 @@ class Sim {
   std::unordered_map<std::string, double> usage_;
   double last_decay_ = 0, gpu_billing_ = 0;
   int accounts_ = 0;
+  // Studies: their jobs come after the workload's (extra_, indices from n_trace_).
+  int n_trace_ = 0;
+  std::deque<SimJob> extra_;
+  std::vector<StudyRun> studies_;
+  std::vector<StudyResult> study_res_;
+  std::vector<int> study_order_;  // by submission
+  std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>> study_events_;
+  std::unordered_map<int, std::size_t> bound_;          // running trial job -> its trial
+  std::unordered_map<int, std::string> trial_comment_;  // trial job -> its record at submission
+  std::string last_trial_comment_;
+  bool study_submitted_ = false;
 };
 
 }  // namespace

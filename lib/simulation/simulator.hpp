@@ -20,13 +20,25 @@
 // - time limits: a job ends at its real run time or is killed at its limit;
 // - priorities: priority/basic (submission order), priority/multifactor's age
 //   and classic fair share (decayed usage, every PriorityCalcPeriod), or
-//   sched/tune's pass every interval (new jobs wait below it until then).
+//   sched/tune's pass every interval (new jobs wait below it until then);
+// - tuning studies (Workload::studies), as `tune run` meets the cluster:
+//   with trial jobs, an AppCore job (1 CPU) that once started keeps
+//   `parallel` trial jobs in the queue (lib/study's trial_jobs_to_submit),
+//   each bound to the study's next trial when it starts (late binding),
+//   carrying the study's progress record from its submission, while the
+//   AppCore's own record is the newest; as a whole allocation, one job of
+//   `parallel` trials' resources that runs the trials in slots, and when
+//   sched/tune's pass asks it to yield drains (running trials may finish
+//   within `drain` seconds, the rest run again later) and requeues. A study
+//   stops at its target (pending trial jobs cancelled, running trials ended)
+//   or when its recorded trials are all replayed.
 // What it leaves out: partitions other than one, QOS, preemption,
 // reservations made by admins, node failures, job dependencies and arrays.
 // No Slurm here.
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +58,8 @@ struct SimOptions {
   double weight_fairshare = 10000, weight_age = 1000;
   int cpus_per_gpu = 0;     // CPUs a job with GPUs but no CPU count gets per GPU (0: one per job)
   double sample_every = 0;  // seconds between utilisation/fragmentation samples (0: bf_interval)
+  std::string study_mode = "trials";  // trials | whole: how the workload's studies meet the cluster
+  double drain = 60;                  // a yielding whole study lets running trials finish this long (tune run --drain)
 };
 
 struct JobResult {
@@ -53,6 +67,22 @@ struct JobResult {
   bool timed_out = false;       // killed at its time limit
   bool backfilled = false;      // started by backfill rather than the main scheduler
   std::vector<int> nodes;       // where it ran: indices into the cluster's topology
+  bool cancelled = false;       // a study's pending job, cancelled when the study stopped
+  bool ended_by_study = false;  // a study's running job, ended when the study stopped or yielded
+};
+
+// What became of one replayed study.
+struct StudyResult {
+  double submitted = 0, started = -1;  // started: its AppCore or first allocation
+  double reached = -1;                 // when its best first met the target; -1: never
+  double ended = -1;                   // its last job's end
+  int trials = 0;       // results recorded
+  int interrupted = 0;  // trials cut short by a yield or the study's stop
+  int jobs = 0;         // Slurm jobs it used (AppCore and trial jobs, or allocations)
+  int yields = 0;       // yield signals it obeyed (whole allocation)
+  int max_level = 0;    // highest sched/tune yield level it reached
+  bool killed = false;  // its AppCore reached its time limit: the rest of its trials never ran
+  std::optional<double> best;
 };
 
 struct Sample {
@@ -63,8 +93,10 @@ struct Sample {
 };
 
 struct SimResult {
-  std::string priority, placement;
-  std::vector<JobResult> jobs;  // same order as the workload
+  std::string priority, placement, study_mode;
+  std::vector<JobResult> jobs;  // the workload's jobs in order, then study_jobs
+  std::vector<SimJob> study_jobs;  // the jobs studies submitted, in the order they were
+  std::vector<StudyResult> studies;  // same order as the workload's
   std::vector<Sample> samples;
   int never_fit = 0;  // jobs larger than any node set of the cluster
   long long events = 0, main_passes = 0, backfill_passes = 0, priority_passes = 0, placement_calls = 0;
@@ -72,8 +104,13 @@ struct SimResult {
   double priority_seconds = 0;  // of which in the priority pass
 };
 
+// Job i of a run: the workload's, or one its studies submitted.
+inline const SimJob& job_of(const Workload& w, const SimResult& r, std::size_t i) {
+  return i < w.jobs.size() ? w.jobs[i] : r.study_jobs[i - w.jobs.size()];
+}
+
 // Runs the workload to its end. Throws std::invalid_argument for an unknown
-// policy name.
+// policy name or study mode.
 SimResult simulate(const Cluster& cluster, const Workload& workload, const SimOptions& options);
 
 // The shape Slurm would see for a trace job: --gpus-per-node=G -N1 when its

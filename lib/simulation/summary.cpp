@@ -47,17 +47,23 @@ Stats stats_of(std::vector<double> v) {
 Summary summarise(const std::string& label, const Cluster& c, const Workload& w, const SimResult& r) {
   Summary s;
   s.label = label;
-  s.jobs = static_cast<int>(w.jobs.size());
   s.never_fit = r.never_fit;
   std::vector<double> wait, jct, one, multi;
   std::map<int, std::vector<double>> by_gpus;
   std::map<std::string, std::vector<double>> by_account, slowdown;
-  double first = w.jobs.empty() ? 0 : w.jobs.front().submit, last = first, gpu_work = 0, cpu_work = 0, bound = 0;
+  double first = w.jobs.empty() ? (w.studies.empty() ? 0 : w.studies.front().submit) : w.jobs.front().submit;
+  for (const auto& st : w.studies) first = std::min(first, st.submit);
+  double last = first, gpu_work = 0, cpu_work = 0, bound = 0;
   double last_arrival_end = 0, gpu_window = 0, cpu_window = 0;
-  const auto win = w.jobs.empty() ? std::pair<double, double>{0, 0} : load_window(w);
-  for (std::size_t i = 0; i < w.jobs.size(); ++i) {
-    const SimJob& j = w.jobs[i];
+  std::pair<double, double> win{first, first};
+  if (!w.jobs.empty()) win = load_window(w);
+  else
+    for (const auto& x : r.jobs) win.second = std::max(win.second, x.end);  // studies alone: their whole run
+  for (std::size_t i = 0; i < r.jobs.size(); ++i) {
+    const SimJob& j = job_of(w, r, i);
     const JobResult& x = r.jobs[i];
+    if (x.cancelled) continue;
+    ++s.jobs;
     if (x.start < 0) continue;
     ++s.started;
     s.timed_out += x.timed_out;
@@ -112,18 +118,36 @@ Summary summarise(const std::string& label, const Cluster& c, const Workload& w,
   s.events = r.events;
   s.events_per_second = r.seconds > 0 ? r.events / r.seconds : 0;
   s.priority_seconds = r.priority_seconds;
+
+  std::vector<double> reached, all, bounds;
+  for (std::size_t i = 0; i < r.studies.size() && i < w.studies.size(); ++i) {
+    const StudyResult& x = r.studies[i];
+    ++s.studies;
+    s.yields += x.yields;
+    s.study_trials += x.trials;
+    s.interrupted += x.interrupted;
+    s.max_level = std::max(s.max_level, x.max_level);
+    if (x.reached >= 0) {
+      reached.push_back(x.reached - x.submitted);
+      if (const auto b = alone_time_to_target(w.studies[i])) bounds.push_back(*b);
+    }
+    all.push_back((x.reached >= 0 ? x.reached : x.ended) - x.submitted);
+  }
+  s.time_to_target = stats_of(reached);
+  s.study_time_all = stats_of(all).mean;
+  s.time_to_target_bound = stats_of(bounds).mean;
   return s;
 }
 
 std::string format_table(const std::vector<Summary>& rows) {
   std::ostringstream o;
   char b[512];
-  std::snprintf(b, sizeof b, "%-22s %7s %8s %8s %8s %8s %9s %9s %9s %7s %6s %6s %6s %9s\n", "POLICY", "JOBS",
+  std::snprintf(b, sizeof b, "%-26s %7s %8s %8s %8s %8s %9s %9s %9s %7s %6s %6s %6s %9s\n", "POLICY", "JOBS",
                 "WAIT", "WAIT-P95", "WAIT-MAX", "JCT", "JCT-BOUND", "1GPU-WAIT", "nGPU-WAIT", "GPU-USE", "FRAG",
                 "JAIN", "BF%", "MAKESPAN");
   o << b;
   for (const auto& s : rows) {
-    std::snprintf(b, sizeof b, "%-22s %7d %8s %8s %8s %8s %9s %9s %9s %6.1f%% %6s %6.3f %5.1f%% %9s\n",
+    std::snprintf(b, sizeof b, "%-26s %7d %8s %8s %8s %8s %9s %9s %9s %6.1f%% %6s %6.3f %5.1f%% %9s\n",
                   s.label.c_str(), s.started, dur(s.wait.mean).c_str(), dur(s.wait.p95).c_str(), dur(s.wait.max).c_str(),
                   dur(s.completion.mean).c_str(), dur(s.completion_bound).c_str(),
                   s.wait_one_gpu.n ? dur(s.wait_one_gpu.mean).c_str() : "-",
@@ -141,7 +165,7 @@ std::string format_by_gpus(const std::vector<Summary>& rows) {
     for (const auto& [g, st] : s.wait_by_gpus) sizes.insert(g);
   std::ostringstream o;
   char b[256];
-  std::snprintf(b, sizeof b, "%-22s", "MEAN WAIT BY GPUS");
+  std::snprintf(b, sizeof b, "%-26s", "MEAN WAIT BY GPUS");
   o << b;
   for (int g : sizes) {
     std::snprintf(b, sizeof b, " %8s", (std::to_string(g) + "-GPU").c_str());
@@ -149,7 +173,7 @@ std::string format_by_gpus(const std::vector<Summary>& rows) {
   }
   o << "\n";
   for (const auto& s : rows) {
-    std::snprintf(b, sizeof b, "%-22s", s.label.c_str());
+    std::snprintf(b, sizeof b, "%-26s", s.label.c_str());
     o << b;
     for (int g : sizes) {
       const auto it = s.wait_by_gpus.find(g);
@@ -162,29 +186,82 @@ std::string format_by_gpus(const std::vector<Summary>& rows) {
 }
 
 void write_jobs_csv(std::ostream& out, const Workload& w, const SimResult& r, const Topology* t) {
+  const bool studies = !r.study_jobs.empty();
   out << "job,account,user,gpus,cpus,submit,start,end,wait,runtime,time_limit,timed_out,backfilled";
-  out << (t ? ",nodes\n" : "\n");
+  out << (t ? ",nodes" : "") << (studies ? ",kind,study,cancelled,ended_by_study\n" : "\n");
   auto csv = [](const std::string& s) {
     if (s.find_first_of(",\"\n") == std::string::npos) return s;
     std::string q = "\"";
     for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
     return q + "\"";
   };
-  for (std::size_t i = 0; i < w.jobs.size(); ++i) {
-    const SimJob& j = w.jobs[i];
+  static const char* kinds[] = {"trace", "appcore", "trial", "study"};
+  for (std::size_t i = 0; i < r.jobs.size(); ++i) {
+    const SimJob& j = job_of(w, r, i);
     const JobResult& x = r.jobs[i];
     out << csv(j.name) << ',' << csv(j.account) << ',' << csv(j.user) << ',' << j.gpus << ',' << j.cpus << ','
         << j.submit << ',';
     if (x.start < 0) out << ",,,";
     else out << x.start << ',' << x.end << ',' << x.start - j.submit << ',';
-    out << j.runtime << ',' << j.time_limit << ',' << (x.timed_out ? 1 : 0) << ',' << (x.backfilled ? 1 : 0);
+    out << (j.kind == SimJob::Kind::Trace ? j.runtime : std::max(0.0, x.end - x.start)) << ',' << j.time_limit << ',' << (x.timed_out ? 1 : 0) << ',' << (x.backfilled ? 1 : 0);
     if (t) {
       std::string names;
       for (int n : x.nodes) names += (names.empty() ? "" : " ") + t->nodes[n].name;
       out << ',' << csv(names);
     }
+    if (studies)
+      out << ',' << kinds[static_cast<int>(j.kind)] << ','
+          << (j.study >= 0 ? csv(w.studies[static_cast<std::size_t>(j.study)].name) : std::string()) << ','
+          << (x.cancelled ? 1 : 0) << ',' << (x.ended_by_study ? 1 : 0);
     out << "\n";
   }
+}
+
+std::string format_studies(const std::vector<Summary>& rows) {
+  std::ostringstream o;
+  char b[512];
+  std::snprintf(b, sizeof b, "%-26s %8s %10s %10s %10s %10s %8s %8s %7s %6s\n", "STUDIES", "REACHED", "TTT", "TTT-ALL",
+                "TTT-BOUND", "TTT-MAX", "TRIALS", "CUT", "YIELDS", "LEVEL");
+  o << b;
+  for (const auto& s : rows) {
+    std::snprintf(b, sizeof b, "%-26s %8s %10s %10s %10s %10s %8d %8d %7d %6d\n", s.label.c_str(),
+                  (std::to_string(s.time_to_target.n) + "/" + std::to_string(s.studies)).c_str(),
+                  s.time_to_target.n ? dur(s.time_to_target.mean).c_str() : "-", dur(s.study_time_all).c_str(),
+                  s.time_to_target.n ? dur(s.time_to_target_bound).c_str() : "-",
+                  s.time_to_target.n ? dur(s.time_to_target.max).c_str() : "-", s.study_trials, s.interrupted,
+                  s.yields, s.max_level);
+    o << b;
+  }
+  return o.str();
+}
+
+std::string format_study_detail(const Workload& w, const std::vector<std::string>& labels,
+                                const std::vector<const SimResult*>& results) {
+  std::ostringstream o;
+  char b[256];
+  std::snprintf(b, sizeof b, "%-24s %10s", "TIME TO TARGET", "ALONE");
+  o << b;
+  for (const auto& l : labels) {
+    std::snprintf(b, sizeof b, " %22s", l.c_str());
+    o << b;
+  }
+  o << "\n";
+  for (std::size_t i = 0; i < w.studies.size(); ++i) {
+    const auto alone = alone_time_to_target(w.studies[i]);
+    std::snprintf(b, sizeof b, "%-24s %10s", (w.studies[i].name + " (" + w.studies[i].account + ")").substr(0, 24).c_str(),
+                  alone ? dur(*alone).c_str() : "-");
+    o << b;
+    for (const auto* r : results) {
+      const StudyResult& x = r->studies[i];
+      std::string cell = x.reached >= 0 ? dur(x.reached - x.submitted) : x.killed ? "AppCore limit" : "not reached";
+      if (x.max_level > 0) cell += " L" + std::to_string(x.max_level);
+      if (x.yields > 0) cell += " Y" + std::to_string(x.yields);
+      std::snprintf(b, sizeof b, " %22s", cell.c_str());
+      o << b;
+    }
+    o << "\n";
+  }
+  return o.str();
 }
 
 std::string format_replicates(const std::vector<std::vector<Summary>>& reps) {

@@ -36,6 +36,12 @@ struct Summary {
   double completion_bound = 0, makespan_bound = 0;
   double seconds = 0, events_per_second = 0, priority_seconds = 0;
   long long events = 0;
+  // Tuning studies (Workload::studies): time to target of those that met it,
+  // the mean counting the others at their end, and the mean of what those
+  // that met it would take alone on an idle cluster (alone_time_to_target).
+  int studies = 0, study_trials = 0, interrupted = 0, yields = 0, max_level = 0;
+  Stats time_to_target;
+  double study_time_all = 0, time_to_target_bound = 0;
 };
 
 Summary summarise(const std::string& label, const Cluster& c, const Workload& w, const SimResult& r);
@@ -45,12 +51,23 @@ std::string format_table(const std::vector<Summary>& rows);
 // Mean wait by GPU count, one column per summary.
 std::string format_by_gpus(const std::vector<Summary>& rows);
 
+// Studies, one row per summary: how many met their target, time to target
+// (mean of those, mean of all counting the rest at their end, the bound,
+// the longest), trials replayed, trials cut short, yields, highest yield level.
+std::string format_studies(const std::vector<Summary>& rows);
+// Each study's time to target alone and in each run ("L2": highest yield
+// level reached, "Y1": yields obeyed).
+std::string format_study_detail(const Workload& w, const std::vector<std::string>& labels,
+                                const std::vector<const SimResult*>& results);
+
 // Replicates of each combination (outer: combinations, inner: replicates):
 // mean wait, 1-GPU and multi-GPU mean wait, GPU utilisation, Jain's index, as mean [min, max].
 std::string format_replicates(const std::vector<std::vector<Summary>>& reps);
 
 // job,account,user,gpus,cpus,submit,start,end,wait,runtime,time_limit,timed_out,backfilled
-// and, given the cluster's topology, nodes (the names of the nodes it ran on, space-separated).
+// and, given the cluster's topology, nodes (the names of the nodes it ran on,
+// space-separated); with studies, kind (trace, appcore, trial, study), study,
+// cancelled, ended_by_study, and the study jobs after the trace's.
 void write_jobs_csv(std::ostream& out, const Workload& w, const SimResult& r, const Topology* t = nullptr);
 
 // An HTML page: the table, mean wait by GPU count, wait by percentile of jobs, GPUs busy over time.

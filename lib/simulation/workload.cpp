@@ -350,6 +350,13 @@ Workload jitter_arrivals(const Workload& w, double seconds, std::uint64_t seed) 
 void apply_time_limits(Workload& w, double factor) {
   for (auto& j : w.jobs)
     if (j.time_limit <= 0) j.time_limit = std::max(60.0, std::ceil(j.runtime * factor / 60) * 60);
+  for (auto& s : w.studies) {
+    double longest = 0, total = 0;
+    for (const auto& t : s.trials) longest = std::max(longest, t.duration), total += t.duration;
+    if (s.trial_time_limit <= 0) s.trial_time_limit = std::max(60.0, std::ceil(longest * factor / 60) * 60);
+    if (s.time_limit <= 0)
+      s.time_limit = std::max(60.0, std::ceil((total / std::max(1, s.parallel) + longest) * factor / 60) * 60);
+  }
 }
 
 std::pair<double, double> load_window(const Workload& w) {
@@ -390,6 +397,7 @@ Workload compress(const Workload& w, double factor) {
     j.submit /= factor;
     if (factor != 1) j.recorded_start = -1;
   }
+  for (auto& s : out.studies) s.submit /= factor;
   return out;
 }
 

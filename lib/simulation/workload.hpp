@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "simulation/studies.hpp"
+
 namespace tune::sim {
 
 struct WorkloadError : std::runtime_error {
@@ -28,6 +30,10 @@ struct SimJob {
   int cpus = 1;           // in total
   double mem_mb = 0;      // in total
   double recorded_start = -1;  // when it started in the history (sacct Start, SWF wait); -1: not recorded
+  // What the job is: a job of the trace, or one a replayed study submitted
+  // (its AppCore, one trial, or the whole study in one allocation).
+  enum class Kind : std::uint8_t { Trace, AppCore, Trial, Study } kind = Kind::Trace;
+  int study = -1;  // index into Workload::studies for the study's jobs
 };
 
 struct Workload {
@@ -36,6 +42,9 @@ struct Workload {
   int skipped = 0;           // lines that describe no job that ran (never started, cancelled pending, ...)
   std::string skipped_why;
   bool timed = true;  // false: the file gives sizes only (openb's multigpu50); see borrow_times()
+  // Tuning studies replayed beside the jobs (read_study()): their jobs are
+  // submitted during the simulation, as the study's AppCore would.
+  std::vector<SimStudy> studies;
 };
 
 // Reads a workload, choosing the format from the header line (or, for SWF,
@@ -52,6 +61,10 @@ void borrow_times(Workload& w, const Workload& donor, std::uint64_t seed);
 
 // Jobs without a time limit get factor x run time, rounded up to a minute (a
 // user's estimate; Slurm's backfill plans with limits, never run times).
+// Studies' trial jobs without one get factor x their longest trial; a study's
+// whole allocation (requeued at its limit) gets factor x (its trials' total /
+// parallel + the longest), to a minute; its AppCore that too, but at least
+// its trials' total one after another plus an hour.
 void apply_time_limits(Workload& w, double factor);
 
 // Where load is measured: from the 2.5th to the 97.5th percentile of
@@ -71,8 +84,9 @@ double factor_for_load(const Workload& w, double target, int cluster_gpus, int c
 // difference between policies survives noise no trace can pin down.
 Workload jitter_arrivals(const Workload& w, double seconds, std::uint64_t seed);
 
-// Arrivals compressed by `factor` (2: twice as often); run times unchanged;
-// recorded starts dropped (they belong to the history's pace).
+// Arrivals compressed by `factor` (2: twice as often), studies' submissions
+// too; run times unchanged; recorded starts dropped (they belong to the
+// history's pace).
 Workload compress(const Workload& w, double factor);
 
 }  // namespace tune::sim
