@@ -21,8 +21,11 @@ double number(const std::string& value, const std::string& key, const std::strin
 }
 
 double seconds(const std::string& value, const std::string& key, const std::string& spec) {
-  if (value.find_first_of(":-") == std::string::npos) return number(value, key, spec, 0, 1e9);
-  if (const auto d = slurm_duration(value)) return *d;
+  char* end = nullptr;
+  const double v = std::strtod(value.c_str(), &end);
+  if (!value.empty() && *end == '\0' && std::isfinite(v) && v >= 0) return v;
+  if (value.find_first_of(":-") != std::string::npos)
+    if (const auto d = slurm_duration(value)) return *d;
   throw WorkloadError("--study " + spec + ": " + key + "=" + value +
                       " is not a duration: give seconds or Slurm's [D-]HH:MM:SS");
 }
