@@ -2,7 +2,7 @@
 # tune run with real mpirun and real processes: outcomes of misbehaving trials,
 # bad input, kill -9 at random moments, and a signal followed by --resume.
 source "$(dirname "$0")/tap.sh"
-plan 13
+plan 14
 tune=$TOP_BUILDDIR/driver/tune
 behave=$TOP_SRCDIR/tests/integration/programs/behave.sh
 branin=$TOP_SRCDIR/examples/synthetic/branin.py
@@ -156,3 +156,17 @@ st=$(state_of term.h5)
 if [ $rc -eq 75 ] && grep -q ':interrupted$' <<<"$st" && ! grep -q ':running$' <<<"$st" && grep -q ':ok$' <<<"$st"; then
   ok "SIGTERM: the running trial is recorded interrupted, exit 75"
 else not_ok "SIGTERM drains the study with exit 75" "exit $rc" "$st" "$(cat term.out)"; fi
+
+# 10. tune simulate replays the history this test wrote (branin.h5, 12 real
+# trials) as a study beside nothing else: its target is its own best, so it
+# meets it under every policy; a bad key in --study names itself.
+printf 'NodeName=n[1-2] CPUs=4 RealMemory=8000 Gres=gpu:2\nPartitionName=p Nodes=n[1-2] Default=YES\n' >sim.conf
+best=$("$tune" export branin.h5 --json | /usr/bin/python3 -c "import json,sys; print(min(t['objective'] for t in json.load(sys.stdin)['trials'] if t['state'] == 'ok'))")
+out=$("$tune" simulate --cluster sim.conf --study "branin.h5,target=$best,time-scale=60,gpus=1,parallel=2" \
+  --priority fifo,tune --study-mode trials,whole 2>&1); rc=$?
+reached=$(awk '/^STUDIES/ {on=1; next} on && NF == 10 {print $2}' <<<"$out" | sort -u | paste -sd' ')
+bad=$("$tune" simulate --cluster sim.conf --study branin.h5,gpu=1 2>&1); bad_rc=$?
+if [ $rc -eq 0 ] && [ "$reached" = "1/1" ] && grep -q "^study: branin.*12 trials, 2 at a time" <<<"$out" \
+   && [ $bad_rc -eq 1 ] && grep -q "unknown key 'gpu'" <<<"$bad"; then
+  ok "tune simulate --study replays the history: target met under fifo and tune, trial jobs and whole; a bad key named"
+else not_ok "tune simulate --study replays the history" "exit $rc, reached '$reached'" "$out" "exit $bad_rc: $bad"; fi
