@@ -135,9 +135,11 @@ std::vector<JobDecision> SchedulingPolicy::pass(double now, const Resources& cap
       for (const auto& [tenant, w] : oldest_wait)
         if (tenant != j.tenant && w >= c_.yield.wait) others_waited = true;
       auto& st = studies_.at(study_id(j.uid, study_key[i]));
-      if (others_waited && now - st.last_signal >= c_.yield.cooldown) {
+      const bool progressed = st.yield.trials_seen() > st.signalled_at;
+      if (others_waited && progressed && now - st.last_signal >= c_.yield.cooldown) {
         d.signal = c_.yield.signal;
         st.last_signal = now;
+        st.signalled_at = st.yield.trials_seen();
       }
     }
     JobSummary summary;
@@ -165,7 +167,8 @@ nlohmann::json SchedulingPolicy::save() const {
                    {"gaps", y.gaps},           {"judged_n", y.judged_n},
                    {"last_seen", s.last_seen},
                    {"last_contended", s.last_contended}, {"last_change", s.last_change},
-                   {"last_signal", std::max(s.last_signal, -1.0)}};
+                   {"last_signal", std::max(s.last_signal, -1.0)},
+                   {"signalled_at", s.signalled_at}};
   }
   return {{"version", 1}, {"last_pass", last_pass_}, {"tenants", tenants}, {"studies", studies}};
 }
@@ -198,6 +201,9 @@ void SchedulingPolicy::restore(const nlohmann::json& j) {
       s.last_contended = finite(v.at("last_contended"), "last_contended");
       s.last_change = finite(v.at("last_change"), "last_change");
       s.last_signal = finite(v.at("last_signal"), "last_signal");
+      // absent from state saved before it was kept: the next signal may come
+      s.signalled_at = v.value("signalled_at", std::int64_t{-1});
+      if (s.signalled_at < -1) throw std::runtime_error("bad signalled_at of study " + id);
       studies.emplace(id, s);
     }
     const double last = finite(j.at("last_pass"), "last_pass");

@@ -45,6 +45,11 @@ struct StudyState {
   double last_contended = 0;  // last pass another tenant had work waiting
   double last_change = 0;     // last rise or relaxation
   double last_signal = -1e300;
+  // Results the study had when it was last asked to yield (-1: never): it is
+  // not asked again before it records a new one, so a study whose trials
+  // outlast cooldown - drain still finishes one per yield instead of having
+  // the same trial cut at every signal forever.
+  std::int64_t signalled_at = -1;
 };
 
 // Where the policy's priorities go in slurmctld. priority/basic gives a new

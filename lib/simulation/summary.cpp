@@ -267,9 +267,17 @@ std::string format_study_detail(const Workload& w, const std::vector<std::string
 std::string format_replicates(const std::vector<std::vector<Summary>>& reps) {
   std::string out;
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%-20s %26s %26s %26s %22s %22s\n", "POLICY", "WAIT", "1GPU-WAIT", "nGPU-WAIT",
+  bool studies = false;
+  for (const auto& r : reps)
+    for (const auto& s : r) studies |= s.studies > 0;
+  std::snprintf(buf, sizeof buf, "%-20s %26s %26s %26s %22s %22s", "POLICY", "WAIT", "1GPU-WAIT", "nGPU-WAIT",
                 "GPU-USE", "JAIN");
   out += buf;
+  if (studies) {
+    std::snprintf(buf, sizeof buf, " %26s %26s", "TTT", "TTT-ALL");
+    out += buf;
+  }
+  out += "\n";
   for (const auto& r : reps) {
     if (r.empty()) continue;
     auto cell = [&](auto get, int kind) {  // 0: seconds, 1: percent, 2: plain
@@ -296,6 +304,12 @@ std::string format_replicates(const std::vector<std::vector<Summary>>& reps) {
                   cell([](const Summary& s) { return s.gpu_utilisation; }, 1).c_str(),
                   cell([](const Summary& s) { return s.jain; }, 2).c_str());
     out += buf;
+    if (studies) {
+      out.pop_back();  // the row's newline
+      std::snprintf(buf, sizeof buf, " %26s %26s\n", cell([](const Summary& s) { return s.time_to_target.mean; }, 0).c_str(),
+                    cell([](const Summary& s) { return s.study_time_all; }, 0).c_str());
+      out += buf;
+    }
   }
   return out;
 }

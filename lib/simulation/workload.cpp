@@ -343,6 +343,7 @@ Workload jitter_arrivals(const Workload& w, double seconds, std::uint64_t seed) 
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> shift(0, seconds);
   for (auto& j : out.jobs) j.submit += shift(rng), j.recorded_start = -1;
+  for (auto& s : out.studies) s.submit += shift(rng);
   std::stable_sort(out.jobs.begin(), out.jobs.end(), [](const SimJob& a, const SimJob& b) { return a.submit < b.submit; });
   return out;
 }

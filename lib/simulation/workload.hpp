@@ -79,7 +79,7 @@ double offered_load(const Workload& w, int cluster_gpus, int cluster_cpus);
 // The arrival compression that gives this offered load (bisection; the load
 // grows with the factor).
 double factor_for_load(const Workload& w, double target, int cluster_gpus, int cluster_cpus);
-// Each submission moved later by a uniform draw in [0, seconds) with this
+// Each submission (a study's too) moved later by a uniform draw in [0, seconds) with this
 // seed, re-sorted: a replicate of the same workload, to see how much of a
 // difference between policies survives noise no trace can pin down.
 Workload jitter_arrivals(const Workload& w, double seconds, std::uint64_t seed);

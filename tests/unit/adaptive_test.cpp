@@ -171,7 +171,14 @@ TEST(SchedulingPass, YieldSignalsARunningPlateauedStudyOnceOthersWaitedWithCoold
   EXPECT_EQ(p.pass(120, kCluster, {running(30), waiting})[0].signal, 0);  // level 2, bob waited 20 s < 30
   EXPECT_EQ(p.pass(131, kCluster, {running(30), waiting})[0].signal, SIGUSR1);
   EXPECT_EQ(p.pass(140, kCluster, {running(30), waiting})[0].signal, 0) << "cooldown";
-  EXPECT_EQ(p.pass(232, kCluster, {running(30), waiting})[0].signal, SIGUSR1);
+  EXPECT_EQ(p.pass(232, kCluster, {running(30), waiting})[0].signal, 0)
+      << "past the cooldown but no result since the last yield: its trial would be cut again";
+  EXPECT_EQ(p.pass(240, kCluster, {running(31), waiting})[0].signal, SIGUSR1);
+  // The state keeps it across a slurmctld restart.
+  SchedulingPolicy r(fast());
+  r.restore(p.save());
+  EXPECT_EQ(r.pass(400, kCluster, {running(31), waiting})[0].signal, 0);
+  EXPECT_EQ(r.pass(410, kCluster, {running(32), waiting})[0].signal, SIGUSR1);
   // The same tenant's own waiting job is no reason to yield.
   SchedulingPolicy q(fast());
   auto own = job(3, 1, "alice", JobView::State::Pending, 0);
