@@ -46,11 +46,9 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
       ->delimiter(',')
       ->check(CLI::IsMember({"fifo", "fairshare", "tune"}))
       ->capture_default_str();
-  app.add_option("--placement", o.placements,
-                 "placement policies to compare: cons_tres, gang, fgd, first-fit, and pooled (the cluster as one "
-                 "node: the bound no node choice can pass)")
+  app.add_option("--placement", o.placements, "placement policies to compare: cons_tres, gang, fgd, first-fit")
       ->delimiter(',')
-      ->check(CLI::IsMember({"cons_tres", "gang", "fgd", "first-fit", "pooled"}))
+      ->check(CLI::IsMember({"cons_tres", "gang", "fgd", "first-fit"}))
       ->capture_default_str();
   auto* load = app.add_option("--load", o.loads, "compress arrivals by these factors (2: twice as often)")
                    ->delimiter(',')
@@ -146,17 +144,14 @@ int run_simulation(const SimulateOptions& o) {
   struct Combo {
     sim::SimOptions options;
     std::string label;
-    bool pooled = false;  // on the cluster pooled into one node
   };
-  const sim::Cluster pooled = sim::pool_cluster(cluster);
   std::vector<Combo> combos;
   const std::vector<std::string> modes = base.studies.empty() ? std::vector<std::string>{"trials"} : o.study_modes;
   for (const auto& mode : modes)
     for (const auto& prio : o.priorities)
       for (const auto& place : o.placements) {
         Combo c;
-        c.options.priority = prio, c.options.placement = place == "pooled" ? "first-fit" : place;
-        c.options.tune = tune_conf, c.pooled = place == "pooled";
+        c.options.priority = prio, c.options.placement = place, c.options.tune = tune_conf;
         c.options.cpus_per_gpu = o.cpus_per_gpu, c.options.study_mode = mode, c.options.drain = o.drain;
         c.label = prio + "+" + place + (modes.size() > 1 ? "/" + mode : "");
         combos.push_back(std::move(c));
@@ -174,11 +169,10 @@ int run_simulation(const SimulateOptions& o) {
     std::vector<std::string> labels;
     const std::size_t first_result = all_results.size();
     for (const auto& combo : combos) {
-      const sim::Cluster& on = combo.pooled ? pooled : cluster;
-      sim::SimResult r = sim::simulate(on, w, combo.options);
+      sim::SimResult r = sim::simulate(cluster, w, combo.options);
       const std::string& label = combo.label;
       labels.push_back(label);
-      rows.push_back(sim::summarise(label, on, w, r));
+      rows.push_back(sim::summarise(label, cluster, w, r));
       if (o.validate) {
         try {
           agreements.emplace_back(label, sim::compare_with_history(w, r));
@@ -191,10 +185,10 @@ int run_simulation(const SimulateOptions& o) {
         std::filesystem::create_directories(o.csv_dir);
         char name[256];
         std::snprintf(name, sizeof name, "%s/x%g-%s-%s%s.csv", o.csv_dir.c_str(), f,
-                      combo.options.priority.c_str(), combo.pooled ? "pooled" : combo.options.placement.c_str(),
+                      combo.options.priority.c_str(), combo.options.placement.c_str(),
                       modes.size() > 1 ? ("-" + combo.options.study_mode).c_str() : "");
         std::ofstream out(name);
-        sim::write_jobs_csv(out, w, r, &on.topology);
+        sim::write_jobs_csv(out, w, r, &cluster.topology);
         if (!out) {
           std::cerr << "tune simulate: error: cannot write " << name << "\n";
           return kExitUsage;
@@ -223,10 +217,8 @@ int run_simulation(const SimulateOptions& o) {
       for (std::size_t i = 0; i < rows.size(); ++i) reps[i].push_back(rows[i]);
       for (int k = 2; k <= o.replicates; ++k) {
         const sim::Workload jw = sim::jitter_arrivals(w, o.jitter, static_cast<std::uint64_t>(k));
-        for (std::size_t i = 0; i < combos.size(); ++i) {
-          const sim::Cluster& on = combos[i].pooled ? pooled : cluster;
-          reps[i].push_back(sim::summarise(rows[i].label, on, jw, sim::simulate(on, jw, combos[i].options)));
-        }
+        for (std::size_t i = 0; i < combos.size(); ++i)
+          reps[i].push_back(sim::summarise(rows[i].label, cluster, jw, sim::simulate(cluster, jw, combos[i].options)));
       }
       std::printf("\nacross %d replicates (arrivals jittered by 0-%gs after the first): mean [min, max]\n",
                   o.replicates, o.jitter);

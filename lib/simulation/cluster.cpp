@@ -252,17 +252,6 @@ Cluster scale_cluster(const Cluster& c, double share) {
   return out;
 }
 
-Cluster pool_cluster(const Cluster& c) {
-  Cluster out = c;
-  int cores = 0, gpus = 0;
-  double mem = 0;
-  for (const auto& n : c.topology.nodes) cores += n.cores, gpus += n.gpus(), mem += n.mem_mb;
-  out.topology.nodes = {idle_node("pool", 0, cores, mem, gpus)};
-  out.topology.nodes.front().gpu_socket.assign(static_cast<std::size_t>(gpus), 0);
-  out.source += ", pooled into one node";
-  return out;
-}
-
 Cluster read_cluster(const std::string& path) {
   const std::string text = slurp(path);
   if (text.rfind("sn,cpu_milli,memory_mib,gpu", 0) == 0) {  // openb node list

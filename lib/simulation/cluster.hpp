@@ -62,10 +62,4 @@ Cluster read_cluster(const std::string& path);
 // its own cluster (openb's pods hold its 6,212 GPUs for about 12 hours).
 Cluster scale_cluster(const Cluster& c, double share);
 
-// The whole cluster as one node holding every CPU, all the memory and every
-// GPU: no job is ever kept waiting by how free resources are split over
-// nodes. No site has such a cluster; replayed with the same priorities and
-// backfill, it bounds what any node choice can give (`--placement pooled`).
-Cluster pool_cluster(const Cluster& c);
-
 }  // namespace tune::sim
