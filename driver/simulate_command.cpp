@@ -30,6 +30,11 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
       ->delimiter(',')
       ->check(CLI::IsMember({"trials", "whole"}))
       ->capture_default_str();
+  app.add_option("--timer-phase", o.timer_phase,
+                 "seconds slurmctld's periodic passes are into their periods when the workload starts (unknown for "
+                 "a history: try several with --validate)")
+      ->check(CLI::Range(0.0, 86400.0))
+      ->capture_default_str();
   app.add_option("--drain", o.drain, "a yielding whole study lets running trials finish this long (tune run --drain)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
@@ -153,6 +158,7 @@ int run_simulation(const SimulateOptions& o) {
         Combo c;
         c.options.priority = prio, c.options.placement = place, c.options.tune = tune_conf;
         c.options.cpus_per_gpu = o.cpus_per_gpu, c.options.study_mode = mode, c.options.drain = o.drain;
+        c.options.timer_phase = o.timer_phase;
         c.label = prio + "+" + place + (modes.size() > 1 ? "/" + mode : "");
         combos.push_back(std::move(c));
       }

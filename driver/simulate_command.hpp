@@ -25,6 +25,7 @@ struct SimulateOptions {
   std::vector<std::string> studies;  // --study PATH[,key=value...]
   std::vector<std::string> study_modes{"trials"};
   double drain = 60;
+  double timer_phase = 0;
 };
 
 void add_simulate_options(CLI::App& app, SimulateOptions& o);

@@ -103,7 +103,11 @@ class Sim {
     r.priority = o_.priority, r.placement = o_.placement;
     const double prio_period = o_.priority == "tune" ? o_.tune.interval : s_.priority_calc_period;
     const double sample_every = o_.sample_every > 0 ? o_.sample_every : s_.bf_interval;
-    double next_main = s_.sched_interval, next_bf = s_.bf_interval, next_prio = prio_period, next_sample = 0;
+    // slurmctld's timers run from its own start, not from the trace's first
+    // submission: timer_phase says how far into their periods they are at 0.
+    auto first = [&](double period) { return period - std::fmod(o_.timer_phase, period); };
+    double next_main = first(s_.sched_interval), next_bf = first(s_.bf_interval), next_prio = first(prio_period);
+    double next_sample = 0;
     double next_event_pass = kNever, last_pass = -kNever;  // event-triggered passes wait for batch_sched_delay
     std::size_t next_job = 0, next_study = 0;
     const std::size_t n = w_.jobs.size(), ns = study_order_.size();

@@ -60,6 +60,9 @@ struct SimOptions {
   double sample_every = 0;  // seconds between utilisation/fragmentation samples (0: bf_interval)
   std::string study_mode = "trials";  // trials | whole: how the workload's studies meet the cluster
   double drain = 60;                  // a yielding whole study lets running trials finish this long (tune run --drain)
+  // Seconds slurmctld's periodic passes (main, backfill, priority) are into
+  // their periods when the workload starts: unknown for a recorded history.
+  double timer_phase = 0;
 };
 
 struct JobResult {

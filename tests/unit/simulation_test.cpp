@@ -573,3 +573,15 @@ TEST_F(SimulationStudies, AWholeStudyYieldsDrainsRequeuesAndLosesNoTrial) {
   EXPECT_EQ(fifo.studies[0].yields, 0);
   EXPECT_GT(fifo.jobs[0].start, r.jobs[0].start);
 }
+
+TEST(SimulationModel, TimerPhaseMovesThePeriodicPasses) {
+  // A holds 2 of 4 GPUs; B (4 GPUs) blocks the main scheduler; C (1 GPU,
+  // short) can start only by backfill: at its first pass, bf_interval (30 s)
+  // after slurmctld's start, which is 20 s before the trace's with phase 20.
+  Workload w;
+  w.jobs = {job("A", 0, 100, 2), job("B", 1, 100, 4), job("C", 2, 20, 1, 50)};
+  SimOptions o;
+  EXPECT_EQ(simulate(gpu_cluster(1, 4), w, o).jobs[2].start, 30);
+  o.timer_phase = 20;
+  EXPECT_EQ(simulate(gpu_cluster(1, 4), w, o).jobs[2].start, 10);
+}
