@@ -34,11 +34,10 @@ struct Reservation {
 };
 
 // A replayed study while the simulation runs.
+// Its jobs; which trial comes next and what the results say is its StudyReplay's.
 struct StudyRun {
-  std::size_t next = 0;             // next recorded trial to hand out
-  std::vector<std::size_t> again;   // interrupted trials, handed out before `next`
-  std::vector<Trial> done;          // results so far, for its progress record
-  std::string key;                  // its key in progress records
+  StudyRun(StudyReplay r, std::uint32_t u) : replay(std::move(r)), uid(u) {}
+  StudyReplay replay;
   std::uint32_t uid = 0;
   int appcore = -1, whole = -1;     // its running or pending AppCore / allocation job
   std::set<int> trial_jobs;         // live trial jobs (pending or running)
@@ -47,8 +46,6 @@ struct StudyRun {
   bool draining = false;            // a whole allocation yielding
   double drain_until = 0;
   std::vector<std::pair<double, std::size_t>> slots;  // a whole allocation's running trials: end, trial
-  bool handed_all() const { return again.empty() && next >= size; }
-  std::size_t size = 0;
 };
 
 class Sim {
@@ -81,14 +78,14 @@ class Sim {
     for (const auto& j : w.jobs) seen.emplace(j.account, 0);
     n_trace_ = static_cast<int>(w.jobs.size());
     study_res_.resize(w.studies.size());
-    studies_.resize(w.studies.size());
+    studies_.reserve(w.studies.size());
     for (std::size_t i = 0; i < w.studies.size(); ++i) {
       const SimStudy& st = w.studies[i];
       seen.emplace(st.account, 0);
-      StudyRun& run = studies_[i];
-      run.key = study_key(st.name, st.source + "#" + std::to_string(i));  // one history may be replayed twice
-      run.uid = 1000 + static_cast<std::uint32_t>(std::hash<std::string>{}(st.user.empty() ? st.account : st.user) % 60000);
-      run.size = st.trials.size();
+      // One history may be replayed twice: the index keeps their keys apart.
+      studies_.emplace_back(
+          StudyReplay(st, study_key(st.name, st.source + "#" + std::to_string(i))),
+          1000 + static_cast<std::uint32_t>(std::hash<std::string>{}(st.user.empty() ? st.account : st.user) % 60000));
       study_res_[i].submitted = st.submit;
       study_order_.push_back(static_cast<int>(i));
     }
@@ -367,12 +364,7 @@ class Sim {
     const int k = kind == SimJob::Kind::Study ? st.parallel : 1;
     if (kind == SimJob::Kind::AppCore) {
       j.name = st.name + ".appcore";
-      // Users give an AppCore room for a study slowed by others: as long as
-      // its trials one after another would take, at least its own limit.
-      double serial = 0;
-      for (const auto& t : st.trials) serial += t.duration;
-      j.cpus = 1, j.gpus = 0, j.mem_mb = 0;
-      j.time_limit = std::max(st.time_limit, std::ceil(serial / 60) * 60 + 3600);
+      j.cpus = 1, j.gpus = 0, j.mem_mb = 0, j.time_limit = st.appcore_time_limit;
     } else {
       j.name = st.name + (kind == SimJob::Kind::Trial ? ".trial" : "");
       j.cpus = k * st.cpus, j.gpus = k * st.gpus, j.mem_mb = k * st.mem_mb;
@@ -381,15 +373,9 @@ class Sim {
     return j;
   }
 
-  ProgressRecord record(int s, StudyRole role) const {
-    ProgressRecord r = progress_of(studies_[s].key, studies_[s].done, w_.studies[s].minimize);
-    r.role = role;
-    return r;
-  }
-
   void submit_study(int s) {
     StudyRun& run = studies_[s];
-    if (run.size == 0) {
+    if (run.replay.handed_all()) {  // a study with no trials
       run.stopped = true;
       study_res_[s].ended = now_;
       return;
@@ -410,43 +396,23 @@ class Sim {
     }
   }
 
-  // The next recorded trial to hand out.
-  std::optional<std::size_t> take_trial(StudyRun& run) {
-    if (!run.again.empty()) {
-      const std::size_t t = run.again.back();
-      run.again.pop_back();
-      return t;
-    }
-    if (run.next < run.size) return run.next++;
-    return std::nullopt;
-  }
-
   double bind_trial(int j) {
     const int s = job(j).study;
     StudyRun& run = studies_[s];
     --run.pending_trial_jobs;
-    const auto t = run.stopped ? std::nullopt : take_trial(run);
+    const auto t = run.stopped ? std::nullopt : run.replay.next_trial();
     if (!t) return 0;  // nothing left: the trial job ends at once, as it does when told "stop"
     bound_[j] = *t;
     return w_.studies[s].trials[*t].duration;
   }
 
-  // One trial's result reaches the study. Returns true when the study stops.
+  // One trial's result reaches the study. Returns true when it met its target.
   bool record_result(int s, std::size_t t, bool timed_out) {
-    const StudyTrial& st = w_.studies[s].trials[t];
-    Trial tr;
-    tr.id = studies_[s].done.size() + 1;
-    tr.state = timed_out ? TrialState::Timeout : st.state;
-    if (!timed_out) tr.objective = st.objective;
-    studies_[s].done.push_back(tr);
+    StudyReplay& r = studies_[s].replay;
+    const bool met = r.record(t, timed_out, now_);
     StudyResult& res = study_res_[s];
-    ++res.trials;
-    if (tr.state == TrialState::Ok && tr.objective) {
-      const bool better = !res.best || (w_.studies[s].minimize ? *tr.objective < *res.best : *tr.objective > *res.best);
-      if (better) res.best = tr.objective;
-      if (res.reached < 0 && meets_target(w_.studies[s], *tr.objective)) res.reached = now_;
-    }
-    return res.reached >= 0;
+    res.trials = r.results(), res.best = r.best(), res.reached = r.reached();
+    return met;
   }
 
   // Ends a running job now (its study stopped it, or it yields).
@@ -497,10 +463,10 @@ class Sim {
   void submit_trial_jobs(int s) {
     StudyRun& run = studies_[s];
     if (run.stopped || run.appcore < 0 || res_[run.appcore].start < 0) return;
-    const std::uint64_t remaining = run.again.size() + (run.size - run.next);
+    const std::uint64_t remaining = run.replay.remaining();
     int n = trial_jobs_to_submit(w_.studies[s].parallel, static_cast<int>(run.trial_jobs.size()),
                                  static_cast<std::uint64_t>(run.pending_trial_jobs), remaining, 1);
-    if (n > 0 && o_.priority == "tune") last_trial_comment_ = format_progress(record(s, StudyRole::Trial));
+    if (n > 0 && o_.priority == "tune") last_trial_comment_ = format_progress(run.replay.progress(StudyRole::Trial));
     for (; n > 0; --n) {
       const int j = add_job(study_job(s, SimJob::Kind::Trial));
       if (!submit(j)) {
@@ -519,7 +485,7 @@ class Sim {
   void fill_slots(int s) {
     StudyRun& run = studies_[s];
     while (!run.stopped && !run.draining && static_cast<int>(run.slots.size()) < w_.studies[s].parallel) {
-      const auto t = take_trial(run);
+      const auto t = run.replay.next_trial();
       if (!t) break;
       const double end = now_ + w_.studies[s].trials[*t].duration;
       run.slots.push_back({end, *t});
@@ -605,9 +571,9 @@ class Sim {
       }
     } else {  // a whole allocation: yielded, drained, killed at its limit, or done
       run.whole = -1;
-      for (const auto& [end, t] : run.slots) run.again.push_back(t), ++res.interrupted;
+      for (const auto& [end, t] : run.slots) run.replay.hand_back(t), ++res.interrupted;
       run.slots.clear();
-      if (!run.stopped && !run.handed_all()) requeue(s);
+      if (!run.stopped && !run.replay.handed_all()) requeue(s);
       else run.stopped = true;
     }
     if (run.stopped && run.trial_jobs.empty() && run.appcore < 0 && run.whole < 0 && res.ended < 0) res.ended = now_;
@@ -658,8 +624,8 @@ class Sim {
             v.comment = trial_comment_[j];
           } else {
             if (newest[s].empty())
-              newest[s] = format_progress(record(s, job(j).kind == SimJob::Kind::AppCore ? StudyRole::AppCore
-                                                                                          : StudyRole::Study));
+              newest[s] = format_progress(studies_[s].replay.progress(
+                  job(j).kind == SimJob::Kind::AppCore ? StudyRole::AppCore : StudyRole::Study));
             v.comment = newest[s];
           }
         }
@@ -678,7 +644,7 @@ class Sim {
         if (d.signal) yield(static_cast<int>(d.id - 1));
       }
       for (std::size_t s = 0; s < studies_.size(); ++s) {
-        const auto it = tune_->studies().find(SchedulingPolicy::study_id(studies_[s].uid, studies_[s].key));
+        const auto it = tune_->studies().find(SchedulingPolicy::study_id(studies_[s].uid, studies_[s].replay.key()));
         if (it != tune_->studies().end())
           study_res_[s].max_level = std::max(study_res_[s].max_level, it->second.yield.level());
       }

@@ -6,6 +6,7 @@
 #include <queue>
 
 #include "simulation/text.hpp"
+#include "study/progress.hpp"
 #include "simulation/workload.hpp"
 
 namespace tune::sim {
@@ -82,7 +83,7 @@ void apply_study_setting(SimStudy& s, const std::string& key, const std::string&
     s.trial_time_limit = seconds(value, key, spec);
     if (s.trial_time_limit <= 0) throw WorkloadError("--study " + spec + ": trial-time-limit must be above 0");
   } else if (key == "time-limit") {
-    s.time_limit = seconds(value, key, spec);
+    s.time_limit = s.appcore_time_limit = seconds(value, key, spec);
     if (s.time_limit <= 0) throw WorkloadError("--study " + spec + ": time-limit must be above 0");
   } else if (key == "time-scale") {
     const double f = number(value, key, spec, 1e-6, 1e6);
@@ -120,6 +121,36 @@ SimStudy read_study(const std::string& spec) {
     apply_study_setting(s, trim(parts[i].substr(0, eq)), trim(parts[i].substr(eq + 1)), spec);
   }
   return s;
+}
+
+std::optional<std::size_t> StudyReplay::next_trial() {
+  if (!again_.empty()) {
+    const std::size_t t = again_.back();
+    again_.pop_back();
+    return t;
+  }
+  if (next_ < s_->trials.size()) return next_++;
+  return std::nullopt;
+}
+
+bool StudyReplay::record(std::size_t t, bool timed_out, double now) {
+  const StudyTrial& st = s_->trials[t];
+  Trial tr;
+  tr.id = done_.size();
+  tr.state = timed_out ? TrialState::Timeout : st.state;
+  if (!timed_out) tr.objective = st.objective;
+  done_.push_back(tr);
+  if (tr.state == TrialState::Ok && tr.objective) {
+    if (!best_ || (s_->minimize ? *tr.objective < *best_ : *tr.objective > *best_)) best_ = tr.objective;
+    if (reached_ < 0 && meets_target(*s_, *tr.objective)) reached_ = now;
+  }
+  return reached_ >= 0;
+}
+
+ProgressRecord StudyReplay::progress(StudyRole role) const {
+  ProgressRecord r = progress_of(key_, done_, s_->minimize);
+  r.role = role;
+  return r;
 }
 
 bool meets_target(const SimStudy& s, double best) {

@@ -4,10 +4,12 @@
 // that sched/tune's Algorithm 1 sees the study's real convergence curve.
 // How a study meets the cluster (trial jobs, or one allocation that yields
 // and requeues) is the simulator's; what a study is, is here. No Slurm here.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "adaptive/progress_record.hpp"
 #include "history/history.hpp"
 #include "history/trial.hpp"
 
@@ -30,7 +32,8 @@ struct SimStudy {
   int cpus = 1, gpus = 0;        // per trial
   double mem_mb = 0;             // per trial (0: none asked, as a trace job without one)
   double trial_time_limit = 0;   // per trial job; 0: set by apply_time_limits()
-  double time_limit = 0;         // its AppCore's, or its whole allocation's; 0: set by apply_time_limits()
+  double time_limit = 0;          // its whole allocation's; 0: set by apply_time_limits()
+  double appcore_time_limit = 0;  // its AppCore's; 0: set by apply_time_limits()
   std::vector<StudyTrial> trials;  // in the order the study handed them out
 };
 
@@ -48,6 +51,41 @@ void apply_study_setting(SimStudy& s, const std::string& key, const std::string&
 
 // Whether `best` meets the study's target.
 bool meets_target(const SimStudy& s, double best);
+
+// One study while a simulation replays it: which recorded trial comes next
+// (interrupted ones first), its results so far, its best and when it met
+// its target, and the progress record sched/tune reads. How its trials get
+// resources is the simulator's.
+class StudyReplay {
+ public:
+  StudyReplay(const SimStudy& s, std::string key) : s_(&s), key_(std::move(key)) {}
+
+  // The next trial to hand out; nullopt when every one has been.
+  std::optional<std::size_t> next_trial();
+  // An interrupted trial: handed out again before the others.
+  void hand_back(std::size_t t) { again_.push_back(t); }
+  bool handed_all() const { return again_.empty() && next_ >= s_->trials.size(); }
+  std::uint64_t remaining() const { return again_.size() + (s_->trials.size() - next_); }
+
+  // Trial t's result arrives at `now` (cut at its time limit: a timeout).
+  // Returns true once the study has met its target.
+  bool record(std::size_t t, bool timed_out, double now);
+  ProgressRecord progress(StudyRole role) const;
+
+  const std::string& key() const { return key_; }
+  int results() const { return static_cast<int>(done_.size()); }
+  const std::optional<double>& best() const { return best_; }
+  double reached() const { return reached_; }  // -1: not yet
+
+ private:
+  const SimStudy* s_;
+  std::string key_;
+  std::size_t next_ = 0;
+  std::vector<std::size_t> again_;
+  std::vector<Trial> done_;  // for its progress record, as the AppCore keeps them
+  std::optional<double> best_;
+  double reached_ = -1;
+};
 
 // Time to target of the study alone on an idle cluster: its trials handed
 // out in order to `parallel` slots as they free up, from its submission,

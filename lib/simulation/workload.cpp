@@ -357,6 +357,8 @@ void apply_time_limits(Workload& w, double factor) {
     if (s.trial_time_limit <= 0) s.trial_time_limit = std::max(60.0, std::ceil(longest * factor / 60) * 60);
     if (s.time_limit <= 0)
       s.time_limit = std::max(60.0, std::ceil((total / std::max(1, s.parallel) + longest) * factor / 60) * 60);
+    // Users give an AppCore room for a study slowed by others.
+    if (s.appcore_time_limit <= 0) s.appcore_time_limit = std::max(s.time_limit, std::ceil(total / 60) * 60 + 3600);
   }
 }
 
