@@ -168,9 +168,11 @@ int run_simulation(const SimulateOptions& o) {
   for (double f : factors) {
     const sim::Workload w = sim::compress(base, f);
     if (w.jobs.empty()) std::printf("\n== arrivals x%.3g ==\n", f);
-    else
-      std::printf("\n== arrivals x%.3g: offered load %.1f%% ==\n", f,
-                  100 * sim::offered_load(w, cluster.gpus(), cluster.cpus()));
+    else {
+      const sim::ResourceLoad l = sim::offered_loads(w, cluster.gpus(), cluster.cpus(), cluster.mem_mb());
+      std::printf("\n== arrivals x%.3g: offered load %.1f%% (GPUs %.1f%%, CPUs %.1f%%, memory %.1f%%) ==\n", f,
+                  100 * sim::offered_load(w, cluster.gpus(), cluster.cpus()), 100 * l.gpus, 100 * l.cpus, 100 * l.mem);
+    }
     std::vector<sim::Summary> rows;
     std::vector<std::string> labels;
     const std::size_t first_result = all_results.size();

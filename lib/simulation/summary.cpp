@@ -105,6 +105,11 @@ Summary summarise(const std::string& label, const Cluster& c, const Workload& w,
   for (const auto& x : r.samples)
     if (x.fragmentation >= 0) fsum += x.fragmentation, ++fn;
   s.fragmentation = fn ? fsum / fn : -1;
+  double qsum = 0;
+  int qn = 0;
+  for (const auto& x : r.samples)
+    if (x.pending > 0) qsum += x.busy_gpus, ++qn;
+  s.gpu_use_queued = qn && c.gpus() > 0 ? qsum / qn / c.gpus() : -1;
   double a = 0, b = 0;
   for (auto& [acct, v] : slowdown) {
     const double x = 1.0 / stats_of(v).mean;
@@ -142,17 +147,17 @@ Summary summarise(const std::string& label, const Cluster& c, const Workload& w,
 std::string format_table(const std::vector<Summary>& rows) {
   std::ostringstream o;
   char b[512];
-  std::snprintf(b, sizeof b, "%-26s %7s %8s %8s %8s %8s %9s %9s %9s %7s %6s %6s %6s %9s\n", "POLICY", "JOBS",
-                "WAIT", "WAIT-P95", "WAIT-MAX", "JCT", "JCT-BOUND", "1GPU-WAIT", "nGPU-WAIT", "GPU-USE", "FRAG",
-                "JAIN", "BF%", "MAKESPAN");
+  std::snprintf(b, sizeof b, "%-26s %7s %8s %8s %8s %8s %9s %9s %9s %7s %7s %6s %6s %6s %9s\n", "POLICY", "JOBS",
+                "WAIT", "WAIT-P95", "WAIT-MAX", "JCT", "JCT-BOUND", "1GPU-WAIT", "nGPU-WAIT", "GPU-USE", "USE-Q",
+                "FRAG", "JAIN", "BF%", "MAKESPAN");
   o << b;
   for (const auto& s : rows) {
-    std::snprintf(b, sizeof b, "%-26s %7d %8s %8s %8s %8s %9s %9s %9s %6.1f%% %6s %6.3f %5.1f%% %9s\n",
+    std::snprintf(b, sizeof b, "%-26s %7d %8s %8s %8s %8s %9s %9s %9s %6.1f%% %7s %6s %6.3f %5.1f%% %9s\n",
                   s.label.c_str(), s.started, dur(s.wait.mean).c_str(), dur(s.wait.p95).c_str(), dur(s.wait.max).c_str(),
                   dur(s.completion.mean).c_str(), dur(s.completion_bound).c_str(),
                   s.wait_one_gpu.n ? dur(s.wait_one_gpu.mean).c_str() : "-",
                   s.wait_multi_gpu.n ? dur(s.wait_multi_gpu.mean).c_str() : "-", 100 * s.gpu_utilisation,
-                  s.fragmentation < 0 ? "-" : fmt("%.3f", s.fragmentation).c_str(), s.jain,
+                  s.gpu_use_queued < 0 ? "-" : fmt("%.1f%%", 100 * s.gpu_use_queued).c_str(), s.fragmentation < 0 ? "-" : fmt("%.3f", s.fragmentation).c_str(), s.jain,
                   s.started ? 100.0 * s.backfilled / s.started : 0.0, dur(s.makespan).c_str());
     o << b;
   }

@@ -30,6 +30,9 @@ struct Summary {
   double makespan = 0;                          // first submission to last end
   double gpu_utilisation = 0, cpu_utilisation = 0;  // busy share in the load window (see load_window())
   double fragmentation = -1;  // mean over samples while a multi-GPU job waited; -1: none waited
+  // Busy share of the GPUs while some job waits (mean over samples; -1: none
+  // waited): how close to full the placement ran the cluster when it mattered.
+  double gpu_use_queued = -1;
   double jain = 1;            // over accounts, of 1 / mean bounded slowdown (1: all served alike)
   // Lower bounds: every job starting at its submission (mean completion time),
   // and max(last submission's end, work / capacity) for the makespan.

@@ -368,21 +368,31 @@ std::pair<double, double> load_window(const Workload& w) {
   return {w.jobs[n / 40].submit, w.jobs[n - 1 - n / 40].submit};
 }
 
+ResourceLoad offered_loads(const Workload& w, int cluster_gpus, int cluster_cpus, double cluster_mem_mb) {
+  ResourceLoad out;
+  if (w.jobs.empty()) return out;
+  const auto [first, last] = load_window(w);
+  const double span = last - first;
+  if (span <= 0) return out;
+  // What the jobs would hold during the arrivals if none waited: a job that
+  // runs past the last arrival counts only up to it.
+  double gpu = 0, cpu = 0, mem = 0;
+  for (const auto& j : w.jobs) {
+    const double run = std::min(j.runtime, j.time_limit > 0 ? j.time_limit : j.runtime);
+    const double held = std::max(0.0, std::min(j.submit + run, last) - std::max(j.submit, first));
+    gpu += j.gpus * held, cpu += j.cpus * held, mem += j.mem_mb * held;
+  }
+  if (cluster_gpus > 0) out.gpus = gpu / (cluster_gpus * span);
+  if (cluster_cpus > 0) out.cpus = cpu / (cluster_cpus * span);
+  if (cluster_mem_mb > 0) out.mem = mem / (cluster_mem_mb * span);
+  return out;
+}
+
 double offered_load(const Workload& w, int cluster_gpus, int cluster_cpus) {
   bool any_gpu = false;
   for (const auto& j : w.jobs) any_gpu |= j.gpus > 0;
-  const auto [first, last] = load_window(w);
-  const double span = last - first;
-  const double cap = any_gpu ? cluster_gpus : cluster_cpus;
-  if (span <= 0 || cap <= 0) return 0;
-  // What the jobs would hold during the arrivals if none waited: a job that
-  // runs past the last arrival counts only up to it.
-  double work = 0;
-  for (const auto& j : w.jobs) {
-    const double run = std::min(j.runtime, j.time_limit > 0 ? j.time_limit : j.runtime);
-    work += (any_gpu ? j.gpus : j.cpus) * std::max(0.0, std::min(j.submit + run, last) - std::max(j.submit, first));
-  }
-  return work / (cap * span);
+  const ResourceLoad l = offered_loads(w, cluster_gpus, cluster_cpus, 0);
+  return any_gpu ? l.gpus : l.cpus;
 }
 
 double factor_for_load(const Workload& w, double target, int cluster_gpus, int cluster_cpus) {

@@ -76,6 +76,12 @@ std::pair<double, double> load_window(const Workload& w);
 // delivers in that time. A job running past the window counts up to its end,
 // so a heavy tail of long jobs does not inflate the figure.
 double offered_load(const Workload& w, int cluster_gpus, int cluster_cpus);
+// The same share for each resource at once (0 where the cluster has none):
+// which one binds tells whether any node choice could carry the load.
+struct ResourceLoad {
+  double gpus = 0, cpus = 0, mem = 0;
+};
+ResourceLoad offered_loads(const Workload& w, int cluster_gpus, int cluster_cpus, double cluster_mem_mb);
 // The arrival compression that gives this offered load (bisection; the load
 // grows with the factor).
 double factor_for_load(const Workload& w, double target, int cluster_gpus, int cluster_cpus);

@@ -21,7 +21,9 @@ cat >where.sh <<'SH'
 # Each task notes where it runs and what it sees; task 0 reports x1 after $TRIAL_SLEEP s.
 echo "task=${SLURM_PROCID:-0} node=$SLURMD_NODENAME job=$SLURM_JOB_ID gpus=${CUDA_VISIBLE_DEVICES:-none} nodes=${SLURM_JOB_NUM_NODES:-?} leak=${SLURM_TUNE_TEST_LEAK:-none}" >>"$TUNE_TRIAL_DIR/where"
 [ "${SLURM_PROCID:-0}" = 0 ] || exit 0
-sleep "${TRIAL_SLEEP:-1}"
+# A signal (scancel, a node set DOWN) may reach sleep before this shell: a
+# program stopped mid-run reports nothing.
+sleep "${TRIAL_SLEEP:-1}" || exit 143
 if [ -n "${TUNE_REPORT_FD:-}" ]; then echo "objective=$TUNE_PARAM_x1" >&"$TUNE_REPORT_FD"
 else echo "objective=$TUNE_PARAM_x1" >>"$TUNE_REPORT_FILE"; fi
 SH
@@ -62,12 +64,14 @@ if [ "$(count_final killed.h5)" -eq 8 ] && [ "$(ids_twice killed.h5)" -eq 0 ] &&
 else not_ok "kill -9 and resume" "$(cat killed1.log)" "$resumed" "$("$tune" export killed.h5 --csv)"; fi
 
 # 4. One trial job scancelled, one on a node set DOWN: both trials run again with the same parameters.
-TRIAL_SLEEP=6 "$tune" run --trial-jobs --space branin.json --trials 4 --parallel 3 --slurm-poll 1 --history lost.h5 -- ./where.sh >lost.log 2>&1 &
+TRIAL_SLEEP=10 "$tune" run --trial-jobs --space branin.json --trials 4 --parallel 3 --slurm-poll 1 --history lost.h5 -- ./where.sh >lost.log 2>&1 &
 core=$!
-for _ in $(seq 1 100); do [ "$(squeue -h -t R -n lost.trial | wc -l)" -ge 3 ] && break; sleep 0.1; done
-sleep 1
-read -r cancelled _ < <(squeue -h -t R -n lost.trial -o '%i %N' | sort -n | head -1)
-read -r downed down_node < <(squeue -h -t R -n lost.trial -o '%i %N' | sort -n | sed -n 2p)
+# Wait until three trials have started in their jobs (a job that runs but has
+# not yet been handed a trial loses none when it ends), then take two of them.
+bound_jobs() { cat lost.trials/*/where 2>/dev/null | sed -n 's/.* node=\([^ ]*\) job=\([0-9]*\) .*/\2 \1/p' | sort -n; }
+for _ in $(seq 1 300); do [ "$(bound_jobs | wc -l)" -ge 3 ] && break; sleep 0.1; done
+read -r cancelled _ < <(bound_jobs | head -1)
+read -r downed down_node < <(bound_jobs | sed -n 2p)
 scancel "$cancelled"
 scontrol update nodename="$down_node" state=down reason=tune-test
 wait $core
@@ -79,7 +83,7 @@ print(sum(1 for t in d["trials"] if t["state"] == "ok"))' 2>&1)
 if [ "$rerun" = 4 ] && grep -q "trial job $cancelled ended CANCELLED" lost.log && grep -q "trial job $downed ended NODE_FAIL" lost.log &&
    [ -z "$(squeue -h -n lost.trial)" ]; then
   ok "scancel (job $cancelled) and a node set DOWN ($down_node, job $downed): both trials ran again, 4 ok"
-else not_ok "lost trial jobs re-run" "$(cat lost.log)" "ok: $rerun"; fi
+else not_ok "lost trial jobs re-run (cancelled ${cancelled:-none}, downed ${downed:-none} on ${down_node:-none}, $rerun ok, left: $(squeue -h -n lost.trial -o %i | paste -sd' '))" "$(cat lost.log)"; fi
 
 # 5. A forged connection (wrong secret, garbage, an oversized frame) is refused; the study goes on.
 TRIAL_SLEEP=3 "$tune" run --trial-jobs --space branin.json --trials 3 --parallel 3 --slurm-poll 1 --history forged.h5 -- ./where.sh >forged.log 2>&1 &
