@@ -162,13 +162,13 @@ for _ in $(seq 1 300); do
   fi
   sleep 0.2
 done
-queue=$(as "$alice" "$tune queue")
+queue=$(as "$alice" "$tune queue 2>&1")
 if [ $passed = yes ] && [ -z "$newer_ran" ] && [ "${level:-0}" -ge 1 ] && grep -q "study flat-.* of $bob: .*yield level [1-9]" <<<"$queue"; then
   ok "alice's first trial job ($first) started while $still of bob's older pending trial jobs ($older) waited and none of bob's newer ones had run (bob's study at yield level $level)"
 else not_ok "the plateaued study's pending trial jobs are passed" "passed=$passed level=$level first=$first older=$older bob's newer jobs that ran first:$newer_ran" "$queue"; fi
 diag "$queue"
 scancel -u "$bob" -n flat 2>/dev/null  # bob's AppCore: cancelling it ends its study
-for _ in $(seq 1 150); do [ -z "$(squeue -h -u "$alice")" ] && [ -z "$(squeue -h -u "$bob")" ] && break; sleep 0.4; done
+for _ in $(seq 1 450); do [ -z "$(squeue -h -u "$alice")" ] && [ -z "$(squeue -h -u "$bob")" ] && break; sleep 0.4; done
 log=$CLUSTER_DIR/log/slurmctld.log
 if [ "$(count_final improving.h5)" -eq 8 ] && ! grep -q "study yields" "$log" && [ -z "$(squeue -h -u "$alice")" ] &&
    [ -z "$(squeue -h -u "$bob")" ]; then

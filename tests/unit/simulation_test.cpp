@@ -148,6 +148,13 @@ TEST(SimulationInput, LoadFactorReachesItsTarget) {
   const double f = factor_for_load(w, 0.8, 4, 64);
   EXPECT_NEAR(offered_load(compress(w, f), 4, 64), 0.8, 0.01);
   EXPECT_NEAR(offered_load(w, 4, 64), 50.0 / 400, 0.01);
+  // Each resource on its own: 1 GPU, 1 CPU and 1000 MB per job.
+  for (auto& j : w.jobs) j.mem_mb = 1000;
+  const ResourceLoad l = offered_loads(w, 4, 64, 8000);
+  EXPECT_DOUBLE_EQ(l.gpus, offered_load(w, 4, 64));
+  EXPECT_NEAR(l.cpus, l.gpus * 4 / 64, 1e-12);
+  EXPECT_NEAR(l.mem, l.gpus * 4 / 8, 1e-12);
+  EXPECT_EQ(offered_loads(w, 0, 64, 0).gpus, 0) << "no GPUs: no share";
 }
 
 TEST(SimulationModel, MainSchedulerStopsAtTheFirstBlockedJobAndBackfillPassesIt) {
@@ -233,6 +240,7 @@ TEST(SimulationOutput, SummaryBoundsAndCsv) {
   EXPECT_EQ(s.completion_bound, 100);
   EXPECT_EQ(s.makespan, 200);
   EXPECT_EQ(s.makespan_bound, 200);
+  EXPECT_DOUBLE_EQ(s.gpu_use_queued, 1.0) << "while B waited, A held every GPU";
   std::ostringstream csv;
   write_jobs_csv(csv, w, r);
   EXPECT_NE(csv.str().find("B,a,,4,1,0,100,200,100,100,100,0,0"), std::string::npos) << csv.str();
