@@ -6,13 +6,25 @@
 //   search_bench cost                    time of one bayes proposal after 50/200/1000 trials
 //   search_bench parallel [trials seeds] 8 asynchronous runners with a 1 s objective
 //                                        (simulated clock plus the real proposal time)
+//   search_bench compare [options]       the broad benchmark's tune side (BBOB, noisy,
+//                                        mixed spaces): one JSON line per study
+//   search_bench problems [options]      that benchmark's problems, one JSON line each
+//   search_bench serve                   evaluates problems for bench/optuna_compare.py
+//                                        (one line in, one line out), so both sides
+//                                        meet the same functions and the same noise
+// bench/search_compare.sh runs compare and Optuna side by side and prints the table.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <queue>
+#include <sstream>
 #include <string>
 
+#include "problems.hpp"
 #include "search/bayes_sampler.hpp"
 #include "search/sampler.hpp"
 #include "test_functions.hpp"
@@ -36,13 +48,19 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+bench::Problem as_problem(const bench::TestFunction& fn) {
+  return {fn.name, fn.space_json, 0, [fn](const Assignment& a) { return fn.f(values(a)) - fn.minimum; }};
+}
+
 // One study of `trials` trials with `runners` asynchronous runners, each trial
 // taking `trial_seconds` of simulated time. Proposals are made one at a time
 // (rank 0 is one thread) and their real cost moves the clock. Returns the
-// simple regret; `busy` gets the runners' busy fraction.
-double run_study(const bench::TestFunction& fn, const std::string& algo, std::uint64_t seed, int trials, int runners,
-                 double trial_seconds, double* busy = nullptr) {
-  const SearchSpace space = SearchSpace::parse(fn.space_json);
+// regret (the true value of the trial that observed best) after each of
+// `checkpoints` finished trials; `busy` gets the runners' busy fraction.
+std::vector<double> run_study(const bench::Problem& problem, const std::string& algo, std::uint64_t seed, int trials,
+                              int runners, double trial_seconds, const std::vector<int>& checkpoints,
+                              double* busy = nullptr) {
+  const SearchSpace space = SearchSpace::parse(problem.space_json);
   auto sampler = make_sampler(algo, space, {.seed = seed, .minimize = true});
   struct Running {
     double end;
@@ -51,8 +69,10 @@ double run_study(const bench::TestFunction& fn, const std::string& algo, std::ui
     bool operator>(const Running& o) const { return end > o.end || (end == o.end && id > o.id); }
   };
   std::priority_queue<Running, std::vector<Running>, std::greater<>> running;
-  double clock = 0, best = 1e300, work = 0;
+  double clock = 0, best_seen = 1e300, best_true = 1e300, work = 0;
   std::uint64_t next = 0;
+  int finished = 0;
+  std::vector<double> regrets;
   auto launch = [&] {
     std::vector<Assignment> pending;
     auto copy = running;
@@ -68,13 +88,22 @@ double run_study(const bench::TestFunction& fn, const std::string& algo, std::ui
     const Running done = running.top();
     running.pop();
     clock = std::max(clock, done.end);
-    const double y = fn.f(values(done.params));
-    best = std::min(best, y);
+    double truth = 0;
+    const double y = bench::observe(problem, done.params, seed, done.id, &truth);
+    if (y < best_seen) best_seen = y, best_true = truth;
     sampler->observe({done.id, done.params, y});
+    ++finished;
+    for (int c : checkpoints)
+      if (c == finished) regrets.push_back(std::max(0.0, best_true));
     if (next < static_cast<std::uint64_t>(trials)) launch();
   }
   if (busy) *busy = work / (runners * clock);
-  return best - fn.minimum;
+  return regrets;
+}
+
+double run_study(const bench::TestFunction& fn, const std::string& algo, std::uint64_t seed, int trials, int runners,
+                 double trial_seconds, double* busy = nullptr) {
+  return run_study(as_problem(fn), algo, seed, trials, runners, trial_seconds, {trials}, busy).front();
 }
 
 // Optuna 3.1 (Debian python3-optuna), 100 trials x 10 seeds, measured on this
@@ -159,16 +188,150 @@ int parallel(int trials, int seeds) {
   return 0;
 }
 
+// Options of compare and problems: --dims 2,5,10 --functions 1,15,21 (or
+// 1-24) --trials 100 --checkpoints 50,100 --seeds 10 --samplers
+// random,bayes,bayes-8 --no-noisy --no-mixed.
+struct CompareOptions {
+  bench::ProblemSet set;
+  int trials = 100, seeds = 10;
+  std::vector<int> checkpoints;
+  std::vector<std::string> samplers = {"random", "bayes", "bayes-8"};
+};
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::vector<int> int_list(const std::string& text) {
+  std::vector<int> out;
+  for (const auto& item : split(text)) {
+    const auto dash = item.find('-', 1);
+    if (dash == std::string::npos) out.push_back(std::stoi(item));
+    else
+      for (int i = std::stoi(item.substr(0, dash)); i <= std::stoi(item.substr(dash + 1)); ++i) out.push_back(i);
+  }
+  return out;
+}
+
+CompareOptions parse_compare(int argc, char** argv) {
+  CompareOptions o;
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--dims") o.set.dims = int_list(value());
+    else if (a == "--functions") o.set.functions = int_list(value());
+    else if (a == "--trials") o.trials = std::stoi(value());
+    else if (a == "--checkpoints") o.checkpoints = int_list(value());
+    else if (a == "--seeds") o.seeds = std::stoi(value());
+    else if (a == "--samplers") o.samplers = split(value());
+    else if (a == "--no-noisy") o.set.noisy = false;
+    else if (a == "--no-mixed") o.set.mixed = false;
+    else throw std::invalid_argument("unknown option " + a);
+  }
+  for (int f : o.set.functions)
+    if (f < 1 || f > 24) throw std::invalid_argument("--functions: BBOB has functions 1-24, not " + std::to_string(f));
+  for (int d : o.set.dims)
+    if (d < 2 || d > 40) throw std::invalid_argument("--dims: 2 to 40, not " + std::to_string(d));
+  if (o.trials < 1 || o.seeds < 1) throw std::invalid_argument("--trials and --seeds must be positive");
+  if (o.checkpoints.empty()) o.checkpoints = {o.trials};
+  std::sort(o.checkpoints.begin(), o.checkpoints.end());
+  if (o.checkpoints.back() > o.trials) throw std::invalid_argument("a checkpoint beyond --trials");
+  return o;
+}
+
+// "bayes-8": bayes with 8 asynchronous runners (regret at the same trial counts).
+int compare(const CompareOptions& o) {
+  for (const auto& p : bench::problems(o.set))
+    for (const auto& sampler : o.samplers) {
+      const auto dash = sampler.find('-');
+      const std::string algo = sampler.substr(0, dash);
+      const int runners = dash == std::string::npos ? 1 : std::stoi(sampler.substr(dash + 1));
+      for (int seed = 0; seed < o.seeds; ++seed) {
+        const auto t0 = Clock::now();
+        const auto regrets = run_study(p, algo, static_cast<std::uint64_t>(seed), o.trials, runners, 1.0, o.checkpoints);
+        nlohmann::json line = {{"problem", p.name}, {"sampler", "tune-" + sampler}, {"seed", seed},
+                               {"seconds", seconds_since(t0)}};
+        for (std::size_t k = 0; k < o.checkpoints.size(); ++k) line["regret"][std::to_string(o.checkpoints[k])] = regrets[k];
+        std::printf("%s\n", line.dump().c_str());
+        std::fflush(stdout);
+      }
+    }
+  return 0;
+}
+
+int list_problems(const CompareOptions& o) {
+  for (const auto& p : bench::problems(o.set))
+    std::printf("%s\n", nlohmann::json({{"problem", p.name}, {"space", nlohmann::json::parse(p.space_json)},
+                                        {"noise", p.noise}})
+                            .dump()
+                            .c_str());
+  return 0;
+}
+
+// One request per line: {"problem": name, "seed": s, "trial": t, "params": {name: value}}
+// (every problem of every set is known); the answer: {"value": observed, "truth": true value}.
+int serve() {
+  bench::ProblemSet all;
+  all.dims = {2, 3, 5, 10, 20, 40};
+  std::map<std::string, std::pair<bench::Problem, SearchSpace>> known;
+  for (auto& p : bench::problems(all)) {
+    SearchSpace space = SearchSpace::parse(p.space_json);
+    const std::string name = p.name;
+    known.emplace(name, std::make_pair(std::move(p), std::move(space)));
+  }
+  for (std::string line; std::getline(std::cin, line);) {
+    nlohmann::json answer;
+    try {
+      const auto req = nlohmann::json::parse(line);
+      const auto& [problem, space] = known.at(req.at("problem").get<std::string>());
+      Assignment a;
+      for (const auto& par : space.parameters()) {
+        const auto& v = req.at("params").at(par.name);
+        if (v.is_string()) a.emplace_back(v.get<std::string>());
+        else if (par.kind == ParamKind::Int) a.emplace_back(v.get<std::int64_t>());
+        else a.emplace_back(v.get<double>());
+      }
+      double truth = 0;
+      answer["value"] = bench::observe(problem, a, req.at("seed").get<std::uint64_t>(), req.at("trial").get<std::uint64_t>(), &truth);
+      answer["truth"] = truth;
+    } catch (const std::exception& e) {
+      answer = {{"error", e.what()}};
+    }
+    std::printf("%s\n", answer.dump().c_str());
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "all";
+  try {
+    if (mode == "compare") return compare(parse_compare(argc, argv));
+    if (mode == "problems") return list_problems(parse_compare(argc, argv));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "search_bench %s: %s\n", mode.c_str(), e.what());
+    return 2;
+  }
+  if (mode == "serve") return serve();
   const int trials = argc > 2 ? std::atoi(argv[2]) : 100;
   const int seeds = argc > 3 ? std::atoi(argv[3]) : 10;
   if (mode == "quality") return quality(trials, seeds);
   if (mode == "cost") return cost();
   if (mode == "parallel") return parallel(trials, seeds);
   if (mode == "all") return quality(trials, seeds) | cost() | parallel(trials, seeds);
-  std::fprintf(stderr, "usage: search_bench [quality|cost|parallel|all] [trials] [seeds]\n");
+  std::fprintf(stderr, "usage: search_bench [quality|cost|parallel|all] [trials] [seeds]\n"
+                       "       search_bench compare|problems [--dims 2,5,10] [--functions 1-24] [--trials N]\n"
+                       "                    [--checkpoints 50,100] [--seeds N] [--samplers random,bayes,bayes-8]\n"
+                       "                    [--no-noisy] [--no-mixed]\n"
+                       "       search_bench serve\n");
   return 2;
 }

@@ -1,0 +1,108 @@
+#!/usr/bin/python3
+"""Optuna's side of the broad search benchmark (bench/search_compare.sh).
+
+Runs Optuna's TPE, CMA-ES and random samplers on the problems that
+`search_bench problems ARGS` lists, with the same seeds and trial budgets as
+`search_bench compare ARGS`, evaluating every trial through `search_bench
+serve` so both sides meet the same functions and the same noise. Prints one
+JSON line per study: problem, sampler, seed, regret at each checkpoint (the
+true value of the trial that observed best), seconds.
+
+    optuna_compare.py SEARCH_BENCH [--samplers tpe,cmaes,random] -- COMPARE_ARGS...
+"""
+import json
+import subprocess
+import sys
+import time
+import warnings
+
+import optuna
+
+optuna.logging.set_verbosity(optuna.logging.ERROR)
+warnings.filterwarnings("ignore")
+
+
+def option(args, name, default):
+    return args[args.index(name) + 1] if name in args else default
+
+
+def int_list(text):
+    out = []
+    for item in text.split(","):
+        if "-" in item[1:]:
+            a, b = item.split("-", 1)
+            out.extend(range(int(a), int(b) + 1))
+        elif item:
+            out.append(int(item))
+    return out
+
+
+def distributions(space):
+    out = {}
+    for p in space["parameters"]:
+        kind, value, log = p["type"], p["value"], p.get("log", False)
+        if kind == "bound":
+            out[p["name"]] = optuna.distributions.FloatDistribution(value[0], value[1], log=log)
+        elif kind == "int":
+            out[p["name"]] = optuna.distributions.IntDistribution(int(value[0]), int(value[1]), log=log)
+        else:  # choice, number
+            out[p["name"]] = optuna.distributions.CategoricalDistribution(value)
+    return out
+
+
+def make_sampler(name, seed):
+    if name == "tpe":
+        return optuna.samplers.TPESampler(seed=seed)
+    if name == "cmaes":
+        # Categorical parameters fall back to Optuna's independent (random) sampler.
+        return optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False)
+    if name == "random":
+        return optuna.samplers.RandomSampler(seed=seed)
+    raise SystemExit(f"optuna_compare.py: unknown sampler {name!r}: use tpe, cmaes or random")
+
+
+def main():
+    if len(sys.argv) < 2 or "--" not in sys.argv:
+        raise SystemExit(__doc__)
+    search_bench = sys.argv[1]
+    own = sys.argv[2:sys.argv.index("--")]
+    args = sys.argv[sys.argv.index("--") + 1:]
+    samplers = option(own, "--samplers", "tpe,cmaes,random").split(",")
+    trials = int(option(args, "--trials", "100"))
+    seeds = int(option(args, "--seeds", "10"))
+    checkpoints = sorted(int_list(option(args, "--checkpoints", str(trials))))
+    listed = subprocess.run([search_bench, "problems"] + args, check=True, capture_output=True, text=True)
+    problems = [json.loads(line) for line in listed.stdout.splitlines()]
+    server = subprocess.Popen([search_bench, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def evaluate(problem, seed, trial, params):
+        server.stdin.write(json.dumps({"problem": problem, "seed": seed, "trial": trial, "params": params}) + "\n")
+        server.stdin.flush()
+        answer = json.loads(server.stdout.readline())
+        if "error" in answer:
+            raise SystemExit(f"optuna_compare.py: search_bench serve: {answer['error']}")
+        return answer["value"], answer["truth"]
+
+    for p in problems:
+        dists = distributions(p["space"])
+        for name in samplers:
+            for seed in range(seeds):
+                start = time.monotonic()
+                study = optuna.create_study(sampler=make_sampler(name, seed), direction="minimize")
+                best_seen, best_true, regrets = float("inf"), float("inf"), {}
+                for t in range(trials):
+                    trial = study.ask(dists)
+                    value, truth = evaluate(p["problem"], seed, t, trial.params)
+                    study.tell(trial, value)
+                    if value < best_seen:
+                        best_seen, best_true = value, truth
+                    if t + 1 in checkpoints:
+                        regrets[str(t + 1)] = max(0.0, best_true)
+                print(json.dumps({"problem": p["problem"], "sampler": "optuna-" + name, "seed": seed,
+                                  "seconds": time.monotonic() - start, "regret": regrets}), flush=True)
+    server.stdin.close()
+    server.wait()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+"""Summarises the broad search benchmark: JSON lines from `search_bench
+compare` and bench/optuna_compare.py (files given as arguments) into a table
+per checkpoint (median regret over seeds of every sampler, tune's bayes over
+Optuna's TPE) and the issue's aims.
+
+Regret ratios use a floor of 1e-8 (COCO's final target precision): two
+regrets below it are a tie.
+"""
+import json
+import statistics
+import sys
+from collections import defaultdict
+
+FLOOR = 1e-8
+
+
+def ratio(a, b):
+    return (a + FLOOR) / (b + FLOOR)
+
+
+def main():
+    runs = defaultdict(list)  # (problem, sampler, checkpoint) -> regrets
+    seconds = defaultdict(list)
+    problems, samplers, checkpoints = [], [], set()
+    for path in sys.argv[1:]:
+        with open(path) as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                r = json.loads(line)
+                if r["problem"] not in problems:
+                    problems.append(r["problem"])
+                if r["sampler"] not in samplers:
+                    samplers.append(r["sampler"])
+                seconds[r["sampler"]].append(r["seconds"])
+                for c, v in r["regret"].items():
+                    runs[(r["problem"], r["sampler"], int(c))].append(v)
+                    checkpoints.add(int(c))
+    if not runs:
+        raise SystemExit("search_compare.py: no results in " + " ".join(sys.argv[1:]))
+    order = [s for s in ("tune-bayes", "tune-bayes-8", "tune-random", "optuna-tpe", "optuna-cmaes", "optuna-random")
+             if s in samplers] + [s for s in samplers if not s.startswith(("tune-", "optuna-"))]
+    order += [s for s in samplers if s not in order]
+    seeds = max(len(v) for v in runs.values())
+    aims_at = 100 if 100 in checkpoints else max(checkpoints)
+    summary = {}
+    for c in sorted(checkpoints):
+        print(f"\nmedian regret after {c} trials over {seeds} seeds (0 = the optimum)")
+        head = f"{'problem':32s}" + "".join(f"{s:>15s}" for s in order) + f"{'bayes/TPE':>11s}{'8/1 run':>9s}"
+        print(head)
+        ratios, parallel = [], []
+        for p in problems:
+            med = {s: statistics.median(runs[(p, s, c)]) for s in order if runs.get((p, s, c))}
+            row = f"{p:32s}" + "".join(f"{med[s]:15.4g}" if s in med else f"{'-':>15s}" for s in order)
+            r = ratio(med["tune-bayes"], med["optuna-tpe"]) if "tune-bayes" in med and "optuna-tpe" in med else None
+            q = ratio(med["tune-bayes-8"], med["tune-bayes"]) if "tune-bayes-8" in med and "tune-bayes" in med else None
+            row += f"{r:11.3g}" if r is not None else f"{'-':>11s}"
+            row += f"{q:9.3g}" if q is not None else f"{'-':>9s}"
+            print(row)
+            if r is not None:
+                ratios.append((r, p))
+            if q is not None:
+                parallel.append(q)
+        if ratios:
+            values = [r for r, _ in ratios]
+            worse = [(r, p) for r, p in ratios if r > 1]
+            line = (f"summary at {c} trials: {len(ratios)} problems; bayes/TPE median {statistics.median(values):.3g}, "
+                    f"geometric mean {statistics.geometric_mean(values):.3g}; bayes worse on {len(worse)} "
+                    f"({100 * len(worse) / len(ratios):.0f}%), worst {max(values):.3g} ({max(ratios)[1]})")
+            if parallel:
+                within = sum(1 for q in parallel if q <= 1.5)
+                line += f"; 8 runners within 1.5x of 1 on {within} of {len(parallel)} ({100 * within / len(parallel):.0f}%)"
+            print(line)
+            summary[c] = (values, worse, parallel)
+    print("\nseconds per study (mean): " + ", ".join(f"{s} {statistics.mean(seconds[s]):.2f}" for s in order))
+    if aims_at in summary:
+        values, worse, parallel = summary[aims_at]
+        share = len(worse) / len(values)
+        print(f"\naims at {aims_at} trials:")
+        print(f"  median bayes/TPE <= 0.5: {statistics.median(values):.3g} "
+              f"{'met' if statistics.median(values) <= 0.5 else 'NOT met'}")
+        print(f"  worse than TPE on <= 10% of problems: {100 * share:.0f}% {'met' if share <= 0.1 else 'NOT met'}")
+        print(f"  never worse than 1.5x TPE: worst {max(values):.3g} {'met' if max(values) <= 1.5 else 'NOT met'}")
+        if parallel:
+            within = sum(1 for q in parallel if q <= 1.5) / len(parallel)
+            print(f"  8 runners within 1.5x of 1 on >= 90%: {100 * within:.0f}% {'met' if within >= 0.9 else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()
