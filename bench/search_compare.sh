@@ -6,7 +6,7 @@
 # and the aims (bench/search_compare.py).
 #
 #   bench/search_compare.sh              reduced: 2 and 5 dimensions, 100 trials
-#                                        (regret at 50 and 100), 3 seeds: ~15 min
+#                                        (regret at 50 and 100), 3 seeds: ~6 min
 #   FULL=1 bench/search_compare.sh       2, 5, 10, 20 dimensions, 300 trials
 #                                        (50, 100, 300), 10 seeds: many hours
 #   ARGS="--dims 5 --functions 15-24" bench/search_compare.sh   any subset
