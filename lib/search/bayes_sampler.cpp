@@ -162,8 +162,21 @@ Eigen::VectorXd BayesSampler::model_proposal(std::span<const Assignment> pending
   for (Eigen::Index i = 0; i < n; ++i) {
     X.row(i) = features(data[static_cast<std::size_t>(i)].u).transpose();
     y(i) = data[static_cast<std::size_t>(i)].y;
-    if (!data[static_cast<std::size_t>(i)].imputed) best = std::min(best, y(i));
   }
+  // Output warping: log(y - min + (median - min)) is close to linear from the
+  // best trial to the median and compresses the tail above it, so a few very
+  // bad trials (an ill-conditioned objective, a diverging run, multiplicative
+  // noise) do not flatten the model where the good trials are. Monotone: the
+  // order of the trials, and so the best, is unchanged.
+  {
+    std::vector<double> sorted(y.data(), y.data() + n);
+    std::nth_element(sorted.begin(), sorted.begin() + n / 2, sorted.end());
+    const double lo = y.minCoeff(), median = sorted[static_cast<std::size_t>(n / 2)];
+    const double shift = std::max(median - lo, 1e-9 * std::max(1.0, std::fabs(lo)));
+    for (Eigen::Index i = 0; i < n; ++i) y(i) = std::log(y(i) - lo + shift);
+  }
+  for (Eigen::Index i = 0; i < n; ++i)
+    if (!data[static_cast<std::size_t>(i)].imputed) best = std::min(best, y(i));
 
   // Hyperparameters from at most kFitCap points: the first (best, when capped) ones.
   const Eigen::Index fit_n = std::min<Eigen::Index>(n, kFitCap);
@@ -187,6 +200,14 @@ Eigen::VectorXd BayesSampler::model_proposal(std::span<const Assignment> pending
     }
   }
   Model model{GaussianProcess(X, y, *hyper_), best, {}};
+  // With noisy results the smallest observed value is a lucky draw that no
+  // proposal can improve on; the incumbent is the model's lowest mean at the
+  // finished trials (the smallest observed when the fitted noise is nil).
+  double incumbent = std::numeric_limits<double>::infinity();
+  for (Eigen::Index i = 0; i < n; ++i)
+    if (!data[static_cast<std::size_t>(i)].imputed)
+      incumbent = std::min(incumbent, model.gp.predict(X.row(i).transpose()).mean);
+  model.best = std::min(incumbent, std::numeric_limits<double>::max());
   for (const auto& a : pending) model.running.push_back(encode(a));
   return maximise_ei(model, data, rng);
 }

@@ -4,7 +4,10 @@
 // Parameters become kernel features honestly: an interval is its unit-cube
 // coordinate (log-scaled when the parameter is), an integer or a listed number
 // is rounded to its nearest value before the kernel sees it, and a choice is
-// one-hot (no false order between its strings). The first trials come from a
+// one-hot (no false order between its strings). The objective is warped
+// (log(y - min + (median - min)): the tail of bad trials compressed) before
+// the model sees it, and expected improvement is measured from the model's
+// lowest mean at the finished trials, not from a lucky noisy draw. The first trials come from a
 // scrambled Halton design. Trials proposed while others still run see those
 // others as "kriging believer" points whose believed value is never better than
 // the best observed, and no proposal lands within 0.002 (in the unit cube) of a
