@@ -207,7 +207,7 @@ Eigen::VectorXd BayesSampler::model_proposal(std::span<const Assignment> pending
   for (Eigen::Index i = 0; i < n; ++i)
     if (!data[static_cast<std::size_t>(i)].imputed)
       incumbent = std::min(incumbent, model.gp.predict(X.row(i).transpose()).mean);
-  model.best = std::min(incumbent, std::numeric_limits<double>::max());
+  if (std::isfinite(incumbent)) model.best = incumbent;
   for (const auto& a : pending) model.running.push_back(encode(a));
   return maximise_ei(model, data, rng);
 }

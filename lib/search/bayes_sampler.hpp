@@ -7,11 +7,12 @@
 // one-hot (no false order between its strings). The objective is warped
 // (log(y - min + (median - min)): the tail of bad trials compressed) before
 // the model sees it, and expected improvement is measured from the model's
-// lowest mean at the finished trials, not from a lucky noisy draw. The first trials come from a
-// scrambled Halton design. Trials proposed while others still run see those
-// others as "kriging believer" points whose believed value is never better than
-// the best observed, and no proposal lands within 0.002 (in the unit cube) of a
-// running trial, so parallel proposals spread out instead of piling up.
+// lowest mean at the finished trials, not from a lucky noisy draw. The first
+// trials come from a scrambled Halton design. Trials proposed while others
+// still run see those others as "kriging believer" points whose believed value
+// is never better than the best observed, and no proposal lands within 0.002
+// (in the unit cube) of a running trial, so parallel proposals spread out
+// instead of piling up.
 // Trial k depends only on the seed and the trials finished before it was
 // proposed, so a study with one runner is reproducible.
 //

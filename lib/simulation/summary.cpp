@@ -157,7 +157,8 @@ std::string format_table(const std::vector<Summary>& rows) {
                   dur(s.completion.mean).c_str(), dur(s.completion_bound).c_str(),
                   s.wait_one_gpu.n ? dur(s.wait_one_gpu.mean).c_str() : "-",
                   s.wait_multi_gpu.n ? dur(s.wait_multi_gpu.mean).c_str() : "-", 100 * s.gpu_utilisation,
-                  s.gpu_use_queued < 0 ? "-" : fmt("%.1f%%", 100 * s.gpu_use_queued).c_str(), s.fragmentation < 0 ? "-" : fmt("%.3f", s.fragmentation).c_str(), s.jain,
+                  s.gpu_use_queued < 0 ? "-" : fmt("%.1f%%", 100 * s.gpu_use_queued).c_str(),
+                  s.fragmentation < 0 ? "-" : fmt("%.3f", s.fragmentation).c_str(), s.jain,
                   s.started ? 100.0 * s.backfilled / s.started : 0.0, dur(s.makespan).c_str());
     o << b;
   }
