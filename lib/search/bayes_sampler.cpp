@@ -22,6 +22,7 @@ constexpr int kCandidates = 1000;   // random points scored before local search
 constexpr int kStarts = 5;          // local searches from the best of them
 constexpr int kNearBest = 5;        // observed trials whose neighbourhoods are sampled too
 constexpr int kPerNeighbourhood = 40;
+constexpr double kTrustStart = 0.8, kTrustMax = 1.6, kTrustMin = 0.01;  // trust region side, in the unit cube
 
 }  // namespace
 
@@ -34,6 +35,9 @@ struct BayesSampler::Model {
   GaussianProcess gp;
   double best;                          // smallest observed y (imputed points excluded)
   std::vector<Eigen::VectorXd> running;  // unit-cube points of the pending trials
+  // The trust region: where proposals may go (unit cube; the interval
+  // parameters' coordinates are limited, the discrete ones are free).
+  Eigen::VectorXd lo, hi;
 
   bool near_running(const Eigen::VectorXd& u) const {
     for (const auto& r : running)
@@ -153,6 +157,28 @@ std::optional<Assignment> BayesSampler::propose(std::uint64_t trial, std::span<c
   return out;
 }
 
+double BayesSampler::trust_length() const {
+  // Replayed from the finished trials in the order they finished, so a
+  // resumed study gets the same region: doubled after 3 improvements in a
+  // row, halved after max(4, d) trials without one, widened again (a
+  // restart of the local search) once it falls below 1/100 of the cube.
+  const int patience = std::max<int>(4, static_cast<int>(space_.dimensions()));
+  double side = kTrustStart, best = std::numeric_limits<double>::infinity();
+  int wins = 0, losses = 0;
+  for (std::size_t i = 0; i < points_.size(); ++i) {
+    const double y = points_[i].y;
+    const bool better = y < best - 1e-3 * std::fabs(best);
+    best = std::min(best, y);
+    if (i < initial_) continue;
+    if (better) ++wins, losses = 0;
+    else ++losses, wins = 0;
+    if (wins >= 3) side = std::min(kTrustMax, 2 * side), wins = 0;
+    if (losses >= patience) side /= 2, losses = 0;
+    if (side < kTrustMin) side = kTrustStart;
+  }
+  return side;
+}
+
 Eigen::VectorXd BayesSampler::model_proposal(std::span<const Assignment> pending, std::mt19937_64& rng) {
   const auto data = model_points(rng);
   const Eigen::Index n = static_cast<Eigen::Index>(data.size());
@@ -199,7 +225,7 @@ Eigen::VectorXd BayesSampler::model_proposal(std::span<const Assignment> pending
       y(n + static_cast<Eigen::Index>(k)) = std::max(believed.predict(f).mean, best);
     }
   }
-  Model model{GaussianProcess(X, y, *hyper_), best, {}};
+  Model model{GaussianProcess(X, y, *hyper_), best, {}, {}, {}};
   // With noisy results the smallest observed value is a lucky draw that no
   // proposal can improve on; the incumbent is the model's lowest mean at the
   // finished trials (the smallest observed when the fitted noise is nil).
@@ -209,6 +235,22 @@ Eigen::VectorXd BayesSampler::model_proposal(std::span<const Assignment> pending
       incumbent = std::min(incumbent, model.gp.predict(X.row(i).transpose()).mean);
   if (std::isfinite(incumbent)) model.best = incumbent;
   for (const auto& a : pending) model.running.push_back(encode(a));
+  // Trust region (after TuRBO, Eriksson et al. 2019): a box of side
+  // trust_length() around the best finished trial, on the interval parameters.
+  const Eigen::Index d = static_cast<Eigen::Index>(space_.dimensions());
+  model.lo = Eigen::VectorXd::Zero(d);
+  model.hi = Eigen::VectorXd::Ones(d);
+  const double side = trust_length();
+  if (side < 1.6) {
+    const Point* centre = nullptr;
+    for (const auto& p : points_)
+      if (!centre || p.y < centre->y) centre = &p;
+    for (Eigen::Index j = 0; j < d && centre; ++j)
+      if (space_.parameters()[static_cast<std::size_t>(j)].kind == ParamKind::Bound) {
+        model.lo(j) = std::max(0.0, centre->u(j) - side / 2);
+        model.hi(j) = std::min(1.0, centre->u(j) + side / 2);
+      }
+  }
   return maximise_ei(model, data, rng);
 }
 
@@ -224,13 +266,14 @@ Eigen::VectorXd BayesSampler::maximise_ei(const Model& model, const std::vector<
   const Eigen::Index m = kCandidates + near * kPerNeighbourhood;
   Eigen::MatrixXd U(m, d);
   for (Eigen::Index c = 0; c < kCandidates; ++c)
-    for (Eigen::Index j = 0; j < d; ++j) U(c, j) = unit(rng);
+    for (Eigen::Index j = 0; j < d; ++j) U(c, j) = model.lo(j) + (model.hi(j) - model.lo(j)) * unit(rng);
   for (int b = 0; b < near; ++b)
     for (int k = 0; k < kPerNeighbourhood; ++k) {
       const double radius = k % 2 ? 0.02 : 0.1;
       const Eigen::Index row = kCandidates + b * kPerNeighbourhood + k;
       for (Eigen::Index j = 0; j < d; ++j)
-        U(row, j) = std::clamp(data[order[static_cast<std::size_t>(b)]].u(j) + radius * normal(rng), 0.0, 1.0);
+        U(row, j) = std::clamp(data[order[static_cast<std::size_t>(b)]].u(j) + radius * normal(rng), model.lo(j),
+                               model.hi(j));
     }
   Eigen::MatrixXd F(m, feature_dims_);
   for (Eigen::Index c = 0; c < m; ++c) F.row(c) = features(U.row(c).transpose()).transpose();
@@ -282,8 +325,12 @@ double BayesSampler::local_search(const Model& model, Eigen::VectorXd& u) const 
     bool improved = false;
     if (!cont.empty()) {
       const Eigen::Index c = static_cast<Eigen::Index>(cont.size());
-      Eigen::VectorXd v(c);
-      for (Eigen::Index k = 0; k < c; ++k) v(k) = u(cont[static_cast<std::size_t>(k)]);
+      Eigen::VectorXd v(c), lo(c), hi(c);
+      for (Eigen::Index k = 0; k < c; ++k) {
+        const Eigen::Index j = cont[static_cast<std::size_t>(k)];
+        lo(k) = model.lo(j), hi(k) = model.hi(j);
+        v(k) = std::clamp(u(j), lo(k), hi(k));
+      }
       Eigen::VectorXd trial_u = u;
       // Maximise EI = minimise -EI; gradients by the chain rule through the GP.
       auto objective = [&](const Eigen::VectorXd& x, Eigen::VectorXd& g) {
@@ -301,7 +348,7 @@ double BayesSampler::local_search(const Model& model, Eigen::VectorXd& u) const 
       };
       double value = -current;
       try {
-        solver.minimize(objective, v, value, Eigen::VectorXd::Zero(c), Eigen::VectorXd::Ones(c));
+        solver.minimize(objective, v, value, lo, hi);
       } catch (const std::exception&) {
         Eigen::VectorXd g;
         value = objective(v, g);  // the line search gave up; v is still a valid point

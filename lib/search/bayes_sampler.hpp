@@ -60,6 +60,8 @@ class BayesSampler final : public Sampler {
   Eigen::VectorXd model_proposal(std::span<const Assignment> pending, std::mt19937_64& rng);
   Eigen::VectorXd maximise_ei(const Model& model, const std::vector<Point>& data, std::mt19937_64& rng) const;
   double local_search(const Model& model, Eigen::VectorXd& u) const;
+  // Side of the trust region (unit cube) the finished trials have earned.
+  double trust_length() const;
 
   const SearchSpace& space_;
   std::uint64_t seed_;
