@@ -163,12 +163,14 @@ double BayesSampler::trust_length() const {
   // row, halved after max(4, d) trials without one, widened again (a
   // restart of the local search) once it falls below 1/100 of the cube.
   const int patience = std::max<int>(4, static_cast<int>(space_.dimensions()));
-  double side = kTrustStart, best = std::numeric_limits<double>::infinity();
+  // An improvement beats the best by a thousandth of the results' range so
+  // far (not of the best's size: the objective's units and offset must not matter).
+  double side = kTrustStart, best = std::numeric_limits<double>::infinity(), worst = -best;
   int wins = 0, losses = 0;
   for (std::size_t i = 0; i < points_.size(); ++i) {
     const double y = points_[i].y;
-    const bool better = y < best - 1e-3 * std::fabs(best);
-    best = std::min(best, y);
+    const bool better = std::isfinite(worst) ? y < best - 1e-3 * (worst - best) : true;
+    best = std::min(best, y), worst = std::max(worst, y);
     if (i < initial_) continue;
     if (better) ++wins, losses = 0;
     else ++losses, wins = 0;

@@ -45,6 +45,10 @@ class BayesSampler final : public Sampler {
   std::uint64_t initial_trials() const { return initial_; }
   // Kernel features of a unit-cube point (exposed for the tests).
   Eigen::VectorXd features(const Eigen::VectorXd& u) const;
+  // Side of the trust region (unit cube) the finished trials have earned:
+  // proposals stay within half of it of the best trial, in each interval
+  // parameter (1.6 or more: anywhere).
+  double trust_length() const;
 
  private:
   struct Point {
@@ -60,8 +64,6 @@ class BayesSampler final : public Sampler {
   Eigen::VectorXd model_proposal(std::span<const Assignment> pending, std::mt19937_64& rng);
   Eigen::VectorXd maximise_ei(const Model& model, const std::vector<Point>& data, std::mt19937_64& rng) const;
   double local_search(const Model& model, Eigen::VectorXd& u) const;
-  // Side of the trust region (unit cube) the finished trials have earned.
-  double trust_length() const;
 
   const SearchSpace& space_;
   std::uint64_t seed_;

@@ -251,5 +251,43 @@ TEST(BayesSampler, PrunedTrialsKeepTheModelAway) {
   EXPECT_TRUE(s.propose(12, {}).has_value());
 }
 
+TEST(BayesSampler, TrustRegionGrowsOnImprovementsShrinksOnStallsAndStartsAgain) {
+  const SearchSpace space = SearchSpace::parse(kSquare);
+  BayesSampler s(space, 1, true);
+  std::uint64_t t = 0;
+  auto feed = [&](double x, double y, double value) { s.observe({t++, {x, y}, value}); };
+  for (std::uint64_t i = 0; i < s.initial_trials(); ++i) feed(0.9, 0.1, 10);
+  EXPECT_DOUBLE_EQ(s.trust_length(), 0.8) << "the initial design leaves the start";
+  feed(0.5, 0.5, 9), feed(0.4, 0.6, 8), feed(0.3, 0.7, 7);  // 3 improvements in a row
+  EXPECT_DOUBLE_EQ(s.trust_length(), 1.6);
+  for (int k = 0; k < 4; ++k) feed(0.9, 0.9, 100);  // 2 dimensions: 4 trials without one halve it
+  EXPECT_DOUBLE_EQ(s.trust_length(), 0.8);
+  for (int k = 0; k < 12; ++k) feed(0.9, 0.9, 100);
+  EXPECT_DOUBLE_EQ(s.trust_length(), 0.1);
+  // The next proposal stays within 0.05 of the best trial (0.3, 0.7).
+  const auto a = *s.propose(t, {});
+  EXPECT_LE(std::fabs(std::get<double>(a[0]) - 0.3), 0.05 + 1e-12);
+  EXPECT_LE(std::fabs(std::get<double>(a[1]) - 0.7), 0.05 + 1e-12);
+  // Below 1/100 of the cube the local search starts again from the start size.
+  for (int k = 0; k < 16; ++k) feed(0.9, 0.9, 100);
+  EXPECT_DOUBLE_EQ(s.trust_length(), 0.8);
+}
+
+// The objective's warping keeps proposals independent of the objective's
+// units: a positive affine change of every result changes nothing.
+TEST(BayesSampler, ProposalsDoNotDependOnTheObjectivesUnits) {
+  const SearchSpace space = SearchSpace::parse(kSquare);
+  BayesSampler a(space, 4, true), b(space, 4, true);
+  for (std::uint64_t t = 0; t < 16; ++t) {
+    const auto pa = *a.propose(t, {}), pb = *b.propose(t, {});
+    for (std::size_t j = 0; j < 2; ++j)
+      ASSERT_NEAR(std::get<double>(pa[j]), std::get<double>(pb[j]), 1e-6) << "trial " << t;
+    // A heavy tail too: one result in four is a thousand times worse.
+    const double y = bowl(pa) * (t % 4 == 3 ? 1000 : 1);
+    a.observe({t, pa, y});
+    b.observe({t, pb, 250 * y + 1e6});
+  }
+}
+
 }  // namespace
 }  // namespace tune
