@@ -70,6 +70,7 @@ def main():
     samplers = option(own, "--samplers", "tpe,cmaes,random").split(",")
     trials = int(option(args, "--trials", "100"))
     seeds = int(option(args, "--seeds", "10"))
+    first_seed = int(option(args, "--first-seed", "0"))
     checkpoints = sorted(int_list(option(args, "--checkpoints", str(trials))))
     listed = subprocess.run([search_bench, "problems"] + args, check=True, capture_output=True, text=True)
     problems = [json.loads(line) for line in listed.stdout.splitlines()]
@@ -86,7 +87,7 @@ def main():
     for p in problems:
         dists = distributions(p["space"])
         for name in samplers:
-            for seed in range(seeds):
+            for seed in range(first_seed, first_seed + seeds):
                 start = time.monotonic()
                 study = optuna.create_study(sampler=make_sampler(name, seed), direction="minimize")
                 best_seen, best_true, regrets = float("inf"), float("inf"), {}

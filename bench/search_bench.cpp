@@ -212,11 +212,11 @@ int parallel(int trials, int seeds) {
 }
 
 // Options of compare and problems: --dims 2,5,10 --functions 1,15,21 (or
-// 1-24) --trials 100 --checkpoints 50,100 --seeds 10 --samplers
+// 1-24) --trials 100 --checkpoints 50,100 --seeds 10 [--first-seed 0] --samplers
 // random,bayes,bayes-8 --no-noisy --no-mixed.
 struct CompareOptions {
   bench::ProblemSet set;
-  int trials = 100, seeds = 10;
+  int trials = 100, seeds = 10, first_seed = 0;
   std::vector<int> checkpoints;
   std::vector<std::string> samplers = {"random", "bayes", "bayes-8"};
 };
@@ -253,6 +253,7 @@ CompareOptions parse_compare(int argc, char** argv) {
     else if (a == "--trials") o.trials = std::stoi(value());
     else if (a == "--checkpoints") o.checkpoints = int_list(value());
     else if (a == "--seeds") o.seeds = std::stoi(value());
+    else if (a == "--first-seed") o.first_seed = std::stoi(value());
     else if (a == "--samplers") o.samplers = split(value());
     else if (a == "--no-noisy") o.set.noisy = false;
     else if (a == "--no-mixed") o.set.mixed = false;
@@ -276,7 +277,7 @@ int compare(const CompareOptions& o) {
       const auto dash = sampler.find('-');
       const std::string algo = sampler.substr(0, dash);
       const int runners = dash == std::string::npos ? 1 : std::stoi(sampler.substr(dash + 1));
-      for (int seed = 0; seed < o.seeds; ++seed) {
+      for (int seed = o.first_seed; seed < o.first_seed + o.seeds; ++seed) {
         const auto t0 = Clock::now();
         const auto regrets = run_study(p, algo, static_cast<std::uint64_t>(seed), o.trials, runners, 1.0, o.checkpoints);
         nlohmann::json line = {{"problem", p.name}, {"sampler", "tune-" + sampler}, {"seed", seed},
@@ -353,7 +354,8 @@ int main(int argc, char** argv) {
   if (mode == "all") return quality(trials, seeds) | cost() | parallel(trials, seeds);
   std::fprintf(stderr, "usage: search_bench [quality|cost|parallel|all] [trials] [seeds]\n"
                        "       search_bench compare|problems [--dims 2,5,10] [--functions 1-24] [--trials N]\n"
-                       "                    [--checkpoints 50,100] [--seeds N] [--samplers random,bayes,bayes-8]\n"
+                       "                    [--checkpoints 50,100] [--seeds N] [--first-seed N]\n"
+                       "                    [--samplers random,bayes,bayes-8]\n"
                        "                    [--no-noisy] [--no-mixed]\n"
                        "       search_bench serve\n");
   return 2;

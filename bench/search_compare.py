@@ -21,6 +21,7 @@ def ratio(a, b):
 
 def main():
     runs = defaultdict(list)  # (problem, sampler, checkpoint) -> regrets
+    halves = defaultdict(lambda: ([], []))  # (problem, sampler, checkpoint) -> regrets of even, odd seeds
     seconds = defaultdict(list)
     problems, samplers, checkpoints = [], [], set()
     for path in sys.argv[1:]:
@@ -36,6 +37,7 @@ def main():
                 seconds[r["sampler"]].append(r["seconds"])
                 for c, v in r["regret"].items():
                     runs[(r["problem"], r["sampler"], int(c))].append(v)
+                    halves[(r["problem"], r["sampler"], int(c))][r["seed"] % 2].append(v)
                     checkpoints.add(int(c))
     if not runs:
         raise SystemExit("search_compare.py: no results in " + " ".join(sys.argv[1:]))
@@ -72,6 +74,15 @@ def main():
                 within = sum(1 for q in parallel if q <= 1.5)
                 line += f"; 8 runners within 1.5x of 1 on {within} of {len(parallel)} ({100 * within / len(parallel):.0f}%)"
             print(line)
+            # The seeds' own noise: bayes against itself, even seeds against
+            # odd ones; a ratio aim cannot be judged finer than this.
+            null = [ratio(statistics.median(halves[(p, "tune-bayes", c)][1]),
+                          statistics.median(halves[(p, "tune-bayes", c)][0]))
+                    for p in problems if all(len(h) >= 2 for h in halves.get((p, "tune-bayes", c), ([], [])))]
+            if null:
+                print(f"seed noise at {c} trials: bayes on its odd seeds within 1.5x of its even seeds on "
+                      f"{sum(1 for q in null if q <= 1.5)} of {len(null)} "
+                      f"({100 * sum(1 for q in null if q <= 1.5) / len(null):.0f}%)")
             summary[c] = (values, worse, parallel)
     print("\nseconds per study (mean): " + ", ".join(f"{s} {statistics.mean(seconds[s]):.2f}" for s in order))
     if aims_at in summary:

@@ -6,7 +6,7 @@
 # and the aims (bench/search_compare.py).
 #
 #   bench/search_compare.sh              reduced: 2 and 5 dimensions, 100 trials
-#                                        (regret at 50 and 100), 3 seeds: ~6 min
+#                                        (regret at 50 and 100), 5 seeds: ~9 min
 #   FULL=1 bench/search_compare.sh       2, 5, 10, 20 dimensions, 300 trials
 #                                        (50, 100, 300), 10 seeds: many hours
 #   ARGS="--dims 5 --functions 15-24" bench/search_compare.sh   any subset
@@ -24,7 +24,7 @@ fi
 if [ "${FULL:-0}" = 1 ]; then
   default_args="--dims 2,5,10,20 --trials 300 --checkpoints 50,100,300 --seeds 10"
 else
-  default_args="--dims 2,5 --trials 100 --checkpoints 50,100 --seeds 3"
+  default_args="--dims 2,5 --trials 100 --checkpoints 50,100 --seeds 5"
 fi
 read -r -a args <<<"${ARGS:-$default_args}"
 out=${OUT:-$(mktemp -d /tmp/search_compare.XXXXXX)}
