@@ -64,26 +64,27 @@ def main():
                 ratios.append((r, p))
             if q is not None:
                 parallel.append(q)
+        line = f"summary at {c} trials: {len(problems)} problems"
         if ratios:
             values = [r for r, _ in ratios]
             worse = [(r, p) for r, p in ratios if r > 1]
-            line = (f"summary at {c} trials: {len(ratios)} problems; bayes/TPE median {statistics.median(values):.3g}, "
-                    f"geometric mean {statistics.geometric_mean(values):.3g}; bayes worse on {len(worse)} "
-                    f"({100 * len(worse) / len(ratios):.0f}%), worst {max(values):.3g} ({max(ratios)[1]})")
-            if parallel:
-                within = sum(1 for q in parallel if q <= 1.5)
-                line += f"; 8 runners within 1.5x of 1 on {within} of {len(parallel)} ({100 * within / len(parallel):.0f}%)"
-            print(line)
-            # The seeds' own noise: bayes against itself, even seeds against
-            # odd ones; a ratio aim cannot be judged finer than this.
-            null = [ratio(statistics.median(halves[(p, "tune-bayes", c)][1]),
-                          statistics.median(halves[(p, "tune-bayes", c)][0]))
-                    for p in problems if all(len(h) >= 2 for h in halves.get((p, "tune-bayes", c), ([], [])))]
-            if null:
-                print(f"seed noise at {c} trials: bayes on its odd seeds within 1.5x of its even seeds on "
-                      f"{sum(1 for q in null if q <= 1.5)} of {len(null)} "
-                      f"({100 * sum(1 for q in null if q <= 1.5) / len(null):.0f}%)")
+            line += (f"; bayes/TPE median {statistics.median(values):.3g}, "
+                     f"geometric mean {statistics.geometric_mean(values):.3g}; bayes worse on {len(worse)} "
+                     f"({100 * len(worse) / len(ratios):.0f}%), worst {max(values):.3g} ({max(ratios)[1]})")
             summary[c] = (values, worse, parallel)
+        if parallel:
+            within = sum(1 for q in parallel if q <= 1.5)
+            line += f"; 8 runners within 1.5x of 1 on {within} of {len(parallel)} ({100 * within / len(parallel):.0f}%)"
+        print(line)
+        # The seeds' own noise: bayes against itself, even seeds against odd
+        # ones; a ratio aim cannot be judged finer than this.
+        null = [ratio(statistics.median(halves[(p, "tune-bayes", c)][1]),
+                      statistics.median(halves[(p, "tune-bayes", c)][0]))
+                for p in problems if all(len(h) >= 2 for h in halves.get((p, "tune-bayes", c), ([], [])))]
+        if null:
+            print(f"seed noise at {c} trials: bayes on its odd seeds within 1.5x of its even seeds on "
+                  f"{sum(1 for q in null if q <= 1.5)} of {len(null)} "
+                  f"({100 * sum(1 for q in null if q <= 1.5) / len(null):.0f}%)")
     print("\nseconds per study (mean): " + ", ".join(f"{s} {statistics.mean(seconds[s]):.2f}" for s in order))
     if aims_at in summary:
         values, worse, parallel = summary[aims_at]
