@@ -243,11 +243,10 @@ Eigen::VectorXd BayesSampler::model_proposal(std::span<const Assignment> pending
   model.lo = Eigen::VectorXd::Zero(d);
   model.hi = Eigen::VectorXd::Ones(d);
   const double side = trust_length();
-  if (side < 1.6) {
-    const Point* centre = nullptr;
-    for (const auto& p : points_)
-      if (!centre || p.y < centre->y) centre = &p;
-    for (Eigen::Index j = 0; j < d && centre; ++j)
+  if (side < kTrustMax && !points_.empty()) {
+    const Point* centre = &*std::min_element(points_.begin(), points_.end(),
+                                             [](const Point& a, const Point& b) { return a.y < b.y; });
+    for (Eigen::Index j = 0; j < d; ++j)
       if (space_.parameters()[static_cast<std::size_t>(j)].kind == ParamKind::Bound) {
         model.lo(j) = std::max(0.0, centre->u(j) - side / 2);
         model.hi(j) = std::min(1.0, centre->u(j) + side / 2);

@@ -102,13 +102,13 @@ Summary summarise(const std::string& label, const Cluster& c, const Workload& w,
   s.cpu_utilisation = c.cpus() > 0 ? cpu_window / (c.cpus() * window) : 0;
   double fsum = 0;
   int fn = 0;
-  for (const auto& x : r.samples)
-    if (x.fragmentation >= 0) fsum += x.fragmentation, ++fn;
-  s.fragmentation = fn ? fsum / fn : -1;
   double qsum = 0;
   int qn = 0;
-  for (const auto& x : r.samples)
+  for (const auto& x : r.samples) {
+    if (x.fragmentation >= 0) fsum += x.fragmentation, ++fn;
     if (x.pending > 0) qsum += x.busy_gpus, ++qn;
+  }
+  s.fragmentation = fn ? fsum / fn : -1;
   s.gpu_use_queued = qn && c.gpus() > 0 ? qsum / qn / c.gpus() : -1;
   double a = 0, b = 0;
   for (auto& [acct, v] : slowdown) {
