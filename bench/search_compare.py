@@ -76,6 +76,13 @@ def main():
             within = sum(1 for q in parallel if q <= 1.5)
             line += f"; 8 runners within 1.5x of 1 on {within} of {len(parallel)} ({100 * within / len(parallel):.0f}%)"
         print(line)
+        # tune's own TPE (--algo tpe, and bayes's fallback on noisy results)
+        # against Optuna's: the same algorithm, so near 1 apart from seeds.
+        own = [ratio(statistics.median(runs[(p, "tune-tpe", c)]), statistics.median(runs[(p, "optuna-tpe", c)]))
+               for p in problems if runs.get((p, "tune-tpe", c)) and runs.get((p, "optuna-tpe", c))]
+        if own:
+            print(f"tune's tpe / Optuna's tpe at {c} trials: median {statistics.median(own):.3g}, "
+                  f"geometric mean {statistics.geometric_mean(own):.3g}")
         # The seeds' own noise: bayes against itself, even seeds against odd
         # ones; a ratio aim cannot be judged finer than this.
         null = [ratio(statistics.median(halves[(p, "tune-bayes", c)][1]),

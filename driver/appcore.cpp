@@ -128,7 +128,8 @@ void AppCore::open() {
 }
 
 
-TrialLaunch AppCore::launch_for(const Trial& t) const {
+TrialLaunch AppCore::launch_for(const Trial& t) {
+  if (const auto news = study_->take_sampler_news(); news && !news->empty()) say(*news);
   const StudyInfo& s = history_->study();
   const auto values = values_of(t.params);
   TrialLaunch l;

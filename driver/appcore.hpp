@@ -44,7 +44,7 @@ class AppCore {
   const std::string& key() const { return key_; }  // the study's key in progress records
   const std::string& trial_dir() const { return trial_dir_; }
 
-  TrialLaunch launch_for(const Trial& t) const;
+  TrialLaunch launch_for(const Trial& t);  // also prints the sampler's news
 
   // Signals: SIGTERM/SIGINT end running trials now; SIGUSR1 stops handing
   // out trials and lets the running ones finish for --drain first.

@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   r->add_option("--name", run.name, "study name (default: the history's file name)");
   r->add_option("--space", run.space_file, "search space JSON file (required for a new study)");
-  r->add_option("--algo", run.algo, "search algorithm: grid, random or bayes")
+  r->add_option("--algo", run.algo, "search algorithm: grid, random, bayes or tpe")
       ->check(CLI::IsMember(tune::sampler_names()))
       ->capture_default_str();
   r->add_option("--seed", run.seed, "random seed (default: from the clock, recorded in the history)");

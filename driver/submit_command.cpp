@@ -31,7 +31,7 @@ void add_submit_options(CLI::App& s, SubmitOptions& o) {
   s.add_option("--name,--app-name", o.name, "study and job name (default: the space file's name)");
   s.add_option("--program,--app-runner-launch-cmd", o.program, "the trial program as one string");
   s.add_option("--space,--tuning-parameters", o.space_file, "search space JSON file")->required()->check(CLI::ExistingFile);
-  s.add_option("--algo,--tuning-type", o.algo, "grid, random or bayes")->check(CLI::IsMember(sampler_names()))->capture_default_str();
+  s.add_option("--algo,--tuning-type", o.algo, "grid, random, bayes or tpe")->check(CLI::IsMember(sampler_names()))->capture_default_str();
   s.add_option("--seed", o.seed, "random seed");
   s.add_option("--grid-points", o.grid_points, "grid: points per interval")->check(CLI::Range(1, 1000));
   s.add_option("--direction", o.direction, "min or max")->check(CLI::IsMember({"min", "max"}))->capture_default_str();

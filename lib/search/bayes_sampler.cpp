@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string>
 
 namespace tune {
 namespace {
@@ -55,7 +56,8 @@ BayesSampler::BayesSampler(const SearchSpace& space, std::uint64_t seed, bool mi
       seed_(seed),
       minimize_(minimize),
       initial_(std::clamp<std::uint64_t>(2 * space.dimensions() + 1, 5, 20)),
-      design_(static_cast<int>(space.dimensions()), seed) {
+      design_(static_cast<int>(space.dimensions()), seed),
+      tpe_(space, seed, minimize) {
   for (const auto& p : space_.parameters()) feature_dims_ += p.kind == ParamKind::Choice ? static_cast<int>(p.choices.size()) : 1;
 }
 
@@ -95,12 +97,25 @@ Eigen::VectorXd BayesSampler::features(const Eigen::VectorXd& u) const {
 }
 
 void BayesSampler::observe(const Observation& done) {
+  tpe_.observe(done);
   if (done.pruned) {
     pruned_.push_back(encode(done.params));
   } else if (done.objective && std::isfinite(*done.objective)) {
     points_.push_back({encode(done.params), minimize_ ? *done.objective : -*done.objective, false});
   }
   // Failed trials teach nothing reliable (a crash may be transient): left out.
+}
+
+std::string BayesSampler::note() const {
+  if (by_tpe_)
+    return "bayes: the results look too noisy for the Gaussian process (its fit puts over " +
+           std::to_string(static_cast<int>(100 * kNoisyShare)) +
+           "% of their variance in noise): proposing with tpe until a fit puts under " +
+           std::to_string(static_cast<int>(50 * kNoisyShare)) + "% there";
+  if (ever_by_tpe_)
+    return "bayes: the Gaussian process proposes again (its latest fit puts under " +
+           std::to_string(static_cast<int>(50 * kNoisyShare)) + "% of the variance in noise)";
+  return {};
 }
 
 std::vector<BayesSampler::Point> BayesSampler::model_points(std::mt19937_64& rng) const {
@@ -136,7 +151,7 @@ std::optional<Assignment> BayesSampler::propose(std::uint64_t trial, std::span<c
     const auto p = design_.point(trial);
     out = decode(Eigen::Map<const Eigen::VectorXd>(p.data(), static_cast<Eigen::Index>(p.size())));
   } else {
-    out = decode(model_proposal(pending, rng));
+    out = decode(model_proposal(trial, pending, rng));
   }
   // Discrete spaces run out of new points: never hand out an exact repeat of
   // a finished or running trial while a random draw can find a new one.
@@ -181,7 +196,7 @@ double BayesSampler::trust_length() const {
   return side;
 }
 
-Eigen::VectorXd BayesSampler::model_proposal(std::span<const Assignment> pending, std::mt19937_64& rng) {
+Eigen::VectorXd BayesSampler::model_proposal(std::uint64_t trial, std::span<const Assignment> pending, std::mt19937_64& rng) {
   const auto data = model_points(rng);
   const Eigen::Index n = static_cast<Eigen::Index>(data.size());
   Eigen::MatrixXd X(n, feature_dims_);
@@ -214,6 +229,12 @@ Eigen::VectorXd BayesSampler::model_proposal(std::span<const Assignment> pending
     hyper_ = GaussianProcess::fit(X.topRows(fit_n), y.head(fit_n), hyper_.value_or(GpHyper::initial(feature_dims_)));
     fitted_on_ = static_cast<std::size_t>(n);
   }
+  noise_share_ = std::exp(hyper_->log_noise) / (std::exp(hyper_->log_noise) + std::exp(hyper_->log_signal));
+  // Hysteresis: back to the model only below half the share, so a study
+  // whose fits hover around the limit does not flip at every proposal.
+  by_tpe_ = points_.size() >= kNoisyMinTrials && noise_share_ > (by_tpe_ ? kNoisyShare / 2 : kNoisyShare);
+  ever_by_tpe_ = ever_by_tpe_ || by_tpe_;
+  if (by_tpe_) return encode(*tpe_.propose(trial, pending));
 
   // Kriging believer: running trials join the data at their predicted value,
   // clipped so that none is believed better than the best observed.

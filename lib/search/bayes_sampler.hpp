@@ -16,6 +16,11 @@
 // Trial k depends only on the seed and the trials finished before it was
 // proposed, so a study with one runner is reproducible.
 //
+// When the fitted noise holds over kNoisyShare of the results' variance (on
+// severely noisy problems the model then chases lucky draws), proposals come
+// from a TPE sampler fed the same trials, until a later fit finds under half
+// that share; note() says so, and the driver prints it when it changes.
+//
 // Cost is capped: the model holds at most kModelCap trials (the best half and
 // an even spread of the rest) and hyperparameters are fitted on at most
 // kFitCap of them (refitted whenever the data grew by a tenth), so a
@@ -28,6 +33,7 @@
 #include "search/gaussian_process.hpp"
 #include "search/halton.hpp"
 #include "search/sampler.hpp"
+#include "search/tpe_sampler.hpp"
 
 namespace tune {
 
@@ -35,11 +41,18 @@ class BayesSampler final : public Sampler {
  public:
   static constexpr std::size_t kModelCap = 300;
   static constexpr std::size_t kFitCap = 100;
+  // Above this share of the (warped, standardised) results' variance in the
+  // fitted noise, proposals come from TPE instead of the model; not before
+  // kNoisyMinTrials results (a fit on a handful of trials cannot tell noise
+  // from a wiggle).
+  static constexpr double kNoisyShare = 0.2;
+  static constexpr std::size_t kNoisyMinTrials = 20;
 
   BayesSampler(const SearchSpace& space, std::uint64_t seed, bool minimize);
   std::string_view name() const override { return "bayes"; }
   std::optional<Assignment> propose(std::uint64_t trial, std::span<const Assignment> pending) override;
   void observe(const Observation& done) override;
+  std::string note() const override;
 
   // How many initial-design trials precede the model.
   std::uint64_t initial_trials() const { return initial_; }
@@ -61,7 +74,7 @@ class BayesSampler final : public Sampler {
   Eigen::VectorXd encode(const Assignment& a) const;
   Assignment decode(const Eigen::VectorXd& u) const;
   std::vector<Point> model_points(std::mt19937_64& rng) const;
-  Eigen::VectorXd model_proposal(std::span<const Assignment> pending, std::mt19937_64& rng);
+  Eigen::VectorXd model_proposal(std::uint64_t trial, std::span<const Assignment> pending, std::mt19937_64& rng);
   Eigen::VectorXd maximise_ei(const Model& model, const std::vector<Point>& data, std::mt19937_64& rng) const;
   double local_search(const Model& model, Eigen::VectorXd& u) const;
 
@@ -75,6 +88,10 @@ class BayesSampler final : public Sampler {
   std::vector<Eigen::VectorXd> pruned_; // pruned trials, imputed when the model is built
   std::optional<GpHyper> hyper_;       // warm start for the next fit
   std::size_t fitted_on_ = 0;          // data size at the last fit
+  TpeSampler tpe_;                     // proposes while the results are too noisy for the model
+  double noise_share_ = 0;             // of the last fit
+  bool by_tpe_ = false;                // the last proposal came from tpe_
+  bool ever_by_tpe_ = false;
 };
 
 }  // namespace tune

@@ -49,6 +49,10 @@ class Sampler {
 
   // How many distinct proposals exist, if finite (the grid's size).
   virtual std::optional<std::uint64_t> size() const { return std::nullopt; }
+
+  // How the last proposal was made, when a user should know it (a sampler
+  // that switched its method by itself says so and why); empty otherwise.
+  virtual std::string note() const { return {}; }
 };
 
 // Throws std::invalid_argument naming the known samplers for an unknown name,

@@ -42,6 +42,12 @@ Study::Study(History& history, Sampler& sampler, StudyLimits limits, double now)
   check_stop_rules();
 }
 
+std::optional<std::string> Study::take_sampler_news() {
+  if (!sampler_note_changed_) return std::nullopt;
+  sampler_note_changed_ = false;
+  return sampler_note_;
+}
+
 bool Study::better(double a, double b) const { return history_.study().minimize ? a < b : a > b; }
 
 std::optional<Trial> Study::next_trial(int rank, const std::string& host, double now) {
@@ -63,6 +69,10 @@ std::optional<Trial> Study::next_trial(int rank, const std::string& host, double
     }
     t.id = next_id_++;
     t.params = std::move(*params);
+    if (auto note = sampler_.note(); note != sampler_note_) {
+      sampler_note_ = std::move(note);
+      sampler_note_changed_ = true;
+    }
   }
   t.state = TrialState::Running;
   t.objective.reset();

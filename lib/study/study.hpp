@@ -78,6 +78,9 @@ class Study {
   // True when nothing runs and nothing more will be handed out.
   bool finished() const;
   std::size_t running() const { return running_.size(); }
+  // The sampler's note when it changed with the last proposal (see
+  // Sampler::note), once; nothing otherwise.
+  std::optional<std::string> take_sampler_news();
   std::optional<Trial> best() const;
   std::uint64_t count(TrialState s) const;
   const History& history() const { return history_; }
@@ -98,6 +101,8 @@ class Study {
   int consecutive_failures_ = 0;
   std::optional<std::uint64_t> best_;
   std::unique_ptr<Pruner> pruner_;
+  std::string sampler_note_;        // the note of the last proposal
+  bool sampler_note_changed_ = false;
   std::map<std::uint64_t, std::string> prune_reason_;  // running trials the pruner stopped
   StopReason reason_ = StopReason::None;
 };

@@ -2,11 +2,13 @@
 
 #include <cmath>
 #include <numbers>
+#include <random>
 #include <set>
 
 #include "search/bayes_sampler.hpp"
 #include "search/gaussian_process.hpp"
 #include "search/halton.hpp"
+#include "search/tpe_sampler.hpp"
 
 namespace tune {
 namespace {
@@ -286,6 +288,35 @@ TEST(BayesSampler, ProposalsDoNotDependOnTheObjectivesUnits) {
     const double y = bowl(pa) * (t % 4 == 3 ? 1000 : 1);
     a.observe({t, pa, y});
     b.observe({t, pb, 250 * y + 1e6});
+  }
+}
+
+// Results that are mostly noise (here: nothing but noise) make the model's
+// fit put most of their variance in its noise term; bayes then proposes what
+// TPE would, fed the same trials, and says so. A smooth bowl does not.
+TEST(BayesSampler, NoisyResultsSwitchToTpeAndSaySo) {
+  const SearchSpace space = SearchSpace::parse(kSquare);
+  BayesSampler bayes(space, 6, true);
+  TpeSampler tpe(space, 6, true);
+  std::mt19937_64 noise(17);
+  bool switched = false;
+  for (std::uint64_t t = 0; t < 40; ++t) {
+    const auto a = *bayes.propose(t, {});
+    if (!bayes.note().empty() && bayes.note().find("proposing with tpe") != std::string::npos) {
+      switched = true;
+      EXPECT_EQ(a, *tpe.propose(t, {})) << "trial " << t;
+    }
+    const double y = static_cast<double>(noise() >> 11) * 0x1.0p-53;
+    bayes.observe({t, a, y});
+    tpe.observe({t, a, y});
+  }
+  EXPECT_TRUE(switched) << "pure noise never switched to tpe";
+
+  BayesSampler smooth(space, 6, true);
+  for (std::uint64_t t = 0; t < 30; ++t) {
+    const auto a = *smooth.propose(t, {});
+    EXPECT_EQ(smooth.note(), "") << "trial " << t;
+    smooth.observe({t, a, bowl(a)});
   }
 }
 

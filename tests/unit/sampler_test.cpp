@@ -83,11 +83,12 @@ TEST(MakeSampler, PicksByNameAndNamesTheChoicesOtherwise) {
   EXPECT_EQ(make_sampler("grid", space, {})->name(), "grid");
   EXPECT_EQ(make_sampler("random", space, {})->name(), "random");
   EXPECT_EQ(make_sampler("bayes", space, {})->name(), "bayes");
+  EXPECT_EQ(make_sampler("tpe", space, {})->name(), "tpe");
   try {
     make_sampler("annealing", space, {});
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "unknown search algorithm 'annealing'; choose one of: grid, random, bayes");
+    EXPECT_STREQ(e.what(), "unknown search algorithm 'annealing'; choose one of: grid, random, bayes, tpe");
   }
 }
 

@@ -136,6 +136,36 @@ TEST_F(StudyTest, RunsExactlyTheRequestedTrialsAndTracksTheBest) {
   EXPECT_EQ(study.count(TrialState::Ok), 5u);
 }
 
+// A sampler whose note changes at trials 2 and 4: the study hands each
+// change on once, so the driver prints it once.
+class NotingSampler final : public Sampler {
+ public:
+  std::string_view name() const override { return "noting"; }
+  std::optional<Assignment> propose(std::uint64_t trial, std::span<const Assignment>) override {
+    last_ = trial;
+    return Assignment{0.5};
+  }
+  std::string note() const override { return last_ < 2 ? "" : last_ < 4 ? "switched" : "back"; }
+
+ private:
+  std::uint64_t last_ = 0;
+};
+
+TEST_F(StudyTest, HandsOnEachChangeOfTheSamplersNoteOnce) {
+  auto h = History::create(path(), info_);
+  NotingSampler sampler;
+  Study study(h, sampler, {.trials = 6}, 0);
+  std::vector<std::optional<std::string>> news;
+  while (study.next_trial(1, "n1", 0)) news.push_back(study.take_sampler_news());
+  ASSERT_EQ(news.size(), 6u);
+  EXPECT_FALSE(news[0]) << "an empty note at the start is no news";
+  EXPECT_FALSE(news[1]);
+  EXPECT_EQ(news[2], "switched");
+  EXPECT_FALSE(news[3]);
+  EXPECT_EQ(news[4], "back");
+  EXPECT_FALSE(news[5]);
+}
+
 TEST_F(StudyTest, StopsAtTheTargetInTheStudysDirection) {
   info_.minimize = false;
   auto h = History::create(path(), info_);

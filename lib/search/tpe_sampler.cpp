@@ -1,0 +1,180 @@
+#include "search/tpe_sampler.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+namespace tune {
+namespace {
+
+double unit(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::numbers::sqrt2); }
+
+// Optuna's default weights: equal up to 25 observations, then a linear ramp
+// from 1/n up to 1 for all but the newest 25 (observations in trial order).
+std::vector<double> ramp_weights(std::size_t n) {
+  std::vector<double> w(n, 1.0);
+  if (n > 25)
+    for (std::size_t i = 0; i < n - 25; ++i)
+      w[i] = 1.0 / static_cast<double>(n) +
+             (1.0 - 1.0 / static_cast<double>(n)) * static_cast<double>(i) / static_cast<double>(std::max<std::size_t>(1, n - 26));
+  return w;
+}
+
+}  // namespace
+
+TpeSampler::Parzen::Parzen(const std::vector<double>& obs) {
+  // As Optuna 3.1's _ParzenEstimator with its defaults (prior weight 1,
+  // magic clip, endpoints not considered): the prior is one more centre,
+  // 0.5, whose width is the whole interval.
+  const std::size_t n = obs.size();
+  mu = obs;
+  mu.push_back(0.5);
+  weight = ramp_weights(n);
+  weight.push_back(1.0);
+  double total = 0;
+  for (double w : weight) total += w;
+  for (double& w : weight) w /= total;
+  const std::size_t m = mu.size();
+  std::vector<std::size_t> order(m);
+  for (std::size_t i = 0; i < m; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return mu[a] < mu[b]; });
+  std::vector<double> sorted{0.0};  // the interval's ends around the sorted centres
+  for (auto i : order) sorted.push_back(mu[i]);
+  sorted.push_back(1.0);
+  std::vector<double> width(m);
+  for (std::size_t k = 0; k < m; ++k) width[k] = std::max(sorted[k + 1] - sorted[k], sorted[k + 2] - sorted[k + 1]);
+  if (m >= 2) {  // the outermost centres look inwards only
+    width[0] = sorted[2] - sorted[1];
+    width[m - 1] = sorted[m] - sorted[m - 1];
+  }
+  const double min_sigma = 1.0 / std::min(100.0, 1.0 + static_cast<double>(m));
+  sigma.assign(m, 0.0);
+  for (std::size_t k = 0; k < m; ++k) sigma[order[k]] = std::clamp(width[k], min_sigma, 1.0);
+  sigma[n] = 1.0;  // the prior
+}
+
+double TpeSampler::Parzen::log_score(double x) const {
+  double p = 0;
+  for (std::size_t i = 0; i < mu.size(); ++i) {
+    const double z = (x - mu[i]) / sigma[i];
+    const double mass = normal_cdf((1 - mu[i]) / sigma[i]) - normal_cdf(-mu[i] / sigma[i]);
+    p += weight[i] * std::exp(-0.5 * z * z) / (std::sqrt(2 * std::numbers::pi) * std::max(mass, 1e-300));
+  }
+  return std::log(std::max(p, 1e-300));
+}
+
+double TpeSampler::Parzen::sample(std::mt19937_64& rng) const {
+  double r = unit(rng), acc = 0;
+  std::size_t k = mu.size() - 1;
+  for (std::size_t i = 0; i < mu.size(); ++i)
+    if ((acc += weight[i]) > r) {
+      k = i;
+      break;
+    }
+  // Inverse-CDF draw from the Gaussian truncated to [0, 1].
+  const double lo = normal_cdf(-mu[k] / sigma[k]), hi = normal_cdf((1 - mu[k]) / sigma[k]);
+  const double q = std::clamp(lo + unit(rng) * (hi - lo), 1e-300, 1 - 1e-16);
+  // Solve normal_cdf(z) = q by bisection then Newton (no inverse erf in <cmath>).
+  double a = -40, b = 40;
+  for (int it = 0; it < 200 && b - a > 1e-12; ++it) {
+    const double mid = 0.5 * (a + b);
+    (normal_cdf(mid) < q ? a : b) = mid;
+  }
+  return std::clamp(mu[k] + sigma[k] * 0.5 * (a + b), 0.0, 1.0);
+}
+
+TpeSampler::TpeSampler(const SearchSpace& space, std::uint64_t seed, bool minimize)
+    : space_(space), seed_(seed), minimize_(minimize) {}
+
+std::size_t TpeSampler::good_count(std::size_t n) { return std::min<std::size_t>((n + 9) / 10, 25); }
+
+void TpeSampler::observe(const Observation& done) {
+  Point p;
+  for (std::size_t i = 0; i < space_.parameters().size(); ++i) p.u.push_back(space_.parameters()[i].encode(done.params[i]));
+  if (done.pruned) {
+    p.y = std::numeric_limits<double>::infinity(), p.pruned = true;
+  } else if (done.objective && std::isfinite(*done.objective)) {
+    p.y = minimize_ ? *done.objective : -*done.objective, p.pruned = false;
+  } else {
+    return;  // a failed trial teaches nothing reliable
+  }
+  points_.push_back(std::move(p));
+}
+
+std::optional<Assignment> TpeSampler::propose(std::uint64_t trial, std::span<const Assignment>) {
+  std::seed_seq seq{static_cast<std::uint32_t>(seed_), static_cast<std::uint32_t>(seed_ >> 32),
+                    static_cast<std::uint32_t>(trial), static_cast<std::uint32_t>(trial >> 32), 0x79e5u};
+  std::mt19937_64 rng(seq);
+  const auto& ps = space_.parameters();
+  Assignment out;
+  if (points_.size() < kStartup || trial < kStartup) {
+    for (const auto& p : ps) out.push_back(p.decode(unit(rng)));
+    return out;
+  }
+  // Split by rank (ties and pruned trials in trial order, last).
+  std::vector<std::size_t> order(points_.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return points_[a].y < points_[b].y; });
+  const std::size_t good = good_count(points_.size());
+  std::vector<bool> is_good(points_.size(), false);
+  for (std::size_t k = 0; k < good; ++k) is_good[order[k]] = true;
+  for (std::size_t j = 0; j < ps.size(); ++j) {
+    const auto& p = ps[j];
+    if (p.kind == ParamKind::Choice) {
+      // As Optuna's categorical estimator: each observation is a row with
+      // 1/(n+1) on every category and 1 more on its own, rows normalised and
+      // mixed with the same weights as the numbers, a uniform row as prior.
+      const std::size_t k = p.choices.size();
+      const auto table = [&](bool from_good) {
+        std::vector<std::size_t> cats;
+        for (std::size_t i = 0; i < points_.size(); ++i)
+          if (is_good[i] == from_good) {
+            const auto& chosen = std::get<std::string>(p.decode(points_[i].u[j]));
+            cats.push_back(static_cast<std::size_t>(std::find(p.choices.begin(), p.choices.end(), chosen) - p.choices.begin()));
+          }
+        const std::size_t n = cats.size();
+        auto w = ramp_weights(n);
+        w.push_back(1.0);
+        double total = 0;
+        for (double v : w) total += v;
+        const double base = 1.0 / static_cast<double>(n + 1), row = base * static_cast<double>(k) + 1;
+        std::vector<double> prob(k, w[n] / total / static_cast<double>(k));
+        for (std::size_t i = 0; i < n; ++i)
+          for (std::size_t c = 0; c < k; ++c) prob[c] += w[i] / total * (base + (c == cats[i] ? 1 : 0)) / row;
+        return prob;
+      };
+      const auto l = table(true), g = table(false);
+      std::size_t best = 0;
+      double best_score = -std::numeric_limits<double>::infinity();
+      for (int c = 0; c < kCandidates; ++c) {
+        double r = unit(rng), acc = 0;
+        std::size_t pick = k - 1;
+        for (std::size_t i = 0; i < k; ++i)
+          if ((acc += l[i]) > r) {
+            pick = i;
+            break;
+          }
+        const double score = std::log(l[pick]) - std::log(g[pick]);
+        if (score > best_score) best_score = score, best = pick;
+      }
+      out.emplace_back(p.choices[best]);
+    } else {
+      std::vector<double> below, above;
+      for (std::size_t i = 0; i < points_.size(); ++i) (is_good[i] ? below : above).push_back(points_[i].u[j]);
+      const Parzen l(below), g(above);
+      double best_u = 0.5, best_score = -std::numeric_limits<double>::infinity();
+      for (int c = 0; c < kCandidates; ++c) {
+        const double u = l.sample(rng);
+        const double score = l.log_score(u) - g.log_score(u);
+        if (score > best_score) best_score = score, best_u = u;
+      }
+      out.push_back(p.decode(best_u));
+    }
+  }
+  return out;
+}
+
+}  // namespace tune
