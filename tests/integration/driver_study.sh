@@ -2,7 +2,7 @@
 # tune run with real mpirun and real processes: outcomes of misbehaving trials,
 # bad input, kill -9 at random moments, and a signal followed by --resume.
 source "$(dirname "$0")/tap.sh"
-plan 14
+plan 15
 tune=$TOP_BUILDDIR/driver/tune
 behave=$TOP_SRCDIR/tests/integration/programs/behave.sh
 branin=$TOP_SRCDIR/examples/synthetic/branin.py
@@ -170,3 +170,21 @@ if [ $rc -eq 0 ] && [ "$reached" = "1/1" ] && grep -q "^study: branin.*12 trials
    && [ $bad_rc -eq 1 ] && grep -q "unknown key 'gpu'" <<<"$bad"; then
   ok "tune simulate --study replays the history: target met under fifo and tune, trial jobs and whole; a bad key named"
 else not_ok "tune simulate --study replays the history" "exit $rc, reached '$reached'" "$out" "exit $bad_rc: $bad"; fi
+
+# 11. --algo tpe through mpirun, and bayes on results that are nothing but
+# noise: it says it hands its proposals to tpe, and the study still ends.
+out=$(mpi 3 "$tune" run --history tpe.h5 --space "$TOP_SRCDIR/examples/synthetic/branin.json" --algo tpe --trials 20 --seed 2 -q -- "$branin" 2>&1); rc=$?
+tpe_ok=$(state_of tpe.h5 | grep -c ':ok$')
+cat >noise.py <<'PY'
+#!/usr/bin/python3
+import os, random
+os.write(int(os.environ["TUNE_REPORT_FD"]), b"objective=%r\n" % random.gauss(0, 1))
+PY
+chmod +x noise.py
+echo '{"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]}' >noise.json
+noisy=$("$tune" run --history noisy.h5 --space noise.json --algo bayes --trials 30 --seed 1 -- ./noise.py {x} 2>&1); noisy_rc=$?
+if [ $rc -eq 0 ] && [ "$tpe_ok" -eq 20 ] && grep -q "^study: .*(tpe search" <<<"$("$tune" status tpe.h5 2>&1)" \
+   && [ $noisy_rc -eq 0 ] && grep -q "^tune: bayes: the results look too noisy .*proposing with tpe" <<<"$noisy" \
+   && [ "$(state_of noisy.h5 | grep -c ':ok$')" -eq 30 ]; then
+  ok "--algo tpe: 20 trials ok on 2 runners; bayes on pure noise says it proposes with tpe and finishes its 30 trials"
+else not_ok "--algo tpe runs, bayes switches to tpe on noise" "exit $rc, $tpe_ok ok: $out" "exit $noisy_rc: $noisy" "$("$tune" status tpe.h5 2>&1)"; fi
