@@ -132,7 +132,7 @@ std::optional<Assignment> TpeSampler::propose(std::uint64_t trial, std::span<con
         std::vector<std::size_t> cats;
         for (std::size_t i = 0; i < points_.size(); ++i)
           if (is_good[i] == from_good) {
-            const auto& chosen = std::get<std::string>(p.decode(points_[i].u[j]));
+            const std::string chosen = std::get<std::string>(p.decode(points_[i].u[j]));
             cats.push_back(static_cast<std::size_t>(std::find(p.choices.begin(), p.choices.end(), chosen) - p.choices.begin()));
           }
         const std::size_t n = cats.size();
