@@ -235,6 +235,10 @@ Eigen::VectorXd BayesSampler::model_proposal(std::uint64_t trial, std::span<cons
   by_tpe_ = points_.size() >= kNoisyMinTrials && noise_share_ > (by_tpe_ ? kNoisyShare / 2 : kNoisyShare);
   ever_by_tpe_ = ever_by_tpe_ || by_tpe_;
   if (by_tpe_) return encode(*tpe_.propose(trial, pending));
+  if (noise_share_ > kNoisyShare) {  // too few results to call them noisy: the design goes on
+    const auto p = design_.point(trial);
+    return Eigen::Map<const Eigen::VectorXd>(p.data(), static_cast<Eigen::Index>(p.size()));
+  }
 
   // Kriging believer: running trials join the data at their predicted value,
   // clipped so that none is believed better than the best observed.

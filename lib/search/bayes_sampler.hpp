@@ -20,6 +20,8 @@
 // severely noisy problems the model then chases lucky draws), proposals come
 // from a TPE sampler fed the same trials, until a later fit finds under half
 // that share; note() says so, and the driver prints it when it changes.
+// Before kNoisyMinTrials results such a fit means the model cannot yet tell
+// signal from noise (or a wiggle): the initial design goes on instead.
 //
 // Cost is capped: the model holds at most kModelCap trials (the best half and
 // an even spread of the rest) and hyperparameters are fitted on at most
@@ -62,6 +64,9 @@ class BayesSampler final : public Sampler {
   // proposals stay within half of it of the best trial, in each interval
   // parameter (1.6 or more: anywhere).
   double trust_length() const;
+  // Share of the results' (warped, standardised) variance the last fit put
+  // in its noise term.
+  double noise_share() const { return noise_share_; }
 
  private:
   struct Point {

@@ -312,6 +312,22 @@ TEST(BayesSampler, NoisyResultsSwitchToTpeAndSaySo) {
   }
   EXPECT_TRUE(switched) << "pure noise never switched to tpe";
 
+  // Before 20 results a fit that calls them noisy continues the design.
+  BayesSampler early(space, 6, true);
+  const ScrambledHalton design(2, 6);
+  int continued = 0;
+  for (std::uint64_t t = 0; t < BayesSampler::kNoisyMinTrials; ++t) {
+    const auto a = *early.propose(t, {});
+    if (t >= early.initial_trials() && early.noise_share() > BayesSampler::kNoisyShare) {
+      const auto p = design.point(t);
+      EXPECT_NEAR(std::get<double>(a[0]), p[0], 1e-12) << "trial " << t;
+      EXPECT_NEAR(std::get<double>(a[1]), p[1], 1e-12) << "trial " << t;
+      ++continued;
+    }
+    early.observe({t, a, static_cast<double>(noise() >> 11) * 0x1.0p-53});
+  }
+  EXPECT_GT(continued, 0) << "pure noise never looked noisy before 20 results";
+
   BayesSampler smooth(space, 6, true);
   for (std::uint64_t t = 0; t < 30; ++t) {
     const auto a = *smooth.propose(t, {});
