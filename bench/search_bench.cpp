@@ -171,40 +171,32 @@ int cost() {
   // each followed by its result (the model refits as the data grows).
   const bench::bbob::Function rastrigin(15, 10, 1);
   const SearchSpace space10 = SearchSpace::parse(bench::box(10, -5, 5));
+  // Times of 100 proposals, sorted, after 1,000 random trials.
+  const auto timed = [&](Sampler& sampler) {
+    auto random10 = make_sampler("random", space10, {.seed = 1});
+    std::uint64_t id = 0;
+    for (; id < 1000; ++id) {
+      const auto a = *random10->propose(id, {});
+      sampler.observe({id, a, rastrigin(values(a))});
+    }
+    std::vector<double> t;
+    for (int k = 0; k < 100; ++k, ++id) {
+      const auto t0 = Clock::now();
+      const auto a = *sampler.propose(id, {});
+      t.push_back(seconds_since(t0) * 1e3);
+      sampler.observe({id, a, rastrigin(values(a))});
+    }
+    std::sort(t.begin(), t.end());
+    return t;
+  };
   BayesSampler bayes10(space10, 1, true);
-  auto random10 = make_sampler("random", space10, {.seed = 1});
-  std::uint64_t id = 0;
-  for (; id < 1000; ++id) {
-    const auto a = *random10->propose(id, {});
-    bayes10.observe({id, a, rastrigin(values(a))});
-  }
-  std::vector<double> t10;
-  for (int k = 0; k < 100; ++k, ++id) {
-    const auto t0 = Clock::now();
-    const auto a = *bayes10.propose(id, {});
-    t10.push_back(seconds_since(t0) * 1e3);
-    bayes10.observe({id, a, rastrigin(values(a))});
-  }
-  std::sort(t10.begin(), t10.end());
+  const auto t10 = timed(bayes10);
   std::printf("10 dimensions (BBOB f15), 100 proposals after 1,000 trials, each followed by its result:\n"
               "  median %.1f ms, p95 %.1f ms, max %.1f ms; aim p95 < 100 ms: %s\n",
               t10[50], t10[95], t10.back(), t10[95] < 100 ? "met" : "NOT met");
   // tpe (--algo tpe, and bayes's fallback on noisy results) on the same trials.
-  auto tpe10 = make_sampler("tpe", space10, {.seed = 1});
-  auto random_again = make_sampler("random", space10, {.seed = 1});
-  std::uint64_t tid = 0;
-  for (; tid < 1000; ++tid) {
-    const auto a = *random_again->propose(tid, {});
-    tpe10->observe({tid, a, rastrigin(values(a))});
-  }
-  std::vector<double> tt;
-  for (int k = 0; k < 100; ++k, ++tid) {
-    const auto t0 = Clock::now();
-    const auto a = *tpe10->propose(tid, {});
-    tt.push_back(seconds_since(t0) * 1e3);
-    tpe10->observe({tid, a, rastrigin(values(a))});
-  }
-  std::sort(tt.begin(), tt.end());
+  const auto tpe10 = make_sampler("tpe", space10, {.seed = 1});
+  const auto tt = timed(*tpe10);
   std::printf("  tpe on the same: median %.2f ms, p95 %.2f ms (%.0fx less than bayes at the median)\n", tt[50], tt[95],
               t10[50] / tt[50]);
   return 0;

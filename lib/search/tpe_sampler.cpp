@@ -23,6 +23,17 @@ std::vector<double> ramp_weights(std::size_t n) {
   return w;
 }
 
+// The weights of a mixture of n observations' kernels and the prior (last,
+// weighing as a new observation), summing to 1.
+std::vector<double> mixture_weights(std::size_t n) {
+  auto w = ramp_weights(n);
+  w.push_back(1.0);
+  double total = 0;
+  for (double v : w) total += v;
+  for (double& v : w) v /= total;
+  return w;
+}
+
 }  // namespace
 
 TpeSampler::Parzen::Parzen(const std::vector<double>& obs) {
@@ -32,11 +43,7 @@ TpeSampler::Parzen::Parzen(const std::vector<double>& obs) {
   const std::size_t n = obs.size();
   mu = obs;
   mu.push_back(0.5);
-  weight = ramp_weights(n);
-  weight.push_back(1.0);
-  double total = 0;
-  for (double w : weight) total += w;
-  for (double& w : weight) w /= total;
+  weight = mixture_weights(n);
   const std::size_t m = mu.size();
   std::vector<std::size_t> order(m);
   for (std::size_t i = 0; i < m; ++i) order[i] = i;
@@ -136,14 +143,11 @@ std::optional<Assignment> TpeSampler::propose(std::uint64_t trial, std::span<con
             cats.push_back(static_cast<std::size_t>(std::find(p.choices.begin(), p.choices.end(), chosen) - p.choices.begin()));
           }
         const std::size_t n = cats.size();
-        auto w = ramp_weights(n);
-        w.push_back(1.0);
-        double total = 0;
-        for (double v : w) total += v;
+        const auto w = mixture_weights(n);
         const double base = 1.0 / static_cast<double>(n + 1), row = base * static_cast<double>(k) + 1;
-        std::vector<double> prob(k, w[n] / total / static_cast<double>(k));
+        std::vector<double> prob(k, w[n] / static_cast<double>(k));
         for (std::size_t i = 0; i < n; ++i)
-          for (std::size_t c = 0; c < k; ++c) prob[c] += w[i] / total * (base + (c == cats[i] ? 1 : 0)) / row;
+          for (std::size_t c = 0; c < k; ++c) prob[c] += w[i] * (base + (c == cats[i] ? 1 : 0)) / row;
         return prob;
       };
       const auto l = table(true), g = table(false);
