@@ -103,7 +103,9 @@ void AppCore::open() {
   if (command_.empty()) command_ = split_command(s.command);
   if (command_.empty()) throw UsageError("no program to tune: give it after -- or with --program");
   if (!o_.shell) command_[0] = resolve_program(command_[0]);
-  sampler_ = make_sampler(s.sampler, s.space, {.seed = s.seed, .grid_points = s.grid_points, .minimize = s.minimize});
+  const SamplerOptions sampler_options{.seed = s.seed, .grid_points = s.grid_points, .minimize = s.minimize};
+  sampler_ = make_sampler(s.sampler, s.space, sampler_options);
+  if (runners_ > 1 && !o_.trial_jobs) stand_in_ = make_stand_in(s.sampler, s.space, sampler_options);
   StudyLimits limits;
   limits.trials = o_.trials;
   if (!o_.time_limit.empty()) limits.time_limit = parse_duration(o_.time_limit, "--time-limit");
@@ -115,7 +117,7 @@ void AppCore::open() {
   trial_dir_ = !o_.trial_dir.empty() ? o_.trial_dir : fs::path(o_.history).replace_extension(".trials").string();
   // Every placeholder must name a parameter: fail now, not in every trial.
   fill_placeholders(command_, values_of(*sampler_->propose(0, {})));
-  study_.emplace(*history_, *sampler_, limits, now_s());
+  study_.emplace(*history_, *sampler_, limits, now_s(), stand_in_.get());
   key_ = study_key(s.name, o_.history);
   post_progress();
   if (history_->recovered())
@@ -213,6 +215,10 @@ int AppCore::finish() {
   }
   out << history_->trials().size() << " trials in " << o_.history;
   say(out.str());
+  if (const auto n = s.stand_in_trials())
+    say(std::to_string(n) + " of this run's trials were proposed by " + std::string(stand_in_->name()) + " while " +
+        history_->study().sampler + " was busy proposing for another runner (runners asked faster than its model " +
+        "proposes: short trials or many runners)");
   if (const auto best = s.best()) {
     std::ostringstream b;
     b << "best: trial " << best->id << " objective=" << to_string(ParamValue{*best->objective});

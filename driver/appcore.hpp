@@ -72,6 +72,7 @@ class AppCore {
   int runners_;
   std::optional<History> history_;
   std::unique_ptr<Sampler> sampler_;
+  std::unique_ptr<Sampler> stand_in_;  // proposes while sampler_ is busy (runners > 1)
   std::optional<Study> study_;
   std::vector<std::string> command_;
   std::string trial_dir_;

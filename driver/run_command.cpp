@@ -106,6 +106,18 @@ int run_appcore(AppCore& core, int world_size) {
   int active = world_size - 1;
   bool interrupted_busy = false;
   wire::Backoff backoff;
+  // A trial, or the end, for a runner: given now, or once the model's
+  // proposal for it is ready (study.offer_trial never keeps a runner
+  // waiting behind another's proposal).
+  const auto hand_out = [&](int rank, const std::optional<Trial>& trial) {
+    if (trial) {
+      wire::send(rank, wire::Launch, wire::to_json(core.launch_for(*trial)));
+      busy[rank] = trial->id;
+    } else {
+      wire::send(rank, wire::Stop, nlohmann::json::object());
+      --active;
+    }
+  };
   while (active > 0) {
     const double now = now_s();
     core.check_signals(now);
@@ -115,9 +127,11 @@ int run_appcore(AppCore& core, int world_size) {
       for (const auto& [rank, id] : busy) wire::send(rank, wire::Interrupt, {{"trial", id}});
       interrupted_busy = true;
     }
+    if (auto done = study.collect(now_s())) hand_out(done->rank, done->trial);
     auto msg = wire::poll(MPI_ANY_SOURCE, MPI_ANY_TAG);
     if (!msg) {
-      backoff.wait();
+      if (study.proposing()) study.await_proposal(1e-3);  // woken by the proposal, or polls again
+      else backoff.wait();
       continue;
     }
     backoff.reset();
@@ -127,14 +141,8 @@ int run_appcore(AppCore& core, int world_size) {
         hosts[rank] = msg->body.value("host", "?");
         // Slurm and mpirun signal every rank; one that heard it means the job is stopping.
         if (msg->body.value("stopping", false)) study.stop(StopReason::Signal);
-        const auto trial = study.next_trial(rank, hosts[rank], now_s());
-        if (trial) {
-          wire::send(rank, wire::Launch, wire::to_json(core.launch_for(*trial)));
-          busy[rank] = trial->id;
-        } else {
-          wire::send(rank, wire::Stop, nlohmann::json::object());
-          --active;
-        }
+        const auto offer = study.offer_trial(rank, hosts[rank], now_s());
+        if (!offer.wait) hand_out(rank, offer.trial);
         break;
       }
       case wire::Report: {
@@ -192,7 +200,10 @@ int run_study(const RunOptions& o) {
   int rank = 0, size = 1;
   const bool mpi = started_by_mpi();
   if (mpi) {
-    MPI_Init(nullptr, nullptr);
+    // Only this thread calls MPI; the study's worker thread (a model's
+    // proposal) does not.
+    int provided = 0;
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
   }

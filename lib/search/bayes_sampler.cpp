@@ -147,7 +147,7 @@ std::optional<Assignment> BayesSampler::propose(std::uint64_t trial, std::span<c
                     static_cast<std::uint32_t>(trial), static_cast<std::uint32_t>(trial >> 32), 0xba7e5u};
   std::mt19937_64 rng(seq);
   Assignment out;
-  if (trial < initial_ || points_.size() < 2) {
+  if (!costly(trial)) {  // the initial design
     const auto p = design_.point(trial);
     out = decode(Eigen::Map<const Eigen::VectorXd>(p.data(), static_cast<Eigen::Index>(p.size())));
   } else {

@@ -53,6 +53,12 @@ class Sampler {
   // How the last proposal was made, when a user should know it (a sampler
   // that switched its method by itself says so and why); empty otherwise.
   virtual std::string note() const { return {}; }
+
+  // Whether proposing trial `trial` now takes long (a model fit: tens of
+  // milliseconds) rather than microseconds. A study serving several runners
+  // then makes the proposal on a worker thread and hands a cheap stand-in's
+  // proposal to a runner that asks meanwhile (Study::offer_trial).
+  virtual bool costly(std::uint64_t /*trial*/) const { return false; }
 };
 
 // Throws std::invalid_argument naming the known samplers for an unknown name,
@@ -60,5 +66,9 @@ class Sampler {
 std::unique_ptr<Sampler> make_sampler(std::string_view name, const SearchSpace& space,
                                       const SamplerOptions& options);
 std::vector<std::string> sampler_names();
+// A cheap sampler to stand in for `name` while one of its costly proposals is
+// under way (see Sampler::costly), or nullptr when its proposals never are.
+std::unique_ptr<Sampler> make_stand_in(std::string_view name, const SearchSpace& space,
+                                       const SamplerOptions& options);
 
 }  // namespace tune

@@ -1,7 +1,9 @@
 #include "study/study.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <stdexcept>
 
 namespace tune {
 
@@ -19,8 +21,13 @@ std::string_view stop_reason_name(StopReason r) {
   return "?";
 }
 
-Study::Study(History& history, Sampler& sampler, StudyLimits limits, double now)
-    : history_(history), sampler_(sampler), limits_(limits), started_(now), pruner_(make_pruner(history.study().pruner)) {
+Study::Study(History& history, Sampler& sampler, StudyLimits limits, double now, Sampler* stand_in)
+    : history_(history),
+      sampler_(sampler),
+      stand_in_(stand_in),
+      limits_(limits),
+      started_(now),
+      pruner_(make_pruner(history.study().pruner)) {
   if (pruner_) {
     // The pruner's memory is the reports: every value of its metric, in order.
     const std::string& metric = history_.study().pruner.metric;
@@ -29,8 +36,7 @@ Study::Study(History& history, Sampler& sampler, StudyLimits limits, double now)
   }
   for (const auto& t : history_.trials()) {
     if (is_final(t.state)) {
-      sampler_.observe({t.id, t.params, t.state == TrialState::Ok ? t.objective : std::nullopt,
-                        t.state == TrialState::Pruned});
+      observe({t.id, t.params, t.state == TrialState::Ok ? t.objective : std::nullopt, t.state == TrialState::Pruned});
       if (pruner_) pruner_->finished(t.id, t.state == TrialState::Ok);
       if (t.state == TrialState::Ok && (!best_ || better(*t.objective, *history_.trials()[*best_].objective)))
         best_ = t.id;
@@ -50,30 +56,47 @@ std::optional<std::string> Study::take_sampler_news() {
 
 bool Study::better(double a, double b) const { return history_.study().minimize ? a < b : a > b; }
 
-std::optional<Trial> Study::next_trial(int rank, const std::string& host, double now) {
-  tick(now);
-  if (stopping()) return std::nullopt;
+// The worker's proposal refers to the sampler, which outlives the study: wait for it.
+Study::~Study() {
+  if (job_.valid()) job_.wait();
+}
+
+void Study::observe(const Observation& o) {
+  if (stand_in_) stand_in_->observe(o);
+  if (job_.valid()) held_.push_back(o);  // the worker is inside the sampler
+  else sampler_.observe(o);
+}
+
+bool Study::may_propose() const {
+  return !exhausted_ && !(limits_.trials && next_id_ + (job_.valid() ? 1 : 0) >= *limits_.trials);
+}
+
+std::vector<Assignment> Study::pending() const {
+  std::vector<Assignment> out;
+  for (const auto& [id, params] : running_) out.push_back(params);
+  return out;
+}
+
+std::optional<Trial> Study::start_new(std::optional<Assignment> params, Sampler& by, int rank, const std::string& host,
+                                      double now) {
+  if (!params) {
+    exhausted_ = true;
+    check_stop_rules();
+    return std::nullopt;
+  }
   Trial t;
-  if (!rerun_.empty()) {
-    t = history_.trials()[rerun_.front()];
-    rerun_.erase(rerun_.begin());
-  } else {
-    if (exhausted_ || (limits_.trials && next_id_ >= *limits_.trials)) return std::nullopt;
-    std::vector<Assignment> pending;
-    for (const auto& [id, params] : running_) pending.push_back(params);
-    auto params = sampler_.propose(next_id_, pending);
-    if (!params) {
-      exhausted_ = true;
-      check_stop_rules();
-      return std::nullopt;
-    }
-    t.id = next_id_++;
-    t.params = std::move(*params);
+  t.id = next_id_++;
+  t.params = std::move(*params);
+  if (&by == &sampler_) {
     if (auto note = sampler_.note(); note != sampler_note_) {
       sampler_note_ = std::move(note);
       sampler_note_changed_ = true;
     }
   }
+  return start(std::move(t), rank, host, now);
+}
+
+std::optional<Trial> Study::start(Trial t, int rank, const std::string& host, double now) {
   t.state = TrialState::Running;
   t.objective.reset();
   t.start_time = now;
@@ -88,6 +111,56 @@ std::optional<Trial> Study::next_trial(int rank, const std::string& host, double
   history_.put(t);
   running_[t.id] = t.params;
   return t;
+}
+
+std::optional<Trial> Study::next_trial(int rank, const std::string& host, double now) {
+  if (job_.valid()) throw std::logic_error("Study::next_trial while offer_trial's proposal is under way");
+  tick(now);
+  if (stopping()) return std::nullopt;
+  if (!rerun_.empty()) {
+    const std::uint64_t id = rerun_.front();
+    rerun_.erase(rerun_.begin());
+    return start(history_.trials()[id], rank, host, now);
+  }
+  if (!may_propose()) return std::nullopt;
+  return start_new(sampler_.propose(next_id_, pending()), sampler_, rank, host, now);
+}
+
+Study::Offer Study::offer_trial(int rank, const std::string& host, double now) {
+  if (!stand_in_ || (!job_.valid() && !sampler_.costly(next_id_))) return {next_trial(rank, host, now)};
+  tick(now);
+  if (stopping()) return {};
+  if (!rerun_.empty()) {
+    const std::uint64_t id = rerun_.front();
+    rerun_.erase(rerun_.begin());
+    return {start(history_.trials()[id], rank, host, now)};
+  }
+  if (!may_propose()) return {};
+  if (job_.valid()) {  // the sampler works for another runner: this one need not wait
+    ++stand_in_trials_;
+    return {start_new(stand_in_->propose(next_id_, pending()), *stand_in_, rank, host, now)};
+  }
+  waiting_rank_ = rank;
+  waiting_host_ = host;
+  job_ = std::async(std::launch::async, [this, id = next_id_, p = pending()] { return sampler_.propose(id, p); });
+  return {std::nullopt, true};
+}
+
+void Study::await_proposal(double seconds) const {
+  if (job_.valid()) job_.wait_for(std::chrono::duration<double>(seconds));
+}
+
+std::optional<Study::Collected> Study::collect(double now) {
+  if (!job_.valid() || job_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return std::nullopt;
+  auto params = job_.get();  // rethrows what the sampler threw
+  for (const auto& o : held_) sampler_.observe(o);
+  held_.clear();
+  Collected out{waiting_rank_, std::nullopt};
+  waiting_rank_ = -1;
+  tick(now);
+  if (!stopping() && may_propose()) out.trial = start_new(std::move(params), sampler_, out.rank, waiting_host_, now);
+  check_stop_rules();
+  return out;
 }
 
 std::optional<double> Study::pruning_value(const Report& report) const {
@@ -131,7 +204,7 @@ const Trial& Study::on_result(const TrialRun& run, int rank, const std::string& 
   if (t.state == TrialState::Interrupted) {
     if (!stopping()) rerun_.push_back(t.id);
   } else {
-    sampler_.observe({t.id, t.params, t.objective, t.state == TrialState::Pruned});
+    observe({t.id, t.params, t.objective, t.state == TrialState::Pruned});
     if (pruner_) pruner_->finished(t.id, t.state == TrialState::Ok);
     if (t.state == TrialState::Ok) {
       consecutive_failures_ = 0;
@@ -159,7 +232,7 @@ void Study::on_lost(std::uint64_t trial, TrialState state, const std::string& me
   if (state == TrialState::Interrupted) {
     if (!stopping()) rerun_.insert(rerun_.begin(), trial);
   } else {
-    sampler_.observe({t.id, t.params, std::nullopt, false});
+    observe({t.id, t.params, std::nullopt, false});
     if (pruner_) pruner_->finished(t.id, false);
     ++consecutive_failures_;
   }
@@ -217,7 +290,7 @@ void Study::tick(double now) {
 }
 
 bool Study::finished() const {
-  if (!running_.empty()) return false;
+  if (!running_.empty() || job_.valid()) return false;
   return stopping();
 }
 

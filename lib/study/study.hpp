@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -42,11 +43,42 @@ class Study {
   // Replays the history into the sampler and the study's pruner (its
   // PrunerOptions are in the history); trials left running or interrupted by
   // an earlier run are queued to run again with the same parameters.
-  Study(History& history, Sampler& sampler, StudyLimits limits, double now);
+  // `stand_in`, if given, is a cheap sampler that offer_trial() uses while
+  // `sampler` is busy (it learns every result too).
+  Study(History& history, Sampler& sampler, StudyLimits limits, double now, Sampler* stand_in = nullptr);
+  ~Study();
+  Study(const Study&) = delete;
+  Study& operator=(const Study&) = delete;
 
   // A trial for `rank` on `host`, recorded as running; nothing once the study
-  // is stopping or has nothing left to hand out.
+  // is stopping or has nothing left to hand out. Waits for the sampler.
   std::optional<Trial> next_trial(int rank, const std::string& host, double now);
+
+  // The same for a loop that serves several runners and must never keep one
+  // waiting behind another's proposal. When the sampler's proposal is costly
+  // (Sampler::costly) and no other is under way, it is made on a worker
+  // thread for this rank (`wait`: collect() hands it out); when one is under
+  // way, the stand-in proposes at once. Reruns and cheap proposals come at
+  // once, as from next_trial(). Neither `trial` nor `wait`: nothing more to
+  // hand out. Do not mix with next_trial() in one study.
+  struct Offer {
+    std::optional<Trial> trial;
+    bool wait = false;
+  };
+  Offer offer_trial(int rank, const std::string& host, double now);
+  // The rank whose proposal the worker finished, with its trial (nothing: the
+  // study stopped meanwhile, tell the rank so). Never blocks.
+  struct Collected {
+    int rank;
+    std::optional<Trial> trial;
+  };
+  std::optional<Collected> collect(double now);
+  // A proposal is under way on the worker; await_proposal() waits for it at
+  // most `seconds` (a loop's idle wait while it polls its runners).
+  bool proposing() const { return job_.valid(); }
+  void await_proposal(double seconds) const;
+  // Trials the stand-in proposed because the sampler was busy.
+  std::uint64_t stand_in_trials() const { return stand_in_trials_; }
   // Records an intermediate report. Returns true when the pruner says the
   // trial should stop now: the caller ends it and reports the run as pruned.
   bool on_report(std::uint64_t trial, const Report& report, double now);
@@ -89,9 +121,24 @@ class Study {
   bool better(double a, double b) const;
   std::optional<double> pruning_value(const Report& report) const;
   void check_stop_rules();
+  // Whether a new trial (not a rerun) may be handed out; counts a proposal under way.
+  bool may_propose() const;
+  std::vector<Assignment> pending() const;
+  // Records a trial with these parameters (or the sampler's exhaustion) as running.
+  std::optional<Trial> start_new(std::optional<Assignment> params, Sampler& by, int rank, const std::string& host,
+                                 double now);
+  std::optional<Trial> start(Trial t, int rank, const std::string& host, double now);
+  // A finished trial for the samplers (held back from one that is proposing).
+  void observe(const Observation& o);
 
   History& history_;
   Sampler& sampler_;
+  Sampler* stand_in_;
+  std::future<std::optional<Assignment>> job_;  // the sampler's proposal under way on the worker
+  int waiting_rank_ = -1;
+  std::string waiting_host_;
+  std::vector<Observation> held_;               // results that arrived while it works
+  std::uint64_t stand_in_trials_ = 0;
   StudyLimits limits_;
   double started_;
   std::vector<std::uint64_t> rerun_;              // ids to run again, oldest first

@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <csignal>
 #include <filesystem>
+#include <future>
 
 #include "search/sampler.hpp"
 #include "temp_dir.hpp"
@@ -164,6 +166,117 @@ TEST_F(StudyTest, HandsOnEachChangeOfTheSamplersNoteOnce) {
   EXPECT_FALSE(news[3]);
   EXPECT_EQ(news[4], "back");
   EXPECT_FALSE(news[5]);
+}
+
+// A sampler whose proposals after the first are costly and take until the
+// test releases them; it counts what it has learnt.
+class GatedSampler final : public Sampler {
+ public:
+  std::string_view name() const override { return "gated"; }
+  bool costly(std::uint64_t trial) const override { return trial > 0; }
+  std::optional<Assignment> propose(std::uint64_t trial, std::span<const Assignment>) override {
+    if (trial > 0) gate_.wait();
+    return Assignment{0.25};
+  }
+  void observe(const Observation&) override { ++observed; }
+  void release() { open_.set_value(); }
+  std::atomic<int> observed{0};
+
+ private:
+  std::promise<void> open_;
+  std::shared_future<void> gate_ = open_.get_future().share();
+};
+
+TEST_F(StudyTest, ARunnerNeverWaitsBehindAnotherRunnersCostlyProposal) {
+  auto h = History::create(path(), info_);
+  GatedSampler model;
+  auto stand_in = make_sampler("random", info_.space, {.seed = 3});
+  Study study(h, model, {.trials = 3}, 0, stand_in.get());
+  const auto first = study.offer_trial(1, "n1", 0);  // trial 0: cheap, at once
+  ASSERT_TRUE(first.trial);
+  EXPECT_EQ(first.trial->params, Assignment{0.25});
+  const auto costly = study.offer_trial(2, "n1", 0);
+  EXPECT_TRUE(costly.wait) << "rank 2 waits for the model's proposal";
+  EXPECT_FALSE(costly.trial);
+  EXPECT_TRUE(study.proposing());
+  EXPECT_FALSE(study.collect(0));
+  // Rank 3 asks while the model works for rank 2: the stand-in answers now.
+  const auto quick = study.offer_trial(3, "n2", 0);
+  ASSERT_TRUE(quick.trial);
+  EXPECT_NE(quick.trial->params, Assignment{0.25});
+  EXPECT_EQ(study.stand_in_trials(), 1u);
+  // A result while the model works reaches it only once it has proposed.
+  study.on_result(ok(*first.trial, 1.0), 1, "n1");
+  EXPECT_EQ(model.observed, 0);
+  // One slot is left and the model's proposal holds it: nothing for rank 1.
+  const auto none = study.offer_trial(1, "n1", 0);
+  EXPECT_FALSE(none.trial);
+  EXPECT_FALSE(none.wait);
+  model.release();
+  study.await_proposal(60);
+  const auto done = study.collect(0);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->rank, 2);
+  ASSERT_TRUE(done->trial);
+  EXPECT_EQ(done->trial->params, Assignment{0.25});
+  EXPECT_EQ(done->trial->host, "n1");
+  EXPECT_EQ(model.observed, 1);
+  EXPECT_FALSE(study.proposing());
+  // Three trials in all, ids in the order they were handed out.
+  EXPECT_EQ(first.trial->id, 0u);
+  EXPECT_EQ(quick.trial->id, 1u);
+  EXPECT_EQ(done->trial->id, 2u);
+  EXPECT_EQ(study.running(), 2u);
+  EXPECT_EQ(h.trials().size(), 3u);
+}
+
+TEST_F(StudyTest, AStopWhileTheModelProposesTellsTheWaitingRunnerToStop) {
+  auto h = History::create(path(), info_);
+  GatedSampler model;
+  auto stand_in = make_sampler("random", info_.space, {.seed = 3});
+  Study study(h, model, {.trials = 10}, 0, stand_in.get());
+  ASSERT_TRUE(study.offer_trial(1, "n1", 0).trial);
+  ASSERT_TRUE(study.offer_trial(2, "n1", 0).wait);
+  study.stop(StopReason::Signal);
+  EXPECT_FALSE(study.finished()) << "a runner still waits for its answer";
+  model.release();
+  study.await_proposal(60);
+  const auto done = study.collect(0);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->rank, 2);
+  EXPECT_FALSE(done->trial);
+  EXPECT_EQ(h.trials().size(), 1u) << "nothing recorded for the proposal nobody runs";
+}
+
+TEST_F(StudyTest, OneRunnerAlwaysGetsTheModelsProposal) {
+  auto h = History::create(path(), info_);
+  auto model = make_sampler("bayes", info_.space, {.seed = 5});
+  auto stand_in = make_stand_in("bayes", info_.space, {.seed = 5});
+  ASSERT_TRUE(stand_in);
+  Study study(h, *model, {.trials = 12}, 0, stand_in.get());
+  // The same study with next_trial(): the same trials, one runner being reproducible.
+  auto h2 = History::create(file("h2.h5"), info_);
+  auto model2 = make_sampler("bayes", info_.space, {.seed = 5});
+  Study sync(h2, *model2, {.trials = 12}, 0);
+  for (int i = 0; i < 12; ++i) {
+    auto offer = study.offer_trial(1, "n1", 0);
+    if (offer.wait) {
+      study.await_proposal(60);
+      auto done = study.collect(0);
+      ASSERT_TRUE(done && done->trial);
+      offer.trial = done->trial;
+    }
+    ASSERT_TRUE(offer.trial);
+    const auto expected = sync.next_trial(1, "n1", 0);
+    ASSERT_TRUE(expected);
+    EXPECT_EQ(offer.trial->params, expected->params) << "trial " << i;
+    const double x = std::get<double>(offer.trial->params[0]);
+    study.on_result(ok(*offer.trial, (x - 0.3) * (x - 0.3)), 1, "n1");
+    sync.on_result(ok(*expected, (x - 0.3) * (x - 0.3)), 1, "n1");
+  }
+  EXPECT_EQ(study.stand_in_trials(), 0u);
+  EXPECT_TRUE(study.finished());
+  EXPECT_FALSE(make_stand_in("random", info_.space, {})) << "random's proposals are never costly";
 }
 
 TEST_F(StudyTest, StopsAtTheTargetInTheStudysDirection) {
