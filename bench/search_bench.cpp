@@ -171,20 +171,22 @@ int cost() {
   // each followed by its result (the model refits as the data grows).
   const bench::bbob::Function rastrigin(15, 10, 1);
   const SearchSpace space10 = SearchSpace::parse(bench::box(10, -5, 5));
-  // Times of 100 proposals, sorted, after 1,000 random trials.
-  const auto timed = [&](Sampler& sampler) {
-    auto random10 = make_sampler("random", space10, {.seed = 1});
+  // Times of `proposals` proposals, sorted, after 1,000 random trials.
+  const auto timed = [&](Sampler& sampler, const SearchSpace* space = nullptr,
+                         const bench::bbob::Function* f = nullptr, int proposals = 100) {
+    if (!f) f = &rastrigin;
+    auto random10 = make_sampler("random", space ? *space : space10, {.seed = 1});
     std::uint64_t id = 0;
     for (; id < 1000; ++id) {
       const auto a = *random10->propose(id, {});
-      sampler.observe({id, a, rastrigin(values(a))});
+      sampler.observe({id, a, (*f)(values(a))});
     }
     std::vector<double> t;
-    for (int k = 0; k < 100; ++k, ++id) {
+    for (int k = 0; k < proposals; ++k, ++id) {
       const auto t0 = Clock::now();
       const auto a = *sampler.propose(id, {});
       t.push_back(seconds_since(t0) * 1e3);
-      sampler.observe({id, a, rastrigin(values(a))});
+      sampler.observe({id, a, (*f)(values(a))});
     }
     std::sort(t.begin(), t.end());
     return t;
@@ -199,6 +201,17 @@ int cost() {
   const auto tt = timed(*tpe10);
   std::printf("  tpe on the same: median %.2f ms, p95 %.2f ms (%.0fx less than bayes at the median)\n", tt[50], tt[95],
               t10[50] / tt[50]);
+  // Higher dimensions: the fit's gradient has one length scale per input.
+  std::printf("bayes by dimension, 20 proposals after 1,000 trials (BBOB f15), each followed by its result:\n");
+  for (int d : {20, 40, 80}) {
+    const bench::bbob::Function f(15, d, 1);
+    const SearchSpace space = SearchSpace::parse(bench::box(d, -5, 5));
+    BayesSampler bayes(space, 1, true);
+    const auto t = timed(bayes, &space, &f, 20);
+    const auto tpe = make_sampler("tpe", space, {.seed = 1});
+    const auto tt2 = timed(*tpe, &space, &f, 20);
+    std::printf("  %2d dimensions: median %.1f ms, p95 %.1f ms; tpe median %.1f ms\n", d, t[10], t[19], tt2[10]);
+  }
   return 0;
 }
 
