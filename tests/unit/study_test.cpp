@@ -187,6 +187,13 @@ class GatedSampler final : public Sampler {
   std::shared_future<void> gate_ = open_.get_future().share();
 };
 
+// Lets the model's proposal finish and takes it.
+std::optional<Study::Collected> finish_proposal(GatedSampler& model, Study& study) {
+  model.release();
+  study.await_proposal(60);
+  return study.collect(0);
+}
+
 TEST_F(StudyTest, ARunnerNeverWaitsBehindAnotherRunnersCostlyProposal) {
   auto h = History::create(path(), info_);
   GatedSampler model;
@@ -212,9 +219,7 @@ TEST_F(StudyTest, ARunnerNeverWaitsBehindAnotherRunnersCostlyProposal) {
   const auto none = study.offer_trial(1, "n1", 0);
   EXPECT_FALSE(none.trial);
   EXPECT_FALSE(none.wait);
-  model.release();
-  study.await_proposal(60);
-  const auto done = study.collect(0);
+  const auto done = finish_proposal(model, study);
   ASSERT_TRUE(done);
   EXPECT_EQ(done->rank, 2);
   ASSERT_TRUE(done->trial);
@@ -239,9 +244,7 @@ TEST_F(StudyTest, AStopWhileTheModelProposesTellsTheWaitingRunnerToStop) {
   ASSERT_TRUE(study.offer_trial(2, "n1", 0).wait);
   study.stop(StopReason::Signal);
   EXPECT_FALSE(study.finished()) << "a runner still waits for its answer";
-  model.release();
-  study.await_proposal(60);
-  const auto done = study.collect(0);
+  const auto done = finish_proposal(model, study);
   ASSERT_TRUE(done);
   EXPECT_EQ(done->rank, 2);
   EXPECT_FALSE(done->trial);
