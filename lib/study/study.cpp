@@ -113,15 +113,18 @@ std::optional<Trial> Study::start(Trial t, int rank, const std::string& host, do
   return t;
 }
 
+std::optional<Trial> Study::start_rerun(int rank, const std::string& host, double now) {
+  if (rerun_.empty()) return std::nullopt;
+  const std::uint64_t id = rerun_.front();
+  rerun_.erase(rerun_.begin());
+  return start(history_.trials()[id], rank, host, now);
+}
+
 std::optional<Trial> Study::next_trial(int rank, const std::string& host, double now) {
   if (job_.valid()) throw std::logic_error("Study::next_trial while offer_trial's proposal is under way");
   tick(now);
   if (stopping()) return std::nullopt;
-  if (!rerun_.empty()) {
-    const std::uint64_t id = rerun_.front();
-    rerun_.erase(rerun_.begin());
-    return start(history_.trials()[id], rank, host, now);
-  }
+  if (auto t = start_rerun(rank, host, now)) return t;
   if (!may_propose()) return std::nullopt;
   return start_new(sampler_.propose(next_id_, pending()), sampler_, rank, host, now);
 }
@@ -130,11 +133,7 @@ Study::Offer Study::offer_trial(int rank, const std::string& host, double now) {
   if (!stand_in_ || (!job_.valid() && !sampler_.costly(next_id_))) return {next_trial(rank, host, now)};
   tick(now);
   if (stopping()) return {};
-  if (!rerun_.empty()) {
-    const std::uint64_t id = rerun_.front();
-    rerun_.erase(rerun_.begin());
-    return {start(history_.trials()[id], rank, host, now)};
-  }
+  if (auto t = start_rerun(rank, host, now)) return {std::move(t)};
   if (!may_propose()) return {};
   if (job_.valid()) {  // the sampler works for another runner: this one need not wait
     ++stand_in_trials_;

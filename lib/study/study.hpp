@@ -128,6 +128,7 @@ class Study {
   std::optional<Trial> start_new(std::optional<Assignment> params, Sampler& by, int rank, const std::string& host,
                                  double now);
   std::optional<Trial> start(Trial t, int rank, const std::string& host, double now);
+  std::optional<Trial> start_rerun(int rank, const std::string& host, double now);  // the oldest rerun, if any
   // A finished trial for the samplers (held back from one that is proposing).
   void observe(const Observation& o);
 
