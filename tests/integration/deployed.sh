@@ -8,7 +8,7 @@
 # the plateaued study yielding to the other, requeued and resumed.
 source "$(dirname "$0")/tap.sh"
 plan 8
-tune=$TOP_BUILDDIR/driver/tune
+user_tools  # $tune and $programs, reachable by the test users
 public=$TOP_BUILDDIR/tests/integration/programs/public_libslurm
 plugins=$TOP_BUILDDIR/plugins/lib
 for so in sched_tune select_cons_tres_gang; do
@@ -42,7 +42,7 @@ SH
 chmod 755 gpu_trial.sh
 chmod 644 flat.json improving.json
 
-as "$bob" "$tune submit --name flat --trials 14 --parallel 2 --mem-per-trial 200M --seed 3 -A physics --space flat.json -- $TOP_SRCDIR/tests/integration/programs/behave.sh" >bob.out 2>&1
+as "$bob" "$tune submit --name flat --trials 14 --parallel 2 --mem-per-trial 200M --seed 3 -A physics --space flat.json -- $programs/behave.sh" >bob.out 2>&1
 flat=$(submitted bob.out)
 wait_state "$flat" RUNNING 30
 for _ in $(seq 1 150); do [ "$(grep -c ' ok ' flat-"$flat".out 2>/dev/null)" -ge 5 ] && break; sleep 0.2; done

@@ -6,7 +6,7 @@
 # sched_tune.conf, and a heterogeneous job under JobSubmitPlugins=tune.
 source "$(dirname "$0")/tap.sh"
 plan 8
-tune=$TOP_BUILDDIR/driver/tune
+user_tools  # $tune and $programs, reachable by the test users
 alice=$(test_user tune-alice) && bob=$(test_user tune-bob) || { echo "Bail out! cannot create test users"; exit 1; }
 conf_dir=$(mktemp -d)
 cat >"$conf_dir/sched_tune.conf" <<'CONF'
@@ -64,7 +64,7 @@ wait_idle
 # (c) a running plateaued study is signalled, requeued and resumed; no trial lost or repeated.
 cp "$TOP_SRCDIR/tests/integration/programs/flat.json" .
 chmod 644 flat.json
-as "$bob" "$tune submit --name flat --trials 14 --parallel 2 --mem-per-trial 200M --seed 3 -A physics --space flat.json -- $TOP_SRCDIR/tests/integration/programs/behave.sh" >submit.out 2>&1
+as "$bob" "$tune submit --name flat --trials 14 --parallel 2 --mem-per-trial 200M --seed 3 -A physics --space flat.json -- $programs/behave.sh" >submit.out 2>&1
 study=$(sed -n 's/^submitted job \([0-9]*\)$/\1/p' submit.out)
 wait_state "$study" RUNNING 30
 for _ in $(seq 1 150); do [ "$(grep -c ' ok ' flat-"$study".out 2>/dev/null)" -ge 5 ] && break; sleep 0.2; done

@@ -22,16 +22,28 @@ check() {
 }
 diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
 
-# Cleanup at exit, however the test ends: the cluster, then scratch directories.
+# Cleanup at exit, however the test ends: the cluster (its logs kept in
+# tests/integration/NAME.run/log), then scratch directories.
 scratch_dirs=()
-tap_exit() { cluster_down; local d; for d in "${scratch_dirs[@]}"; do rm -rf "$d"; done; }
+tap_exit() {
+  cluster_down
+  if [ -n "${CLUSTER_DIR:-}" ] && [ -n "${CLUSTER_LOGS:-}" ] && [ -d "$CLUSTER_DIR/log" ]; then
+    rm -rf "$CLUSTER_LOGS" && mkdir -p "$CLUSTER_LOGS" && cp -a "$CLUSTER_DIR/log" "$CLUSTER_LOGS/" 2>/dev/null
+  fi
+  local d; for d in "${scratch_dirs[@]}"; do rm -rf "$d"; done
+}
 trap tap_exit EXIT
 
-# cluster_up NAME PORT [scripts/cluster options...]: a fresh cluster in
-# tests/integration/NAME.run, stopped at exit. Bails out if it cannot start.
+# cluster_up NAME PORT [scripts/cluster options...]: a fresh cluster, stopped
+# at exit. Its directory (slurm.conf, the munge socket, plugins, state) is a
+# scratch directory under /tmp, since the test users' commands and jobs must
+# reach it and the checkout may sit where they cannot (a 0700 home); its logs
+# are copied to tests/integration/NAME.run/log at exit. Bails out if it cannot start.
 cluster_up() {
   local name=$1; CLUSTER_PORT=$2; shift 2
-  CLUSTER_DIR=$TOP_BUILDDIR/tests/integration/$name.run
+  scratch_dir CLUSTER_DIR || { echo "Bail out! cannot make a scratch directory for the cluster"; exit 1; }
+  chmod 755 "$CLUSTER_DIR"
+  CLUSTER_LOGS=$TOP_BUILDDIR/tests/integration/$name.run
   local out
   if ! out=$("$cluster" start --fresh --dir "$CLUSTER_DIR" --port "$CLUSTER_PORT" "$@" 2>&1); then
     printf '%s\n' "$out" | sed 's/^/# /'
@@ -60,6 +72,22 @@ scratch_dir() {
   chmod 1777 "$d"
   scratch_dirs+=("$d")
   printf -v "$1" '%s' "$d"
+}
+
+# user_tools: what the test users run, where they can reach it: $tune (a
+# link to, or copy of, driver/tune with the Python client beside it, as in
+# the build tree) and $programs (tests/integration/programs), in a scratch
+# directory. A checkout under a 0700 directory is out of their reach.
+user_tools() {
+  scratch_dir user_tools_dir || { echo "Bail out! cannot make a scratch directory for the test users' tools"; exit 1; }
+  chmod 755 "$user_tools_dir"
+  mkdir -p "$user_tools_dir/driver" "$user_tools_dir/client" "$user_tools_dir/programs" &&
+    { ln "$TOP_BUILDDIR/driver/tune" "$user_tools_dir/driver/tune" 2>/dev/null || cp "$TOP_BUILDDIR/driver/tune" "$user_tools_dir/driver/tune"; } &&
+    cp -r "$TOP_SRCDIR/client/python" "$user_tools_dir/client/" &&
+    cp "$TOP_SRCDIR"/tests/integration/programs/*.sh "$TOP_SRCDIR"/tests/integration/programs/*.json "$user_tools_dir/programs/" &&
+    chmod -R a+rX "$user_tools_dir" || { echo "Bail out! cannot copy tune for the test users into $user_tools_dir"; exit 1; }
+  tune=$user_tools_dir/driver/tune
+  programs=$user_tools_dir/programs
 }
 
 cluster_down() {

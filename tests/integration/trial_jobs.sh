@@ -8,7 +8,7 @@
 # study's pending trial jobs are passed by the other's.
 source "$(dirname "$0")/tap.sh"
 plan 9
-tune=$TOP_BUILDDIR/driver/tune
+user_tools  # $tune and $programs, reachable by the test users
 studies_setup
 # 5 CPUs a node: one 4-CPU trial job and one AppCore job fit side by side.
 deployed_cluster_up trial_jobs 17750 --nodes 4 --cpus 5 --memory 5000 --gpus 4 --sched-conf "$work/sched_tune.conf"
