@@ -16,6 +16,7 @@
 #include "mpi_runner/runner.hpp"
 #include "study/progress.hpp"
 #include "study/text_input.hpp"
+#include "study/warm_start.hpp"
 #include "tune_config.h"
 
 namespace tune {
@@ -65,6 +66,15 @@ std::string python_client_dir() {
   return "";
 }
 
+// A small input file's text (--enqueue), or a UsageError naming the flag.
+std::string read_text_file(const std::string& path, const std::string& flag) {
+  std::ifstream in(path);
+  if (!in) throw UsageError(flag + " " + path + ": cannot read the file: " + std::strerror(errno));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 // The program's path, looked up on PATH once (not by every trial), so that a
 // typo fails the study at once instead of every trial.
 std::string resolve_program(const std::string& name) {
@@ -87,25 +97,29 @@ std::string resolve_program(const std::string& name) {
 
 
 // Opens or creates the history and the study; throws UsageError/HistoryError.
+// A new study's every check runs before its history is created, so a
+// corrected command is not refused for a file that a failed one left.
 void AppCore::open() {
   python_dir_ = python_client_dir();
   const bool exists = fs::exists(o_.history);
+  std::optional<StudyInfo> fresh;  // a new study, before its file exists
+  Imported imported;
   if (o_.resume) {
     history_.emplace(History::resume(o_.history));
     check_resume_flags(history_->study());
   } else {
     if (exists)
       throw UsageError(o_.history + " already holds a study; continue it with --resume, or give another --history");
-    history_.emplace(History::create(o_.history, new_study()));
+    fresh = new_study(imported);
   }
-  const StudyInfo& s = history_->study();
+  const StudyInfo& s = fresh ? *fresh : history_->study();
   command_ = o_.command.empty() ? split_command(o_.program) : o_.command;
   if (command_.empty()) command_ = split_command(s.command);
   if (command_.empty()) throw UsageError("no program to tune: give it after -- or with --program");
   if (!o_.shell) command_[0] = resolve_program(command_[0]);
   const SamplerOptions sampler_options{.seed = s.seed, .grid_points = s.grid_points, .minimize = s.minimize};
-  sampler_ = make_sampler(s.sampler, s.space, sampler_options);
-  if (runners_ > 1 && !o_.trial_jobs) stand_in_ = make_stand_in(s.sampler, s.space, sampler_options);
+  // Every placeholder must name a parameter: fail now, not in every trial.
+  fill_placeholders(command_, values_of(s.space, *make_sampler(s.sampler, s.space, sampler_options)->propose(0, {})));
   StudyLimits limits;
   limits.trials = o_.trials;
   if (!o_.time_limit.empty()) limits.time_limit = parse_duration(o_.time_limit, "--time-limit");
@@ -115,15 +129,30 @@ void AppCore::open() {
   grace_ = parse_duration(o_.grace, "--grace");
   drain_ = parse_duration(o_.drain, "--drain");
   trial_dir_ = !o_.trial_dir.empty() ? o_.trial_dir : fs::path(o_.history).replace_extension(".trials").string();
-  // Every placeholder must name a parameter: fail now, not in every trial.
-  fill_placeholders(command_, values_of(*sampler_->propose(0, {})));
+  if (fresh) {
+    history_.emplace(History::create(o_.history, *fresh));
+    for (const auto& t : imported.trials) history_->put(t);
+  }
+  // The samplers keep a reference to the space: the history's, which lives as long as they do.
+  const StudyInfo& kept = history_->study();
+  sampler_ = make_sampler(kept.sampler, kept.space, sampler_options);
+  if (runners_ > 1 && !o_.trial_jobs) stand_in_ = make_stand_in(kept.sampler, kept.space, sampler_options);
   study_.emplace(*history_, *sampler_, limits, now_s(), stand_in_.get());
   key_ = study_key(s.name, o_.history);
   post_progress();
   if (history_->recovered())
     say("recovered " + o_.history + " after an unclean stop (the old file is kept as " + o_.history +
         ".before-recovery)");
-  say("study '" + s.name + "': " + s.sampler + " search over " + std::to_string(s.space.dimensions()) +
+  const StudyInfo& info = history_->study();
+  if (fresh && info.imported > 0)
+    say("imported " + std::to_string(info.imported) + " finished trial(s) of " + info.imported_from +
+        (imported.skipped ? " (" + std::to_string(imported.skipped) + " left out: their parameters are outside this space; " +
+                                imported.why_skipped + ")"
+                          : std::string()));
+  if (fresh && !info.enqueued.empty())
+    say("the " + std::to_string(nlohmann::json::parse(info.enqueued).size()) + " parameter set(s) of --enqueue " +
+        o_.enqueue + " run first");
+  say("study '" + info.name + "': " + s.sampler + " search over " + std::to_string(s.space.dimensions()) +
       " parameter(s), " + (s.pruner.rule != "none" ? s.pruner.rule + " pruning on " + s.pruner.metric + ", " : "") + (o_.trials ? std::to_string(*o_.trials) + " trials" : std::string("no trial limit")) +
       ", " + std::to_string(std::max(1, runners_)) + (o_.trial_jobs ? " trial job(s) at once" : " runner(s)") + "; history " + o_.history +
       (history_->trials().empty() ? "" : " (" + std::to_string(history_->trials().size()) + " trials so far)"));
@@ -239,13 +268,17 @@ int AppCore::finish() {
 void AppCore::say(const std::string& line) const { std::cout << "tune: " << line << std::endl; }
 
 std::vector<std::pair<std::string, std::string>> AppCore::values_of(const Assignment& a) const {
+  return values_of(history_->study().space, a);
+}
+
+std::vector<std::pair<std::string, std::string>> AppCore::values_of(const SearchSpace& space, const Assignment& a) {
   std::vector<std::pair<std::string, std::string>> out;
-  const auto& ps = history_->study().space.parameters();
+  const auto& ps = space.parameters();
   for (std::size_t i = 0; i < ps.size() && i < a.size(); ++i) out.emplace_back(ps[i].name, to_string(a[i]));
   return out;
 }
 
-StudyInfo AppCore::new_study() const {
+StudyInfo AppCore::new_study(Imported& imported) const {
   if (o_.space_file.empty()) throw UsageError("--space FILE is required for a new study");
   std::ifstream in(o_.space_file);
   if (!in) throw UsageError("--space " + o_.space_file + ": cannot read the file");
@@ -273,6 +306,28 @@ StudyInfo AppCore::new_study() const {
   s.tune_version = PACKAGE_VERSION;
   // A bad sampler name or grid fails here, before a file exists.
   (void)make_sampler(s.sampler, s.space, {.seed = s.seed, .grid_points = s.grid_points, .minimize = s.minimize});
+  try {
+    if (!o_.enqueue.empty()) {
+      const auto sets = parse_enqueued(read_text_file(o_.enqueue, "--enqueue"), s.space, "--enqueue " + o_.enqueue);
+      if (o_.trials && sets.size() > *o_.trials)
+        throw UsageError("--enqueue " + o_.enqueue + " lists " + std::to_string(sets.size()) +
+                         " parameter sets but --trials is " + std::to_string(*o_.trials) +
+                         "; enqueued trials count towards --trials: raise it or list fewer");
+      if (!sets.empty()) s.enqueued = enqueued_to_json(sets, s.space);
+    }
+    if (!o_.warm_start.empty()) {
+      if (!fs::exists(o_.warm_start)) throw UsageError("--warm-start " + o_.warm_start + ": no such file");
+      imported = import_trials(read_history(o_.warm_start, false), o_.warm_start, s.space, s.minimize);
+      s.imported = imported.trials.size();
+      s.imported_from = fs::absolute(o_.warm_start).string();
+      if (imported.trials.empty())
+        throw UsageError("--warm-start " + o_.warm_start + ": no finished trial there fits this space" +
+                         (imported.skipped ? " (" + imported.why_skipped + ")" : std::string()) +
+                         "; drop --warm-start, or widen the space");
+    }
+  } catch (const WarmStartError& e) {
+    throw UsageError(e.what());
+  }
   return s;
 }
 
@@ -290,6 +345,23 @@ void AppCore::check_resume_flags(const StudyInfo& s) const {
   if (o_.prune.rule != "none" && given.to_json() != s.pruner.to_json())
     throw UsageError("the --prune settings differ from the study in " + o_.history + " (" + s.pruner.to_json().dump() +
                      "); drop them to continue with the study's own");
+  // Warm starts are fixed when a study is created; the same flags again
+  // (tune submit's requeue passes them) are fine.
+  if (!o_.enqueue.empty()) {
+    std::vector<Assignment> given;
+    try {
+      given = parse_enqueued(read_text_file(o_.enqueue, "--enqueue"), s.space, "--enqueue " + o_.enqueue);
+    } catch (const WarmStartError& e) {
+      throw UsageError(e.what());
+    }
+    if ((given.empty() ? std::string() : enqueued_to_json(given, s.space)) != s.enqueued)
+      throw UsageError("--enqueue " + o_.enqueue + " differs from the parameter sets the study in " + o_.history +
+                       " was created with; drop --enqueue to continue it (enqueued sets are fixed at creation)");
+  }
+  if (!o_.warm_start.empty() && fs::absolute(o_.warm_start).string() != s.imported_from)
+    throw UsageError("--warm-start " + o_.warm_start + ": the study in " + o_.history + " was created " +
+                     (s.imported_from.empty() ? std::string("without one") : "from " + s.imported_from) +
+                     "; drop --warm-start to continue it (imported trials are fixed at creation)");
   if ((o_.direction == "min") != s.minimize)
     throw UsageError("--direction " + o_.direction + " differs from the study in " + o_.history + " (" +
                      (s.minimize ? "min" : "max") + ")");

@@ -19,6 +19,7 @@
 #include "run_command.hpp"
 #include "search/sampler.hpp"
 #include "study/study.hpp"
+#include "study/warm_start.hpp"
 
 namespace tune {
 
@@ -65,7 +66,9 @@ class AppCore {
 
  private:
   std::vector<std::pair<std::string, std::string>> values_of(const Assignment& a) const;
-  StudyInfo new_study() const;
+  static std::vector<std::pair<std::string, std::string>> values_of(const SearchSpace& space, const Assignment& a);
+  // A new study from the flags, with what --warm-start imports (not yet recorded).
+  StudyInfo new_study(Imported& imported) const;
   void check_resume_flags(const StudyInfo& s) const;
 
   const RunOptions& o_;

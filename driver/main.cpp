@@ -58,6 +58,9 @@ int main(int argc, char** argv) {
   tune::add_prune_options(*r, run.prune);
   r->add_option("--trial-dir", run.trial_dir, "per-trial logs and params.json (default: HISTORY.trials/)");
   r->add_flag("--resume", run.resume, "continue the study in --history: keep done trials, rerun interrupted ones");
+  r->add_option("--enqueue", run.enqueue, "JSON list of parameter sets to run first (checked against the space)");
+  r->add_option("--warm-start", run.warm_start,
+                "HDF5 history of an earlier study: its finished trials feed the search, not run again");
   r->add_flag("-q,--quiet", run.quiet, "print only the summary");
   r->add_option("command", run.command, "the trial program and its arguments, after --; {name} is a parameter")
       ->take_all();

@@ -37,6 +37,8 @@ struct RunOptions {
   PrunerOptions prune;               // --prune and its settings
   bool resume = false;
   bool quiet = false;
+  std::string enqueue;               // --enqueue FILE: parameter sets run first
+  std::string warm_start;            // --warm-start OLD.h5: an earlier study's results, imported
 
   // --trial-jobs: every trial its own Slurm job (trial_jobs/).
   bool trial_jobs = false;

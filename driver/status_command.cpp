@@ -63,6 +63,12 @@ int show_status(const std::string& path, int top) {
       sep = ", ";
     }
   std::cout << (h.trials.empty() ? "" : ")") << "\n";
+  if (s.imported > 0)
+    std::cout << "imported:  trials 0-" << s.imported - 1 << " from " << s.imported_from << " (not run here)\n";
+  if (!s.enqueued.empty()) {
+    const auto n = nlohmann::json::parse(s.enqueued).size();
+    std::cout << "enqueued:  trials " << s.imported << "-" << s.imported + n - 1 << " (--enqueue)\n";
+  }
   std::cout.flush();
   show_trial_jobs(path);
   const auto best = ranked_trials(h);

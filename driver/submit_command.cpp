@@ -16,6 +16,7 @@
 #include "search/sampler.hpp"
 #include "space/search_space.hpp"
 #include "study/text_input.hpp"
+#include "study/warm_start.hpp"
 
 namespace tune {
 namespace {
@@ -51,6 +52,8 @@ void add_submit_options(CLI::App& s, SubmitOptions& o) {
   s.add_option("--time", o.time, "the job's time limit (sbatch --time); the study drains 2 minutes before");
   s.add_option("--trial-time-limit", o.trial_time_limit, "end a trial after this long");
   s.add_option("--target", o.target, "stop once the best objective reaches this value");
+  s.add_option("--enqueue", o.enqueue, "JSON list of parameter sets to run first")->check(CLI::ExistingFile);
+  s.add_option("--warm-start", o.warm_start, "HDF5 history of an earlier study to learn from")->check(CLI::ExistingFile);
   s.add_option("--metric-regex", o.metric_regex, "read the objective from the program's stdout");
   s.add_option("--max-failures", o.max_failures, "stop after this many failed trials in a row")->capture_default_str();
   add_prune_options(s, o.prune);
@@ -133,6 +136,8 @@ std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary
   if (o.gpus_per_trial > 0) s << " --gpus-per-trial " << o.gpus_per_trial;
   if (!o.trial_time_limit.empty()) s << " --trial-time-limit " << q(o.trial_time_limit);
   if (o.target) s << " --target " << to_string(ParamValue{*o.target});
+  if (!o.enqueue.empty()) s << " --enqueue " << q(o.enqueue);
+  if (!o.warm_start.empty()) s << " --warm-start " << q(o.warm_start);
   if (!o.metric_regex.empty()) s << " --metric-regex " << q(o.metric_regex);
   s << prune_arguments(o.prune, q);
   if (o.shell) s << " --shell";
@@ -172,12 +177,24 @@ int submit_study(const SubmitOptions& in) {
     std::cerr << "tune submit: error: no program: give it after -- or with --program\n";
     return kExitUsage;
   }
-  {  // validate the space now, not in the queue
+  {  // validate the space and the enqueued sets now, not in the queue
     std::ifstream f(o.space_file);
     std::stringstream text;
     text << f.rdbuf();
-    SearchSpace::parse(text.str(), o.space_file);
+    const SearchSpace space = SearchSpace::parse(text.str(), o.space_file);
+    if (!o.enqueue.empty()) {
+      std::ifstream e(o.enqueue);
+      std::stringstream sets;
+      sets << e.rdbuf();
+      if (parse_enqueued(sets.str(), space, "--enqueue " + o.enqueue).size() > static_cast<std::size_t>(o.trials)) {
+        std::cerr << "tune submit: error: --enqueue " << o.enqueue
+                  << " lists more parameter sets than --trials; enqueued trials count towards --trials\n";
+        return kExitUsage;
+      }
+    }
   }
+  if (!o.enqueue.empty()) o.enqueue = fs::absolute(o.enqueue).string();
+  if (!o.warm_start.empty()) o.warm_start = fs::absolute(o.warm_start).string();
   if (o.name.empty()) o.name = fs::path(o.space_file).stem().string();
   o.workdir = fs::absolute(o.workdir.empty() ? fs::current_path() : fs::path(o.workdir)).string();
   if (o.history.empty()) o.history = o.name + ".h5";

@@ -16,6 +16,7 @@ struct SubmitOptions {
   std::string program;
   std::vector<std::string> command;
   std::string space_file;
+  std::string enqueue, warm_start;  // passed on to tune run (absolute paths)
   std::string algo = "random";
   std::optional<std::uint64_t> seed;
   int grid_points = 5;

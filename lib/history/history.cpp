@@ -314,6 +314,12 @@ void write_study(hid_t file, const StudyInfo& s, const std::string& path) {
   write_string_attr(file, "created", s.created, path);
   write_string_attr(file, "tune_version", s.tune_version, path);
   write_string_attr(file, "pruner", s.pruner.to_json().dump(), path);
+  // Only in studies that have them (files of earlier studies lack them).
+  if (s.imported > 0) {
+    write_number_attr<std::uint64_t>(file, "imported", H5T_NATIVE_UINT64, s.imported, path);
+    write_string_attr(file, "imported_from", s.imported_from, path);
+  }
+  if (!s.enqueued.empty()) write_string_attr(file, "enqueued", s.enqueued, path);
 }
 
 StudyInfo read_study(hid_t file, const std::string& path) {
@@ -345,6 +351,11 @@ StudyInfo read_study(hid_t file, const std::string& path) {
       throw HistoryError(path + ": the pruner attribute is unreadable: " + e.what());
     }
   }
+  if (H5Aexists(file, "imported") > 0) {
+    s.imported = read_number_attr<std::uint64_t>(file, "imported", H5T_NATIVE_UINT64, path);
+    s.imported_from = read_string_attr(file, "imported_from", path);
+  }
+  if (H5Aexists(file, "enqueued") > 0) s.enqueued = read_string_attr(file, "enqueued", path);
   return s;
 }
 

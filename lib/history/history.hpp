@@ -36,6 +36,12 @@ struct StudyInfo {
   std::string created;          // ISO 8601, UTC
   std::string tune_version;
   PrunerOptions pruner;         // early stopping (rule "none" when off)
+  // Warm starts (study/warm_start.hpp), fixed at creation: trials 0..imported-1
+  // came from the history imported_from; the next ones run the parameter sets
+  // of `enqueued` (a JSON list of objects, "" for none) in order.
+  std::uint64_t imported = 0;
+  std::string imported_from;
+  std::string enqueued;
 };
 
 // One intermediate metric value of one trial.

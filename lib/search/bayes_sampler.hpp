@@ -55,8 +55,11 @@ class BayesSampler final : public Sampler {
   std::optional<Assignment> propose(std::uint64_t trial, std::span<const Assignment> pending) override;
   void observe(const Observation& done) override;
   std::string note() const override;
-  // Once the initial design is done: every proposal fits and searches the model.
-  bool costly(std::uint64_t trial) const override { return trial >= initial_ && points_.size() >= 2; }
+  // Once the initial design is done (or as many results are known, as in a
+  // warm-started study): every proposal fits and searches the model.
+  bool costly(std::uint64_t trial) const override {
+    return (trial >= initial_ || points_.size() >= initial_) && points_.size() >= 2;
+  }
 
   // How many initial-design trials precede the model.
   std::uint64_t initial_trials() const { return initial_; }

@@ -117,7 +117,8 @@ std::optional<Assignment> TpeSampler::propose(std::uint64_t trial, std::span<con
   std::mt19937_64 rng(seq);
   const auto& ps = space_.parameters();
   Assignment out;
-  if (points_.size() < kStartup || trial < kStartup) {
+  // Random until kStartup results are known (a warm-started study may know them before its first proposal).
+  if (points_.size() < kStartup) {
     for (const auto& p : ps) out.push_back(p.decode(unit(rng)));
     return out;
   }

@@ -1,5 +1,7 @@
 #include "study/study.hpp"
 
+#include "study/warm_start.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -34,6 +36,11 @@ Study::Study(History& history, Sampler& sampler, StudyLimits limits, double now,
     for (const auto& r : history_.reports())
       if (r.metric == metric && r.step >= 0) (void)pruner_->report(r.trial, r.step, r.value);
   }
+  // Warm starts: --trials counts the trials this study runs, not the imported ones.
+  const StudyInfo& info = history_.study();
+  if (!info.enqueued.empty()) enqueued_ = enqueued_from_json(info.enqueued, info.space);
+  first_proposal_ = info.imported + enqueued_.size();
+  if (limits_.trials) *limits_.trials += info.imported;
   for (const auto& t : history_.trials()) {
     if (is_final(t.state)) {
       observe({t.id, t.params, t.state == TrialState::Ok ? t.objective : std::nullopt, t.state == TrialState::Pruned});
@@ -126,22 +133,29 @@ std::optional<Trial> Study::next_trial(int rank, const std::string& host, double
   if (stopping()) return std::nullopt;
   if (auto t = start_rerun(rank, host, now)) return t;
   if (!may_propose()) return std::nullopt;
-  return start_new(sampler_.propose(next_id_, pending()), sampler_, rank, host, now);
+  return start_new(propose(sampler_), sampler_, rank, host, now);
 }
 
+std::optional<Assignment> Study::propose(Sampler& by) {
+  if (next_id_ < first_proposal_) return enqueued_[next_id_ - history_.study().imported];
+  return by.propose(next_id_ - first_proposal_, pending());
+}
+
+bool Study::costly_next() const { return next_id_ >= first_proposal_ && sampler_.costly(next_id_ - first_proposal_); }
+
 Study::Offer Study::offer_trial(int rank, const std::string& host, double now) {
-  if (!stand_in_ || (!job_.valid() && !sampler_.costly(next_id_))) return {next_trial(rank, host, now)};
+  if (!stand_in_ || (!job_.valid() && !costly_next())) return {next_trial(rank, host, now)};
   tick(now);
   if (stopping()) return {};
   if (auto t = start_rerun(rank, host, now)) return {std::move(t)};
   if (!may_propose()) return {};
   if (job_.valid()) {  // the sampler works for another runner: this one need not wait
     ++stand_in_trials_;
-    return {start_new(stand_in_->propose(next_id_, pending()), *stand_in_, rank, host, now)};
+    return {start_new(propose(*stand_in_), *stand_in_, rank, host, now)};
   }
   waiting_rank_ = rank;
   waiting_host_ = host;
-  job_ = std::async(std::launch::async, [this, id = next_id_, p = pending()] { return sampler_.propose(id, p); });
+  job_ = std::async(std::launch::async, [this, id = next_id_ - first_proposal_, p = pending()] { return sampler_.propose(id, p); });
   return {std::nullopt, true};
 }
 

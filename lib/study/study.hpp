@@ -129,6 +129,10 @@ class Study {
                                  double now);
   std::optional<Trial> start(Trial t, int rank, const std::string& host, double now);
   std::optional<Trial> start_rerun(int rank, const std::string& host, double now);  // the oldest rerun, if any
+  // The next new trial's parameters: an enqueued set while any is left, then
+  // `by`'s proposal (numbered from 0 after the imported and enqueued trials).
+  std::optional<Assignment> propose(Sampler& by);
+  bool costly_next() const;
   // A finished trial for the samplers (held back from one that is proposing).
   void observe(const Observation& o);
 
@@ -145,6 +149,8 @@ class Study {
   std::vector<std::uint64_t> rerun_;              // ids to run again, oldest first
   std::map<std::uint64_t, Assignment> running_;  // id -> params, for samplers' `pending`
   std::uint64_t next_id_ = 0;
+  std::vector<Assignment> enqueued_;              // --enqueue sets, run as trials imported..first_proposal_-1
+  std::uint64_t first_proposal_ = 0;              // imported + enqueued trials: the sampler numbers from here
   bool exhausted_ = false;
   int consecutive_failures_ = 0;
   std::optional<std::uint64_t> best_;

@@ -2,7 +2,7 @@
 # tune run with real mpirun and real processes: outcomes of misbehaving trials,
 # bad input, kill -9 at random moments, and a signal followed by --resume.
 source "$(dirname "$0")/tap.sh"
-plan 16
+plan 17
 tune=$TOP_BUILDDIR/driver/tune
 behave=$TOP_SRCDIR/tests/integration/programs/behave.sh
 branin=$TOP_SRCDIR/examples/synthetic/branin.py
@@ -90,11 +90,11 @@ m3=$("$tune" run --history branin.h5 --space one.json -- true 2>&1); r3=$?
 m4=$("$tune" run --history nothere.h5 --resume -- true 2>&1); r4=$?
 m5=$("$tune" run --history noprog.h5 --space one.json -- no-such-program-xyz 2>&1); r5=$?
 if [ $r1 -eq 1 ] && grep -q "bad.json: parameter 'lr': low must be below high" <<<"$m1" && [ ! -e bad.h5 ] &&
-   [ $r2 -eq 1 ] && grep -q "names {y}, which is not a parameter" <<<"$m2" &&
+   [ $r2 -eq 1 ] && grep -q "names {y}, which is not a parameter" <<<"$m2" && [ ! -e bad2.h5 ] && [ ! -e noprog.h5 ] &&
    [ $r3 -eq 1 ] && grep -q "already holds a study; continue it with --resume" <<<"$m3" &&
    [ $r4 -eq 1 ] && grep -q "no such history file" <<<"$m4" &&
    [ $r5 -eq 1 ] && grep -q "the program 'no-such-program-xyz' is not on PATH" <<<"$m5"; then
-  ok "bad space, unknown placeholder, existing or missing history, missing program: named, exit 1"
+  ok "bad space, unknown placeholder, existing or missing history, missing program: named, exit 1, no history left behind"
 else not_ok "bad input gets a message naming it" "$m1" "$m2" "$m3" "$m4" "$m5"; fi
 
 # 7. kill -9 at random moments, then --resume: nothing completed is lost or run twice.
@@ -207,3 +207,24 @@ if [ $rc -eq 0 ] && [ "$(grep -c ':ok$' <<<"$st")" -eq 60 ] && [ "$ids" = "$(seq
    && [ "${stood:-0}" -le 53 ]; then
   ok "bayes on 4 runners with short trials: 60 trials once each, all ok; tpe stood in for ${stood:-0} while the model was busy"
 else not_ok "bayes with a stand-in while its model proposes" "exit $rc" "$out" "$st"; fi
+
+# 13. Warm starts through mpirun: bowl.h5's finished trials imported (not run
+# again), two enqueued sets run first, then the model's own proposals; a bad
+# enqueued value is named and leaves no history; resume with the same flags.
+echo '[{"x1": 0.3, "x2": 0.6, "x3": 0.1}, {"x1": 0.5, "x2": 0.5, "x3": 0.5}]' >enq.json
+echo '[{"x1": 0.3, "x2": 1.6, "x3": 0.1}]' >enq_bad.json
+bad=$("$tune" run --history warm_bad.h5 --space bowl.json --trials 5 --enqueue enq_bad.json -- ./bowl.sh 2>&1); bad_rc=$?
+out=$(mpi 3 "$tune" run --history warm.h5 --space bowl.json --algo bayes --trials 6 --seed 2 --warm-start bowl.h5 --enqueue enq.json -- ./bowl.sh 2>&1); rc=$?
+csv=$("$tune" export warm.h5 --csv)
+imported=$(awk -F, 'NR > 1 && $NF ~ /^imported from bowl.h5 trial/' <<<"$csv" | wc -l)
+first=$(awk -F, 'NR == 62 {print $4 "," $5 "," $6}' <<<"$csv")
+oks=$(awk -F, 'NR > 1 && $2 == "ok"' <<<"$csv" | wc -l)
+again=$("$tune" run --history warm.h5 --resume --trials 8 --enqueue enq.json -q -- ./bowl.sh 2>&1); again_rc=$?
+status=$("$tune" status warm.h5 2>&1)
+if [ $bad_rc -eq 1 ] && grep -q "enq_bad.json: entry 1: parameter 'x2'" <<<"$bad" && [ ! -e warm_bad.h5 ] &&
+   [ $rc -eq 0 ] && grep -q "imported 60 finished trial(s) of .*bowl.h5" <<<"$out" && [ "$imported" -eq 60 ] &&
+   [ "$first" = "0.3,0.6,0.1" ] && [ "$oks" -eq 66 ] &&
+   [ $again_rc -eq 0 ] && grep -q "^trials: *68 (68 ok)" <<<"$status" && grep -q "^imported: *trials 0-59 from .*bowl.h5" <<<"$status" &&
+   grep -q "^enqueued: *trials 60-61" <<<"$status"; then
+  ok "--warm-start imports 60 trials without running them, --enqueue's sets run first (trial 60 = the first set), a bad set is named; resumed to 8 more"
+else not_ok "warm starts" "exit $bad_rc: $bad" "exit $rc: $out" "imported $imported, trial 60: $first" "exit $again_rc: $again" "$status"; fi
