@@ -182,6 +182,7 @@ TrialLaunch AppCore::launch_for(const Trial& t) {
   l.env.emplace_back("TUNE_PARAMS_FILE", fs::absolute(l.trial_dir + "/params.json").string());
   l.env.emplace_back("TUNE_TRIAL_ID", std::to_string(t.id));
   l.env.emplace_back("TUNE_TRIAL_DIR", fs::absolute(l.trial_dir).string());
+  l.checkpoint_dir = checkpoint_dir_of(t.id);
   l.env.emplace_back("TUNE_STUDY", s.name);
   if (!python_dir_.empty()) {
     const char* old = std::getenv("PYTHONPATH");
@@ -219,8 +220,18 @@ ProgressRecord AppCore::progress(StudyRole role) const {
 void AppCore::post_progress() { poster_.update(progress(o_.trial_jobs ? StudyRole::AppCore : StudyRole::Study), now_s()); }
 void AppCore::tick_progress() { poster_.tick(now_s()); }
 
+std::string AppCore::checkpoint_dir_of(std::uint64_t trial) const {
+  return fs::absolute(trial_dir_ + "/" + std::to_string(trial) + "/checkpoint").string();
+}
+
 void AppCore::record(const TrialRun& run, int rank, const std::string& host, const std::string& where) {
   const Trial& t = study_->on_result(run, rank, host);
+  // A finished trial needs its checkpoints no more; an interrupted one runs
+  // again and continues from them.
+  if (is_final(t.state) && !o_.keep_checkpoints) {
+    std::error_code ec;
+    fs::remove_all(checkpoint_dir_of(t.id), ec);
+  }
   post_progress();
   if (o_.quiet) return;
   std::ostringstream line;

@@ -44,6 +44,8 @@ class AppCore {
   const History& history() const { return *history_; }
   const std::string& key() const { return key_; }  // the study's key in progress records
   const std::string& trial_dir() const { return trial_dir_; }
+  // Where trial `trial` keeps its checkpoints (TUNE_CHECKPOINT_DIR), across attempts.
+  std::string checkpoint_dir_of(std::uint64_t trial) const;
 
   TrialLaunch launch_for(const Trial& t);  // also prints the sampler's news
 

@@ -59,6 +59,8 @@ int main(int argc, char** argv) {
   r->add_option("--trial-dir", run.trial_dir, "per-trial logs and params.json (default: HISTORY.trials/)");
   r->add_flag("--resume", run.resume, "continue the study in --history: keep done trials, rerun interrupted ones");
   r->add_option("--enqueue", run.enqueue, "JSON list of parameter sets to run first (checked against the space)");
+  r->add_flag("--keep-checkpoints", run.keep_checkpoints,
+              "keep each finished trial's checkpoint directory (TUNE_CHECKPOINT_DIR; removed by default)");
   r->add_option("--warm-start", run.warm_start,
                 "HDF5 history of an earlier study: its finished trials feed the search, not run again");
   r->add_flag("-q,--quiet", run.quiet, "print only the summary");

@@ -39,6 +39,7 @@ struct RunOptions {
   bool quiet = false;
   std::string enqueue;               // --enqueue FILE: parameter sets run first
   std::string warm_start;            // --warm-start OLD.h5: an earlier study's results, imported
+  bool keep_checkpoints = false;     // keep finished trials' TUNE_CHECKPOINT_DIR
 
   // --trial-jobs: every trial its own Slurm job (trial_jobs/).
   bool trial_jobs = false;

@@ -54,6 +54,7 @@ void add_submit_options(CLI::App& s, SubmitOptions& o) {
   s.add_option("--target", o.target, "stop once the best objective reaches this value");
   s.add_option("--enqueue", o.enqueue, "JSON list of parameter sets to run first")->check(CLI::ExistingFile);
   s.add_option("--warm-start", o.warm_start, "HDF5 history of an earlier study to learn from")->check(CLI::ExistingFile);
+  s.add_flag("--keep-checkpoints", o.keep_checkpoints, "keep each finished trial's checkpoint directory");
   s.add_option("--metric-regex", o.metric_regex, "read the objective from the program's stdout");
   s.add_option("--max-failures", o.max_failures, "stop after this many failed trials in a row")->capture_default_str();
   add_prune_options(s, o.prune);
@@ -138,6 +139,7 @@ std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary
   if (o.target) s << " --target " << to_string(ParamValue{*o.target});
   if (!o.enqueue.empty()) s << " --enqueue " << q(o.enqueue);
   if (!o.warm_start.empty()) s << " --warm-start " << q(o.warm_start);
+  if (o.keep_checkpoints) s << " --keep-checkpoints";
   if (!o.metric_regex.empty()) s << " --metric-regex " << q(o.metric_regex);
   s << prune_arguments(o.prune, q);
   if (o.shell) s << " --shell";

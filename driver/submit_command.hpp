@@ -17,6 +17,7 @@ struct SubmitOptions {
   std::vector<std::string> command;
   std::string space_file;
   std::string enqueue, warm_start;  // passed on to tune run (absolute paths)
+  bool keep_checkpoints = false;
   std::string algo = "random";
   std::optional<std::uint64_t> seed;
   int grid_points = 5;

@@ -22,7 +22,8 @@ json to_json(const TrialLaunch& l) {
   for (const auto& [k, v] : l.env) env.push_back({k, v});
   return {{"trial", l.trial},         {"argv", l.argv},           {"env", env},
           {"trial_dir", l.trial_dir}, {"params_json", l.params_json}, {"time_limit", l.time_limit},
-          {"grace", l.grace},         {"metric_regex", l.metric_regex}, {"reports_in_file", l.reports_in_file}};
+          {"grace", l.grace},         {"metric_regex", l.metric_regex}, {"reports_in_file", l.reports_in_file},
+          {"checkpoint_dir", l.checkpoint_dir}};
 }
 
 TrialLaunch launch_from_json(const json& j) {
@@ -36,6 +37,7 @@ TrialLaunch launch_from_json(const json& j) {
   l.grace = j.at("grace").get<double>();
   l.metric_regex = j.at("metric_regex").get<std::string>();
   l.reports_in_file = j.value("reports_in_file", false);
+  l.checkpoint_dir = j.value("checkpoint_dir", std::string());
   return l;
 }
 

@@ -169,6 +169,14 @@ TrialRun TrialProcess::run(const TrialLaunch& l, const ReportSink& on_report, co
     if (!overridden) env_strings.emplace_back(kv);
   }
   for (const auto& [k, v] : l.env) env_strings.push_back(k + "=" + v);
+  if (!l.checkpoint_dir.empty()) {
+    // What an earlier attempt left (a signal, a requeue, a lost node) is the
+    // program's to continue from; an empty or new directory restores nothing.
+    const bool restored = fs::is_directory(l.checkpoint_dir, ec) && !fs::is_empty(l.checkpoint_dir, ec);
+    fs::create_directories(l.checkpoint_dir, ec);
+    env_strings.push_back("TUNE_CHECKPOINT_DIR=" + fs::absolute(l.checkpoint_dir).string());
+    env_strings.push_back(std::string("TUNE_CHECKPOINT_RESTORED=") + (restored ? "1" : "0"));
+  }
   // The report file: created empty now, read from `report_offset` on as it grows.
   int report_file = -1;
   off_t report_offset = 0;

@@ -24,6 +24,9 @@ struct TrialLaunch {
   // Reports go to TUNE_REPORT_FILE (trial_dir/reports, read as it grows)
   // instead of a descriptor: for a program that srun starts on other nodes.
   bool reports_in_file = false;
+  // Kept across attempts of the trial (TUNE_CHECKPOINT_DIR); created if
+  // missing. An attempt that finds it non-empty is told TUNE_CHECKPOINT_RESTORED=1.
+  std::string checkpoint_dir;
 };
 
 class TrialProcess {

@@ -9,7 +9,11 @@
  *
  * Lines go to the descriptor in TUNE_REPORT_FD as key=value pairs (see
  * tune(1), TRIAL CONTRACT), or are appended to the file in TUNE_REPORT_FILE
- * (a trial started with srun across nodes); outside tune they go to stderr. */
+ * (a trial started with srun across nodes); outside tune they go to stderr.
+ *
+ * Checkpoints: tune_checkpoint_dir() is the trial's own directory, kept when
+ * the trial is interrupted and given back when it runs again (NULL outside
+ * tune); tune_restored() is 1 when this attempt found an earlier one's files. */
 #ifndef TUNE_REPORT_H
 #define TUNE_REPORT_H
 
@@ -71,6 +75,16 @@ static inline const char *tune_param_string(const char *name, const char *fallba
   snprintf(var, sizeof var, "TUNE_PARAM_%s", name);
   const char *v = getenv(var);
   return v ? v : fallback;
+}
+
+static inline const char *tune_checkpoint_dir(void) {
+  const char *v = getenv("TUNE_CHECKPOINT_DIR");
+  return v && *v ? v : NULL;
+}
+
+static inline int tune_restored(void) {
+  const char *v = getenv("TUNE_CHECKPOINT_RESTORED");
+  return v && strcmp(v, "1") == 0;
 }
 
 #endif

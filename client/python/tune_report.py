@@ -7,6 +7,11 @@
         tune.report(step=epoch, loss=loss, accuracy=acc)
     tune.objective(acc)               # the trial's result; the last one counts
 
+Checkpoints: tune.checkpoint_dir() is the trial's own directory, kept when
+the trial is interrupted (a signal, a requeue, a yield, a lost node) and
+given back when it runs again; tune.restored() says whether this attempt
+found something there to continue from.
+
 Lines go to the file descriptor named in TUNE_REPORT_FD as `key=value`
 pairs (see tune(1), TRIAL CONTRACT); a trial started on several nodes with
 srun (trial jobs, --nodes-per-trial) appends them to the file named in
@@ -74,3 +79,15 @@ def report(step=None, **metrics):
 def objective(value):
     """The trial's result, the number tune optimises. NaN marks the trial invalid."""
     _out().write("objective=%s\n" % _number(value))
+
+
+def checkpoint_dir():
+    """The trial's checkpoint directory (TUNE_CHECKPOINT_DIR), kept across
+    interruptions and removed once the trial has finished; None outside tune."""
+    return os.environ.get("TUNE_CHECKPOINT_DIR") or None
+
+
+def restored():
+    """True when this attempt of the trial found checkpoints an earlier,
+    interrupted attempt left in checkpoint_dir()."""
+    return os.environ.get("TUNE_CHECKPOINT_RESTORED") == "1"

@@ -2,7 +2,9 @@
 """A small PyTorch network on scikit-learn's bundled digits data (8x8
 images, 1797 samples; nothing is downloaded). tune chooses the learning rate,
 momentum, batch size, hidden width and weight decay; the objective is the
-validation accuracy, reported every epoch.
+validation accuracy, reported every epoch. The model is checkpointed after
+every epoch in the trial's checkpoint directory: a trial interrupted (a
+yield, a requeue, a time limit) and run again continues at the next epoch.
 
 Runs by hand too:  TUNE_PARAM_lr=0.1 TUNE_PARAM_momentum=0.9 ... ./train.py
 """
@@ -40,7 +42,17 @@ opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum, weight_decay
 loss_fn = torch.nn.CrossEntropyLoss()
 
 best = 0.0
-for epoch in range(1, epochs + 1):
+first = 1
+ckpt_dir = tune.checkpoint_dir()
+ckpt = os.path.join(ckpt_dir, "state.pt") if ckpt_dir else None
+if ckpt and tune.restored() and os.path.exists(ckpt):
+    state = torch.load(ckpt)
+    model.load_state_dict(state["model"])
+    opt.load_state_dict(state["opt"])
+    torch.set_rng_state(state["rng"])
+    best, first = state["best"], state["epoch"] + 1
+    print("restored from %s: continuing at epoch %d" % (ckpt, first), flush=True)
+for epoch in range(first, epochs + 1):
     model.train()
     order = torch.randperm(len(X_train))
     total = 0.0
@@ -58,5 +70,10 @@ for epoch in range(1, epochs + 1):
     if not np.isfinite(train_loss):
         break  # diverged: the last report says so, the objective stays the best seen
     best = max(best, accuracy)
+    print("epoch %d" % epoch, flush=True)
     tune.report(step=epoch, loss=train_loss, val_accuracy=accuracy)
+    if ckpt:  # written whole, then renamed: an interruption never leaves half a checkpoint
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "rng": torch.get_rng_state(),
+                    "best": best, "epoch": epoch}, ckpt + ".tmp")
+        os.replace(ckpt + ".tmp", ckpt)
 tune.objective(best)

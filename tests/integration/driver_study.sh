@@ -2,7 +2,7 @@
 # tune run with real mpirun and real processes: outcomes of misbehaving trials,
 # bad input, kill -9 at random moments, and a signal followed by --resume.
 source "$(dirname "$0")/tap.sh"
-plan 17
+plan 18
 tune=$TOP_BUILDDIR/driver/tune
 behave=$TOP_SRCDIR/tests/integration/programs/behave.sh
 branin=$TOP_SRCDIR/examples/synthetic/branin.py
@@ -228,3 +228,26 @@ if [ $bad_rc -eq 1 ] && grep -q "enq_bad.json: entry 1: parameter 'x2'" <<<"$bad
    grep -q "^enqueued: *trials 60-61" <<<"$status"; then
   ok "--warm-start imports 60 trials without running them, --enqueue's sets run first (trial 60 = the first set), a bad set is named; resumed to 8 more"
 else not_ok "warm starts" "exit $bad_rc: $bad" "exit $rc: $out" "imported $imported, trial 60: $first" "exit $again_rc: $again" "$status"; fi
+
+# 14. Trial checkpoints: the digits example checkpoints every epoch in
+# TUNE_CHECKPOINT_DIR. Its study is stopped with SIGTERM mid-trial; on
+# --resume the interrupted trial gets the same directory back, is told it was
+# restored, and does only the remaining epochs. A finished trial's checkpoint
+# directory is removed, unless --keep-checkpoints.
+echo '{"parameters": [{"name": "lr", "type": "bound", "value": [0.05, 0.1]}]}' >digits.json
+DIGITS_EPOCHS=60 "$tune" run --history digits.h5 --space digits.json --trials 1 --seed 1 -- "$TOP_SRCDIR/examples/digits/train.py" >digits1.out 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do grep -q "^epoch 5$" digits.trials/0/stdout 2>/dev/null && break; sleep 0.05; done
+kill -TERM $pid; wait $pid; rc1=$?
+before=$(grep -c '^epoch' digits.trials/0/stdout)
+saved=$(ls digits.trials/0/checkpoint 2>&1)
+DIGITS_EPOCHS=60 "$tune" run --history digits.h5 --resume --trials 1 -- "$TOP_SRCDIR/examples/digits/train.py" >digits2.out 2>&1; rc2=$?
+from=$(sed -n 's/^restored from .*: continuing at epoch \([0-9]*\)$/\1/p' digits.trials/0/stdout)
+after=$(grep -c '^epoch' digits.trials/0/stdout)
+DIGITS_EPOCHS=3 "$tune" run --history kept.h5 --space digits.json --trials 2 --keep-checkpoints -- "$TOP_SRCDIR/examples/digits/train.py" >kept.out 2>&1; rc3=$?
+if [ $rc1 -eq 75 ] && [ "$saved" = "state.pt" ] && [ $rc2 -eq 0 ] && [ -n "$from" ] && [ "$from" -gt 5 ] &&
+   [ "$after" -eq $((60 - from + 1)) ] && [ "$(state_of digits.h5)" = "0:ok" ] && [ ! -e digits.trials/0/checkpoint ] &&
+   [ $rc3 -eq 0 ] && [ -s kept.trials/0/checkpoint/state.pt ] && [ -s kept.trials/1/checkpoint/state.pt ]; then
+  ok "a trial stopped after $before epochs resumed from its checkpoint at epoch $from and ran only the remaining $after; checkpoints removed once finished, kept with --keep-checkpoints"
+else not_ok "trial checkpoints across an interruption" "exit $rc1, $before epochs, checkpoint: $saved" "$(cat digits1.out)" \
+  "exit $rc2, restored at '${from}', $after epochs after" "$(cat digits2.out)" "$(head -3 digits.trials/0/stdout)" "exit $rc3: $(ls -R kept.trials 2>&1 | head)"; fi
