@@ -21,14 +21,15 @@ void write_file(const std::string& path, const std::string& text) {
 
 int write_report(const std::string& history, const std::string& html, const std::string& svg_dir) {
   const HistorySnapshot h = read_history(history, true);
-  std::cout << report_summary(h);
+  const StudyModel model = fit_study_model(h);
+  std::cout << report_summary(h, model);
   if (html != "-") {
     std::string path = html;
     if (path.empty()) {
       std::filesystem::path p(history);
       path = (p.parent_path() / (p.stem().string() + "-report.html")).string();
     }
-    write_file(path, report_html(h));
+    write_file(path, report_html(h, model));
     std::cout << "report: " << path << "\n";
   }
   if (!svg_dir.empty()) {
@@ -37,6 +38,8 @@ int write_report(const std::string& history, const std::string& html, const std:
       const std::string path = (std::filesystem::path(svg_dir) / (c.name + ".svg")).string();
       write_file(path, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + render_svg(c.chart));
     }
+    for (const auto& [name, svg] : model_svgs(h, model))
+      write_file((std::filesystem::path(svg_dir) / (name + ".svg")).string(), "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + svg);
     std::cout << "charts: " << svg_dir << "/*.svg\n";
   }
   return 0;

@@ -6,6 +6,8 @@
 #include <map>
 #include <sstream>
 
+#include "report/importance.hpp"
+
 namespace tune {
 namespace {
 
@@ -169,7 +171,7 @@ std::vector<NamedChart> study_charts(const HistorySnapshot& h) {
   return out;
 }
 
-std::string report_summary(const HistorySnapshot& h) {
+std::string report_summary(const HistorySnapshot& h, const StudyModel& m) {
   std::ostringstream o;
   const auto& s = h.study;
   o << "study " << s.name << ": " << s.sampler << " search"
@@ -208,17 +210,114 @@ std::string report_summary(const HistorySnapshot& h) {
       << full << "); " << run << " steps run instead of " << would << " ("
       << brief(100.0 * static_cast<double>(run) / static_cast<double>(would)) << "%)\n";
   }
+  if (!m.importance.empty()) {
+    o << "parameter importance (fANOVA over a random forest of the ok trials' objectives):";
+    for (const auto& p : m.importance) o << " " << p.name << " " << brief(p.importance);
+    o << "\n";
+  }
   return o.str();
 }
 
-std::string report_html(const HistorySnapshot& h) {
+StudyModel fit_study_model(const HistorySnapshot& h) {
+  StudyModel m;
+  m.forest = ForestModel::fit(h.study.space, h.trials);
+  if (m.forest) m.importance = m.forest->importance();
+  return m;
+}
+
+namespace {
+
+double as_number(const ParamValue& v) {
+  if (const auto* d = std::get_if<double>(&v)) return *d;
+  if (const auto* n = std::get_if<std::int64_t>(&v)) return static_cast<double>(*n);
+  return 0;
+}
+
+// Parameter indices, most important first (the space's order without a model).
+std::vector<std::size_t> by_importance(const HistorySnapshot& h, const StudyModel& m) {
+  const auto& ps = h.study.space.parameters();
+  std::vector<std::size_t> out;
+  for (const auto& imp : m.importance)
+    for (std::size_t j = 0; j < ps.size(); ++j)
+      if (ps[j].name == imp.name) out.push_back(j);
+  if (out.size() != ps.size()) {
+    out.clear();
+    for (std::size_t j = 0; j < ps.size(); ++j) out.push_back(j);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> model_svgs(const HistorySnapshot& h, const StudyModel& m) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const auto& ps = h.study.space.parameters();
+  const auto ranked = ranked_trials(h);
+  if (ranked.size() < 2) return out;
+  const auto order = by_importance(h, m);
+
+  ParallelChart pc;
+  pc.title = "Trials in parallel coordinates (best tenth in colour, darkest best; parameters by importance)";
+  pc.axes.push_back({"objective", false, {}});
+  for (auto j : order) pc.axes.push_back({ps[j].name, ps[j].log, ps[j].kind == ParamKind::Choice ? ps[j].choices : std::vector<std::string>{}});
+  for (std::size_t r = 0; r < ranked.size(); ++r) {
+    const Trial& t = *ranked[r];
+    std::vector<double> row{*t.objective};
+    for (auto j : order) {
+      if (ps[j].kind == ParamKind::Choice) {
+        const auto& c = ps[j].choices;
+        row.push_back(static_cast<double>(std::find(c.begin(), c.end(), std::get<std::string>(t.params[j])) - c.begin()));
+      } else {
+        row.push_back(as_number(t.params[j]));
+      }
+    }
+    pc.rows.push_back(std::move(row));
+    pc.shade.push_back(static_cast<double>(r) / static_cast<double>(ranked.size() - 1));
+  }
+  out.emplace_back("parallel", render_parallel(pc));
+
+  // The fitted objective over the two most important numeric parameters.
+  std::vector<std::size_t> numeric;
+  for (auto j : order)
+    if (ps[j].kind != ParamKind::Choice && ps[j].cardinality() != 1) numeric.push_back(j);
+  if (m.forest && numeric.size() >= 2) {
+    const auto a = numeric[0], b = numeric[1];
+    const auto grid = [](const Parameter& p) {
+      std::vector<double> g;
+      double lo = p.low, hi = p.high;
+      if (p.kind == ParamKind::Number) {
+        lo = *std::min_element(p.numbers.begin(), p.numbers.end());
+        hi = *std::max_element(p.numbers.begin(), p.numbers.end());
+      }
+      const bool log = p.log && lo > 0;
+      constexpr int kCells = 30;
+      for (int k = 0; k < kCells; ++k) {
+        const double t = (k + 0.5) / kCells;
+        g.push_back(log ? std::exp(std::log(lo) + t * (std::log(hi) - std::log(lo))) : lo + t * (hi - lo));
+      }
+      return g;
+    };
+    HeatMap hm;
+    hm.title = "Fitted objective over " + ps[a].name + " and " + ps[b].name + " (others averaged)";
+    hm.x_label = ps[a].name, hm.y_label = ps[b].name, hm.z_label = "objective (random forest)";
+    hm.log_x = ps[a].log && ps[a].low > 0, hm.log_y = ps[b].log && ps[b].low > 0;
+    hm.x = grid(ps[a]), hm.y = grid(ps[b]);
+    for (double x : hm.x)
+      for (double y : hm.y) hm.z.push_back(m.forest->marginal({{a, ParamValue{x}}, {b, ParamValue{y}}}));
+    for (const Trial* t : ranked) hm.px.push_back(as_number(t->params[a])), hm.py.push_back(as_number(t->params[b]));
+    out.emplace_back("contour", render_heatmap(hm));
+  }
+  return out;
+}
+
+std::string report_html(const HistorySnapshot& h, const StudyModel& m) {
   std::ostringstream o;
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>tune report: "
     << xml_escape(h.study.name) << "</title>\n"
     << "<style>body{font-family:sans-serif;margin:1.5em;color:#222}"
        "pre{background:#f6f6f6;padding:.8em}figure{display:inline-block;margin:.4em}"
        "table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left}</style>\n"
-    << "</head><body>\n<h1>Study " << xml_escape(h.study.name) << "</h1>\n<pre>" << xml_escape(report_summary(h))
+    << "</head><body>\n<h1>Study " << xml_escape(h.study.name) << "</h1>\n<pre>" << xml_escape(report_summary(h, m))
     << "command: " << xml_escape(h.study.command) << "\ncreated: " << xml_escape(h.study.created) << " by tune "
     << xml_escape(h.study.tune_version) << "</pre>\n";
   const auto ok = ranked_trials(h);
@@ -234,6 +333,16 @@ std::string report_html(const HistorySnapshot& h) {
     }
     o << "</table>\n";
   }
+  if (!m.importance.empty()) {
+    o << "<h2>Which parameters matter</h2>\n<p>Share of the objective's variance each parameter explains on its own "
+         "(fANOVA over a random forest fitted to the ok trials, as Optuna's default importance evaluator).</p>\n"
+         "<table><tr><th>parameter</th><th>importance</th><th></th></tr>\n";
+    for (const auto& p : m.importance)
+      o << "<tr><td>" << xml_escape(p.name) << "</td><td>" << brief(p.importance) << "</td><td><div style=\"background:"
+        << kBlue << ";height:10px;width:" << static_cast<int>(std::lround(300 * p.importance)) << "px\"></div></td></tr>\n";
+    o << "</table>\n";
+  }
+  for (const auto& [name, svg] : model_svgs(h, m)) o << "<figure id=\"" << name << "\">" << svg << "</figure>\n";
   o << "<h2>Charts</h2>\n";
   for (const auto& c : study_charts(h)) o << "<figure id=\"" << xml_escape(c.name) << "\">" << render_svg(c.chart) << "</figure>\n";
   o << "</body></html>\n";

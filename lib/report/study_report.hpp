@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "history/history.hpp"
+#include "report/importance.hpp"
 #include "report/svg_chart.hpp"
 
 namespace tune {
@@ -25,9 +26,21 @@ std::string brief(const ParamValue& v);
 std::vector<NamedChart> study_charts(const HistorySnapshot& h);
 // The metric the learning curves show: the pruner's, else the most reported one.
 std::string curve_metric(const HistorySnapshot& h);
-// Findings in a few lines: best, states, and what pruning saved.
-std::string report_summary(const HistorySnapshot& h);
-// A complete HTML document: the summary, the best trials and every chart inline.
-std::string report_html(const HistorySnapshot& h);
+// What a random forest fitted to the ok trials says (report/importance.hpp):
+// fitted once per report.
+struct StudyModel {
+  std::optional<ForestModel> forest;
+  std::vector<ParamImportance> importance;  // empty: too few or constant results
+};
+StudyModel fit_study_model(const HistorySnapshot& h);
+// Charts of the model, as named SVG documents: the trials in parallel
+// coordinates (parameters by importance) and the fitted objective over the
+// two most important numeric parameters.
+std::vector<std::pair<std::string, std::string>> model_svgs(const HistorySnapshot& h, const StudyModel& m);
+
+// Findings in a few lines: best, states, what pruning saved, which parameters matter.
+std::string report_summary(const HistorySnapshot& h, const StudyModel& m);
+// A complete HTML document: the summary, the best trials, parameter importance and every chart inline.
+std::string report_html(const HistorySnapshot& h, const StudyModel& m);
 
 }  // namespace tune

@@ -27,6 +27,30 @@ struct Chart {
 // log axis) are left out; a chart with no drawable point says so.
 std::string render_svg(const Chart& chart, int width = 560, int height = 340);
 
+// Parallel coordinates: one vertical axis per column, one line per row.
+struct ParallelAxis {
+  std::string name;
+  bool log = false;
+  std::vector<std::string> categories;  // a choice: rows hold the index
+};
+struct ParallelChart {
+  std::string title;
+  std::vector<ParallelAxis> axes;
+  std::vector<std::vector<double>> rows;  // a value per axis
+  std::vector<double> shade;              // per row: 0 (best, dark) .. 1 (worst, light)
+};
+std::string render_parallel(const ParallelChart& chart, int width = 760, int height = 340);
+
+// A filled map of z over a grid of x and y (cell centres), with points on top.
+struct HeatMap {
+  std::string title, x_label, y_label, z_label;
+  bool log_x = false, log_y = false;
+  std::vector<double> x, y;  // grid centres, increasing
+  std::vector<double> z;     // z[i * y.size() + j] at (x[i], y[j])
+  std::vector<double> px, py;  // points (trials)
+};
+std::string render_heatmap(const HeatMap& map, int width = 560, int height = 400);
+
 // Text made safe for XML/HTML.
 std::string xml_escape(const std::string& s);
 

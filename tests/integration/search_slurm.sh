@@ -73,9 +73,13 @@ else
     --screenshot="$shot" "file://$work/searched-report.html" >/dev/null 2>&1
   figures=$(grep -o '<figure id="[a-z0-9-]*"><svg' <<<"$dom" | wc -l)
   crosses=$(grep -o 'class="pruned"' <<<"$dom" | wc -l)
-  if grep -q "pruning: .* trials stopped early" <<<"$rep" && [ "$figures" -eq 5 ] && [ "$crosses" -ge 3 ] &&
-     ! grep -qE '(src|href)="https?:' "$work/searched-report.html" && [ "$(ls charts/*.svg | wc -l)" -eq 5 ] &&
+  # 5 charts, the trials in parallel coordinates and the fitted objective over Branin's two parameters.
+  if grep -q "pruning: .* trials stopped early" <<<"$rep" && [ "$figures" -eq 7 ] && [ "$crosses" -ge 3 ] &&
+     grep -Eq "^parameter importance .*: x[12] [0-9.e-]+ x[12] [0-9.e-]+$" <<<"$rep" &&
+     grep -q "<h2>Which parameters matter</h2>" <<<"$dom" && grep -q '<figure id="parallel"><svg' <<<"$dom" &&
+     grep -q '<figure id="contour"><svg' <<<"$dom" &&
+     ! grep -qE '(src|href)="https?:' "$work/searched-report.html" && [ "$(ls charts/*.svg | wc -l)" -eq 7 ] &&
      [ "$(stat -c %s "$shot" 2>/dev/null || echo 0)" -gt 20000 ]; then
-    ok "tune report: 5 charts rendered by headless Chromium, $crosses pruned trials marked, nothing from the network"
+    ok "tune report: 7 charts rendered by headless Chromium (parallel coordinates and the fitted objective's map among them), parameter importance, $crosses pruned trials marked, nothing from the network"
   else not_ok "tune report renders in Chromium" "$rep" "figures=$figures crosses=$crosses" "$(ls -l "$shot" charts 2>&1)"; fi
 fi
