@@ -25,11 +25,16 @@ std::vector<const Trial*> by_end(const HistorySnapshot& h) {
   return ok;
 }
 
+// When this study's first trial started (trials imported by --warm-start ran
+// in another study, earlier: they count as known at the start).
 double study_start(const HistorySnapshot& h) {
   double start = 0;
   for (const auto& t : h.trials)
-    if (t.start_time > 0 && (start == 0 || t.start_time < start)) start = t.start_time;
+    if (t.id >= h.study.imported && t.start_time > 0 && (start == 0 || t.start_time < start)) start = t.start_time;
   return start;
+}
+double minutes_in(const HistorySnapshot& h, const Trial& t) {
+  return t.id < h.study.imported ? 0.0 : (t.end_time - study_start(h)) / 60;
 }
 
 // A log axis when the values are positive and span more than two decades.
@@ -93,7 +98,7 @@ std::vector<NamedChart> study_charts(const HistorySnapshot& h) {
   std::size_t finished = 0;
   for (const Trial* t : ok) {
     best = finished++ == 0 ? *t->objective : (min ? std::min(best, *t->objective) : std::max(best, *t->objective));
-    const double minutes = (t->end_time - t0) / 60;
+    const double minutes = t->id < h.study.imported ? 0.0 : (t->end_time - t0) / 60;
     all_t.x.push_back(minutes);
     all_t.y.push_back(*t->objective);
     best_t.x.push_back(minutes);
@@ -187,7 +192,7 @@ std::string report_summary(const HistorySnapshot& h, const StudyModel& m) {
   if (!ranked.empty()) {
     const Trial* best = ranked.front();
     o << "best: trial " << best->id << " objective=" << brief(*best->objective) << " after "
-      << brief((best->end_time - study_start(h)) / 60) << " min;";
+      << brief(minutes_in(h, *best)) << " min" << (best->id < s.imported ? " (imported)" : "") << ";";
     for (std::size_t i = 0; i < s.space.parameters().size(); ++i)
       o << " " << s.space.parameters()[i].name << "=" << brief(best->params[i]);
     o << "\n";
