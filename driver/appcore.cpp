@@ -266,9 +266,19 @@ int AppCore::finish() {
     for (std::size_t i = 0; i < ps.size(); ++i) b << " " << ps[i].name << "=" << to_string(best->params[i]);
     say(b.str());
   }
+  // A study that ended for good (not one stopped to be resumed) will not run
+  // its interrupted trials again: their checkpoints go too.
+  const auto reason = s.stop_reason();
+  if (!o_.keep_checkpoints &&
+      (reason == StopReason::TargetReached || reason == StopReason::TrialsDone || reason == StopReason::SpaceExhausted))
+    for (const auto& t : history_->trials())
+      if (!is_final(t.state)) {
+        std::error_code ec;
+        fs::remove_all(checkpoint_dir_of(t.id), ec);
+      }
   poster_.flush(now_s());
   history_->close();
-  switch (s.stop_reason()) {
+  switch (reason) {
     case StopReason::Signal: say("interrupted: run again with --resume to continue"); return kExitInterrupted;
     case StopReason::TooManyFailures: return kExitBrokenProgram;
     case StopReason::Refused: return kExitUsage;

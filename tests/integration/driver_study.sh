@@ -2,7 +2,7 @@
 # tune run with real mpirun and real processes: outcomes of misbehaving trials,
 # bad input, kill -9 at random moments, and a signal followed by --resume.
 source "$(dirname "$0")/tap.sh"
-plan 18
+plan 19
 tune=$TOP_BUILDDIR/driver/tune
 behave=$TOP_SRCDIR/tests/integration/programs/behave.sh
 branin=$TOP_SRCDIR/examples/synthetic/branin.py
@@ -251,3 +251,17 @@ if [ $rc1 -eq 75 ] && [ "$saved" = "state.pt" ] && [ $rc2 -eq 0 ] && [ -n "$from
   ok "a trial stopped after $before epochs resumed from its checkpoint at epoch $from and ran only the remaining $after; checkpoints removed once finished, kept with --keep-checkpoints"
 else not_ok "trial checkpoints across an interruption" "exit $rc1, $before epochs, checkpoint: $saved" "$(cat digits1.out)" \
   "exit $rc2, restored at '${from}', $after epochs after" "$(cat digits2.out)" "$(head -3 digits.trials/0/stdout)" "exit $rc3: $(ls -R kept.trials 2>&1 | head)"; fi
+
+# 15. A study that ends for good (here its target, reached while another trial
+# runs) removes the interrupted trial's checkpoints too: it will not run again.
+cat >fast_slow.json <<'JSON'
+[{"lr": 0.1, "momentum": 0.9, "batch_size": 256, "hidden": 64, "weight_decay": 0.0001},
+ {"lr": 0.1, "momentum": 0.9, "batch_size": 8, "hidden": 64, "weight_decay": 0.0001}]
+JSON
+out=$(DIGITS_EPOCHS=30 mpi 3 "$tune" run --history target.h5 --space "$TOP_SRCDIR/examples/digits/space.json" --trials 2 \
+  --enqueue fast_slow.json --direction max --target 0.5 -- "$TOP_SRCDIR/examples/digits/train.py" 2>&1); rc=$?
+epochs=$(grep -c '^epoch' target.trials/1/stdout 2>/dev/null)
+left=$(ls -d target.trials/*/checkpoint 2>/dev/null)
+if [ $rc -eq 0 ] && [ "$(state_of target.h5 | paste -sd' ')" = "0:ok 1:interrupted" ] && [ "${epochs:-0}" -ge 1 ] && [ -z "$left" ]; then
+  ok "target reached while trial 1 ran ($epochs epochs checkpointed): the study ended and its checkpoints are gone"
+else not_ok "checkpoints of a study that ended for good" "exit $rc" "$out" "$(state_of target.h5)" "epochs: $epochs" "left: $left"; fi
