@@ -66,15 +66,6 @@ std::string python_client_dir() {
   return "";
 }
 
-// A small input file's text (--enqueue), or a UsageError naming the flag.
-std::string read_text_file(const std::string& path, const std::string& flag) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(flag + " " + path + ": cannot read the file: " + std::strerror(errno));
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // The program's path, looked up on PATH once (not by every trial), so that a
 // typo fails the study at once instead of every trial.
 std::string resolve_program(const std::string& name) {
@@ -269,8 +260,7 @@ int AppCore::finish() {
   // A study that ended for good (not one stopped to be resumed) will not run
   // its interrupted trials again: their checkpoints go too.
   const auto reason = s.stop_reason();
-  if (!o_.keep_checkpoints &&
-      (reason == StopReason::TargetReached || reason == StopReason::TrialsDone || reason == StopReason::SpaceExhausted))
+  if (!o_.keep_checkpoints && ended_for_good(reason))
     for (const auto& t : history_->trials())
       if (!is_final(t.state)) {
         std::error_code ec;
@@ -329,11 +319,7 @@ StudyInfo AppCore::new_study(Imported& imported) const {
   (void)make_sampler(s.sampler, s.space, {.seed = s.seed, .grid_points = s.grid_points, .minimize = s.minimize});
   try {
     if (!o_.enqueue.empty()) {
-      const auto sets = parse_enqueued(read_text_file(o_.enqueue, "--enqueue"), s.space, "--enqueue " + o_.enqueue);
-      if (o_.trials && sets.size() > *o_.trials)
-        throw UsageError("--enqueue " + o_.enqueue + " lists " + std::to_string(sets.size()) +
-                         " parameter sets but --trials is " + std::to_string(*o_.trials) +
-                         "; enqueued trials count towards --trials: raise it or list fewer");
+      const auto sets = read_enqueued(o_.enqueue, s.space, o_.trials);
       if (!sets.empty()) s.enqueued = enqueued_to_json(sets, s.space);
     }
     if (!o_.warm_start.empty()) {
@@ -371,7 +357,7 @@ void AppCore::check_resume_flags(const StudyInfo& s) const {
   if (!o_.enqueue.empty()) {
     std::vector<Assignment> given;
     try {
-      given = parse_enqueued(read_text_file(o_.enqueue, "--enqueue"), s.space, "--enqueue " + o_.enqueue);
+      given = read_enqueued(o_.enqueue, s.space);
     } catch (const WarmStartError& e) {
       throw UsageError(e.what());
     }

@@ -184,16 +184,7 @@ int submit_study(const SubmitOptions& in) {
     std::stringstream text;
     text << f.rdbuf();
     const SearchSpace space = SearchSpace::parse(text.str(), o.space_file);
-    if (!o.enqueue.empty()) {
-      std::ifstream e(o.enqueue);
-      std::stringstream sets;
-      sets << e.rdbuf();
-      if (parse_enqueued(sets.str(), space, "--enqueue " + o.enqueue).size() > static_cast<std::size_t>(o.trials)) {
-        std::cerr << "tune submit: error: --enqueue " << o.enqueue
-                  << " lists more parameter sets than --trials; enqueued trials count towards --trials\n";
-        return kExitUsage;
-      }
-    }
+    if (!o.enqueue.empty()) (void)read_enqueued(o.enqueue, space, o.trials);
   }
   if (!o.enqueue.empty()) o.enqueue = fs::absolute(o.enqueue).string();
   if (!o.warm_start.empty()) o.warm_start = fs::absolute(o.warm_start).string();

@@ -23,6 +23,10 @@ std::string_view stop_reason_name(StopReason r) {
   return "?";
 }
 
+bool ended_for_good(StopReason r) {
+  return r == StopReason::TargetReached || r == StopReason::TrialsDone || r == StopReason::SpaceExhausted;
+}
+
 Study::Study(History& history, Sampler& sampler, StudyLimits limits, double now, Sampler* stand_in)
     : history_(history),
       sampler_(sampler),

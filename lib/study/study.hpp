@@ -37,6 +37,9 @@ enum class StopReason {
   Refused,          // Slurm refused the study's trial jobs (bad partition, account, size)
 };
 std::string_view stop_reason_name(StopReason r);
+// The study is over: no --resume will run its interrupted trials again
+// (unlike a signal, a time limit or failures, after which one may).
+bool ended_for_good(StopReason r);
 
 class Study {
  public:

@@ -1,8 +1,12 @@
 #include "study/warm_start.hpp"
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 
 namespace tune {
 
@@ -88,6 +92,20 @@ std::vector<Assignment> parse_enqueued(const std::string& json_text, const Searc
     out.push_back(std::move(a));
   }
   return out;
+}
+
+std::vector<Assignment> read_enqueued(const std::string& path, const SearchSpace& space,
+                                      std::optional<std::uint64_t> trials) {
+  std::ifstream in(path);
+  if (!in) throw WarmStartError("--enqueue " + path + ": cannot read the file: " + std::strerror(errno));
+  std::stringstream text;
+  text << in.rdbuf();
+  auto sets = parse_enqueued(text.str(), space, "--enqueue " + path);
+  if (trials && sets.size() > *trials)
+    throw WarmStartError("--enqueue " + path + " lists " + std::to_string(sets.size()) +
+                         " parameter sets but --trials is " + std::to_string(*trials) +
+                         "; enqueued trials count towards --trials: raise it or list fewer");
+  return sets;
 }
 
 std::string enqueued_to_json(const std::vector<Assignment>& sets, const SearchSpace& space) {

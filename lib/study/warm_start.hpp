@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -35,6 +36,10 @@ class WarmStartError : public std::runtime_error {
 // The parameter sets of an --enqueue file's text (`source` names it).
 std::vector<Assignment> parse_enqueued(const std::string& json_text, const SearchSpace& space,
                                        const std::string& source);
+// The sets of the --enqueue file at `path`; with `trials`, more sets than
+// that is an error (enqueued trials count towards --trials).
+std::vector<Assignment> read_enqueued(const std::string& path, const SearchSpace& space,
+                                      std::optional<std::uint64_t> trials = std::nullopt);
 // The same sets as JSON (the history's "enqueued" attribute), and back.
 std::string enqueued_to_json(const std::vector<Assignment>& sets, const SearchSpace& space);
 std::vector<Assignment> enqueued_from_json(const std::string& json_text, const SearchSpace& space);

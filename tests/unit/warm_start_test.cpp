@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 
 #include "study/study.hpp"
 #include "temp_dir.hpp"
@@ -161,6 +163,36 @@ TEST_F(WarmStudyTest, ImportedTrialsTeachTheSamplerEnqueuedSetsRunFirstAndTheSam
   EXPECT_EQ(out[1].params, Assignment{0.2});
   EXPECT_EQ(out[2].id, 4u);
   EXPECT_EQ(sampler.asked, (std::vector<std::uint64_t>{0}));  // the sampler's first proposal, numbered 0
+}
+
+}  // namespace
+}  // namespace tune
+
+namespace tune {
+namespace {
+
+TEST(EnqueueFile, ReadsTheFileAndKeepsWithinTrials) {
+  const auto space = SearchSpace::parse(R"({"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]})");
+  const std::string path = ::testing::TempDir() + "enqueue_file_test.json";
+  { std::ofstream(path) << R"([{"x": 0.1}, {"x": 0.2}])"; }
+  EXPECT_EQ(read_enqueued(path, space, 2).size(), 2u);
+  try {
+    read_enqueued(path, space, 1);
+    ADD_FAILURE() << "two sets accepted under --trials 1";
+  } catch (const WarmStartError& e) {
+    EXPECT_NE(std::string(e.what()).find("lists 2 parameter sets but --trials is 1"), std::string::npos) << e.what();
+  }
+  std::remove(path.c_str());
+  EXPECT_THROW(read_enqueued(path, space), WarmStartError);  // gone: cannot read the file
+}
+
+TEST(StopReasons, OnlyTheEndsNoResumeUndoAreForGood) {
+  EXPECT_TRUE(ended_for_good(StopReason::TargetReached));
+  EXPECT_TRUE(ended_for_good(StopReason::TrialsDone));
+  EXPECT_TRUE(ended_for_good(StopReason::SpaceExhausted));
+  EXPECT_FALSE(ended_for_good(StopReason::Signal));
+  EXPECT_FALSE(ended_for_good(StopReason::TimeLimit));
+  EXPECT_FALSE(ended_for_good(StopReason::TooManyFailures));
 }
 
 }  // namespace
