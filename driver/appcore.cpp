@@ -109,7 +109,12 @@ void AppCore::open() {
   if (command_.empty()) throw UsageError("no program to tune: give it after -- or with --program");
   if (!o_.shell) command_[0] = resolve_program(command_[0]);
   const SamplerOptions sampler_options{.seed = s.seed, .grid_points = s.grid_points, .minimize = s.minimize};
-  // Every placeholder must name a parameter: fail now, not in every trial.
+  // Every placeholder must name a parameter that every trial has: fail now, not in every trial.
+  for (const auto& name : placeholder_names(command_))
+    if (const auto i = s.space.index_of(name); i && !s.space.parameters()[*i].when.empty())
+      throw UsageError("the command names {" + name + "}, but parameter '" + name + "' " + s.space.condition_text(*i) +
+                       ", so some trials would have no value for it; read TUNE_PARAM_" + name +
+                       " (set only when it exists) or the trial's params.json instead");
   fill_placeholders(command_, values_of(s.space, *make_sampler(s.sampler, s.space, sampler_options)->propose(0, {})));
   StudyLimits limits;
   limits.trials = o_.trials;
@@ -167,7 +172,8 @@ TrialLaunch AppCore::launch_for(const Trial& t) {
   }
   l.trial_dir = trial_dir_ + "/" + std::to_string(t.id);
   nlohmann::json params = nlohmann::json::object();
-  for (std::size_t i = 0; i < t.params.size(); ++i) params[s.space.parameters()[i].name] = to_json(t.params[i]);
+  for (std::size_t i = 0; i < t.params.size(); ++i)
+    if (!is_absent(t.params[i])) params[s.space.parameters()[i].name] = to_json(t.params[i]);
   l.params_json = params.dump(2);
   for (const auto& [k, v] : values) l.env.emplace_back("TUNE_PARAM_" + k, v);
   l.env.emplace_back("TUNE_PARAMS_FILE", fs::absolute(l.trial_dir + "/params.json").string());
@@ -254,7 +260,8 @@ int AppCore::finish() {
     std::ostringstream b;
     b << "best: trial " << best->id << " objective=" << to_string(ParamValue{*best->objective});
     const auto& ps = history_->study().space.parameters();
-    for (std::size_t i = 0; i < ps.size(); ++i) b << " " << ps[i].name << "=" << to_string(best->params[i]);
+    for (std::size_t i = 0; i < ps.size(); ++i)
+      if (!is_absent(best->params[i])) b << " " << ps[i].name << "=" << to_string(best->params[i]);
     say(b.str());
   }
   // A study that ended for good (not one stopped to be resumed) will not run
@@ -285,7 +292,8 @@ std::vector<std::pair<std::string, std::string>> AppCore::values_of(const Assign
 std::vector<std::pair<std::string, std::string>> AppCore::values_of(const SearchSpace& space, const Assignment& a) {
   std::vector<std::pair<std::string, std::string>> out;
   const auto& ps = space.parameters();
-  for (std::size_t i = 0; i < ps.size() && i < a.size(); ++i) out.emplace_back(ps[i].name, to_string(a[i]));
+  for (std::size_t i = 0; i < ps.size() && i < a.size(); ++i)
+    if (!is_absent(a[i])) out.emplace_back(ps[i].name, to_string(a[i]));  // an inactive parameter does not exist
   return out;
 }
 

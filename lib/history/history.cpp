@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <utility>
 
 namespace tune {
@@ -122,13 +123,17 @@ class Layout {
 };
 
 // The /trials row of one study: fixed fields, then a nested compound "params"
-// with one member per parameter of the space.
+// with one member per parameter of the space; a conditional space adds a
+// compound "active" with a boolean per conditional parameter (false: the
+// parameter did not exist in that trial; its params member then holds NaN,
+// 0 or "").
 struct TrialLayout {
-  Id state_type, host_type, message_type, params_type, row_type;
+  Id state_type, host_type, message_type, params_type, bool_type, active_type, row_type;
   std::vector<Id> choice_types;
   std::size_t id, state, objective, start_time, end_time, wall_time, rank, exit_code, signal, peak_rss_kb,
-      last_step, host, message, params;
+      last_step, host, message, params, active = 0;
   std::vector<std::size_t> param_offsets;
+  std::vector<std::optional<std::size_t>> active_offsets;  // of conditional parameters
   std::vector<std::size_t> choice_lens;
   std::size_t size = 0;
 
@@ -155,6 +160,18 @@ struct TrialLayout {
       param_offsets.push_back(params_layout.add(p.name.c_str(), type));
     }
     params_type = params_layout.build();
+    Layout active_layout;
+    if (space.conditional()) {
+      // As h5py writes numpy's bool: an int8 enum FALSE = 0, TRUE = 1.
+      bool_type = Id(H5Tenum_create(H5T_NATIVE_INT8), H5Tclose);
+      const std::int8_t no = 0, yes = 1;
+      H5Tenum_insert(bool_type.get(), "FALSE", &no);
+      H5Tenum_insert(bool_type.get(), "TRUE", &yes);
+      for (const auto& p : space.parameters())
+        active_offsets.push_back(p.when.empty() ? std::nullopt
+                                                : std::optional<std::size_t>(active_layout.add(p.name.c_str(), bool_type.get())));
+      active_type = active_layout.build();
+    }
 
     Layout row;
     id = row.add("id", H5T_NATIVE_UINT64);
@@ -171,6 +188,7 @@ struct TrialLayout {
     host = row.add("host", host_type.get());
     message = row.add("message", message_type.get());
     params = row.add("params", params_type.get());
+    if (space.conditional()) active = row.add("active", active_type.get());
     row_type = row.build();
     size = row.size();
   }
@@ -205,6 +223,12 @@ struct TrialLayout {
     for (std::size_t i = 0; i < ps.size() && i < t.params.size(); ++i) {
       const std::size_t at = params + param_offsets[i];
       const auto& v = t.params[i];
+      if (!active_offsets.empty() && active_offsets[i])
+        put<std::int8_t>(buf, active + *active_offsets[i], is_absent(v) ? 0 : 1);
+      if (is_absent(v)) {
+        if (ps[i].kind != ParamKind::Int && ps[i].kind != ParamKind::Choice) put<double>(buf, at, std::nan(""));
+        continue;  // int 0, string "": the buffer's zeros
+      }
       switch (ps[i].kind) {
         case ParamKind::Int: put<std::int64_t>(buf, at, std::get<std::int64_t>(v)); break;
         case ParamKind::Choice: copy_fixed(buf.data() + at, choice_lens[i], std::get<std::string>(v)); break;
@@ -233,6 +257,10 @@ struct TrialLayout {
     const auto& ps = space.parameters();
     for (std::size_t i = 0; i < ps.size(); ++i) {
       const std::size_t at = params + param_offsets[i];
+      if (!active_offsets.empty() && active_offsets[i] && get<std::int8_t>(buf, active + *active_offsets[i]) == 0) {
+        t.params.emplace_back(std::monostate{});
+        continue;
+      }
       switch (ps[i].kind) {
         case ParamKind::Int: t.params.emplace_back(get<std::int64_t>(buf, at)); break;
         case ParamKind::Choice: t.params.emplace_back(read_fixed(buf + at, choice_lens[i])); break;

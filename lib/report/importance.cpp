@@ -249,9 +249,15 @@ std::optional<ForestModel> ForestModel::fit(const SearchSpace& space, const std:
   ForestModel m;
   m.space_ = &space;
   m.columns_.resize(space.dimensions());
+  m.in_model_.assign(space.dimensions(), true);
   std::vector<std::vector<double>> X;
   for (std::size_t j = 0; j < space.dimensions(); ++j) {
     const Parameter& p = space.parameters()[j];
+    if (std::any_of(ok.begin(), ok.end(), [&](const Trial* t) { return is_absent(t->params[j]); })) {
+      m.in_model_[j] = false;
+      m.left_out_.push_back(p.name);
+      continue;
+    }
     if (p.cardinality() == 1 || (p.kind == ParamKind::Bound && !(p.low < p.high))) continue;  // one value: importance 0
     if (p.kind == ParamKind::Choice) {
       for (const auto& c : p.choices) {
@@ -283,8 +289,8 @@ std::optional<ForestModel> ForestModel::fit(const SearchSpace& space, const std:
 }
 
 std::vector<ParamImportance> ForestModel::importance() const {
-  std::vector<ParamImportance> out;
-  for (const auto& p : space_->parameters()) out.push_back({p.name, 0, 0});
+  std::vector<ParamImportance> out(space_->dimensions());
+  for (std::size_t j = 0; j < space_->dimensions(); ++j) out[j] = {space_->parameters()[j].name, 0, 0};
   double total = 0;
   for (std::size_t j = 0; j < columns_.size(); ++j) {
     if (columns_[j].empty()) continue;
@@ -301,6 +307,8 @@ std::vector<ParamImportance> ForestModel::importance() const {
     total += mean;
   }
   if (!(total > 0)) return {};
+  for (std::size_t j = out.size(); j-- > 0;)
+    if (!models(j)) out.erase(out.begin() + static_cast<std::ptrdiff_t>(j));
   for (auto& p : out) p.importance /= total, p.spread /= total;
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.importance > b.importance; });
   return out;

@@ -78,8 +78,15 @@ class ForestModel {
   // Nothing when there are fewer than 2 ok trials or their objective does not vary.
   static std::optional<ForestModel> fit(const SearchSpace& space, const std::vector<Trial>& trials,
                                         const ImportanceOptions& options = {});
-  // Every parameter of the space, most important first.
+  // Every parameter of the space that all the ok trials have, most important
+  // first. A conditional parameter that some trials lack is left out, as
+  // Optuna's evaluators leave out what is not in every trial's space: the
+  // variance decomposition integrates each parameter over its whole range.
   std::vector<ParamImportance> importance() const;
+  // The parameters left out for that reason.
+  const std::vector<std::string>& left_out() const { return left_out_; }
+  // Whether parameter j is in the model.
+  bool models(std::size_t j) const { return j < in_model_.size() && in_model_[j]; }
   // The fitted objective with the parameters of `fixed` (index in the space,
   // value) set and every other averaged over its range.
   double marginal(const std::vector<std::pair<std::size_t, ParamValue>>& fixed) const;
@@ -89,6 +96,8 @@ class ForestModel {
   std::vector<std::vector<int>> columns_;  // per parameter: its columns (none: one value)
   std::vector<std::pair<double, double>> bounds_;
   std::vector<FanovaTree> trees_;
+  std::vector<bool> in_model_;
+  std::vector<std::string> left_out_;
 };
 
 // ForestModel::fit(...)->importance(), or empty.

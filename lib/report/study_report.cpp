@@ -49,9 +49,17 @@ bool wants_log(const std::vector<double>& v) {
   return lo < hi && hi / lo > 100;
 }
 
+std::string left_out_text(const ForestModel& f) {
+  std::string names;
+  for (const auto& n : f.left_out()) names += (names.empty() ? "" : ", ") + n;
+  return "left out: " + names +
+         " (conditional: not in every ok trial; as in Optuna, importance covers the parameters every trial has)";
+}
+
 }  // namespace
 
 std::string brief(const ParamValue& v) {
+  if (is_absent(v)) return "-";  // an inactive conditional parameter
   if (const auto* d = std::get_if<double>(&v)) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.6g", *d);
@@ -123,6 +131,7 @@ std::vector<NamedChart> study_charts(const HistorySnapshot& h) {
     if (p.kind == ParamKind::Choice) c.x_categories = p.choices;
     for (const Trial* t : ok) {
       const ParamValue& v = t->params[i];
+      if (is_absent(v)) continue;  // the parameter did not exist in that trial
       double x = 0;
       if (const auto* d = std::get_if<double>(&v)) x = *d;
       else if (const auto* n = std::get_if<std::int64_t>(&v)) x = static_cast<double>(*n);
@@ -194,7 +203,7 @@ std::string report_summary(const HistorySnapshot& h, const StudyModel& m) {
     o << "best: trial " << best->id << " objective=" << brief(*best->objective) << " after "
       << brief(minutes_in(h, *best)) << " min" << (best->id < s.imported ? " (imported)" : "") << ";";
     for (std::size_t i = 0; i < s.space.parameters().size(); ++i)
-      o << " " << s.space.parameters()[i].name << "=" << brief(best->params[i]);
+      if (!is_absent(best->params[i])) o << " " << s.space.parameters()[i].name << "=" << brief(best->params[i]);
     o << "\n";
   }
   // Steps run against the steps the same trials would have run to the end.
@@ -219,6 +228,7 @@ std::string report_summary(const HistorySnapshot& h, const StudyModel& m) {
     o << "parameter importance (fANOVA over a random forest of the ok trials' objectives):";
     for (const auto& p : m.importance) o << " " << p.name << " " << brief(p.importance);
     o << "\n";
+    if (m.forest && !m.forest->left_out().empty()) o << "  " << left_out_text(*m.forest) << "\n";
   }
   return o.str();
 }
@@ -235,7 +245,7 @@ namespace {
 double as_number(const ParamValue& v) {
   if (const auto* d = std::get_if<double>(&v)) return *d;
   if (const auto* n = std::get_if<std::int64_t>(&v)) return static_cast<double>(*n);
-  return 0;
+  return std::nan("");  // absent: not drawn
 }
 
 // Parameter indices, most important first (the space's order without a model).
@@ -245,10 +255,11 @@ std::vector<std::size_t> by_importance(const HistorySnapshot& h, const StudyMode
   for (const auto& imp : m.importance)
     for (std::size_t j = 0; j < ps.size(); ++j)
       if (ps[j].name == imp.name) out.push_back(j);
-  if (out.size() != ps.size()) {
-    out.clear();
+  if (out.empty())
     for (std::size_t j = 0; j < ps.size(); ++j) out.push_back(j);
-  }
+  else  // those left out of the model (conditional), after the rest
+    for (std::size_t j = 0; j < ps.size(); ++j)
+      if (std::find(out.begin(), out.end(), j) == out.end()) out.push_back(j);
   return out;
 }
 
@@ -269,7 +280,7 @@ std::vector<std::pair<std::string, std::string>> model_svgs(const HistorySnapsho
     const Trial& t = *ranked[r];
     std::vector<double> row{*t.objective};
     for (auto j : order) {
-      if (ps[j].kind == ParamKind::Choice) {
+      if (ps[j].kind == ParamKind::Choice && !is_absent(t.params[j])) {
         const auto& c = ps[j].choices;
         row.push_back(static_cast<double>(std::find(c.begin(), c.end(), std::get<std::string>(t.params[j])) - c.begin()));
       } else {
@@ -284,7 +295,7 @@ std::vector<std::pair<std::string, std::string>> model_svgs(const HistorySnapsho
   // The fitted objective over the two most important numeric parameters.
   std::vector<std::size_t> numeric;
   for (auto j : order)
-    if (ps[j].kind != ParamKind::Choice && ps[j].cardinality() != 1) numeric.push_back(j);
+    if (ps[j].kind != ParamKind::Choice && ps[j].cardinality() != 1 && m.forest && m.forest->models(j)) numeric.push_back(j);
   if (m.forest && numeric.size() >= 2) {
     const auto a = numeric[0], b = numeric[1];
     const auto grid = [](const Parameter& p) {
@@ -346,6 +357,7 @@ std::string report_html(const HistorySnapshot& h, const StudyModel& m) {
       o << "<tr><td>" << xml_escape(p.name) << "</td><td>" << brief(p.importance) << "</td><td><div style=\"background:"
         << kBlue << ";height:10px;width:" << static_cast<int>(std::lround(300 * p.importance)) << "px\"></div></td></tr>\n";
     o << "</table>\n";
+    if (m.forest && !m.forest->left_out().empty()) o << "<p>" << xml_escape(left_out_text(*m.forest)) << "</p>\n";
   }
   for (const auto& [name, svg] : model_svgs(h, m)) o << "<figure id=\"" << name << "\">" << svg << "</figure>\n";
   o << "<h2>Charts</h2>\n";

@@ -64,7 +64,8 @@ BayesSampler::BayesSampler(const SearchSpace& space, std::uint64_t seed, bool mi
 Eigen::VectorXd BayesSampler::encode(const Assignment& a) const {
   const auto& ps = space_.parameters();
   Eigen::VectorXd u(static_cast<Eigen::Index>(ps.size()));
-  for (std::size_t i = 0; i < ps.size(); ++i) u(static_cast<Eigen::Index>(i)) = ps[i].encode(a[i]);
+  // An inactive parameter's coordinate is a placeholder: features() ignores it.
+  for (std::size_t i = 0; i < ps.size(); ++i) u(static_cast<Eigen::Index>(i)) = is_absent(a[i]) ? 0.5 : ps[i].encode(a[i]);
   return u;
 }
 
@@ -72,16 +73,32 @@ Assignment BayesSampler::decode(const Eigen::VectorXd& u) const {
   Assignment out;
   const auto& ps = space_.parameters();
   for (std::size_t i = 0; i < ps.size(); ++i) out.push_back(ps[i].decode(u(static_cast<Eigen::Index>(i))));
-  return out;
+  return space_.prune_inactive(std::move(out));
 }
 
+// In a conditional space, an inactive parameter's features hold one fixed
+// value (0.5; no category for a choice) whatever its coordinate: the trials
+// of a branch without it agree there, so a coordinate that the program never
+// saw adds no made-up variation for the kernel to explain; the branches
+// differ in their parent's features.
 Eigen::VectorXd BayesSampler::features(const Eigen::VectorXd& u) const {
   Eigen::VectorXd f = Eigen::VectorXd::Zero(feature_dims_);
   Eigen::Index at = 0;
   const auto& ps = space_.parameters();
+  std::vector<bool> on;
+  if (space_.conditional()) {
+    Assignment raw;
+    for (std::size_t i = 0; i < ps.size(); ++i) raw.push_back(ps[i].decode(u(static_cast<Eigen::Index>(i))));
+    on = space_.active(raw);
+  }
   for (std::size_t i = 0; i < ps.size(); ++i) {
     const auto& p = ps[i];
     const double x = u(static_cast<Eigen::Index>(i));
+    if (!on.empty() && !on[i]) {
+      if (p.kind == ParamKind::Choice) at += static_cast<Eigen::Index>(p.choices.size());
+      else f(at++) = 0.5;
+      continue;
+    }
     switch (p.kind) {
       case ParamKind::Bound: f(at++) = std::clamp(x, 0.0, 1.0); break;
       case ParamKind::Int:

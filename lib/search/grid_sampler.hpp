@@ -1,7 +1,9 @@
 // Grid search: every listed value of number/choice parameters, every integer
 // of a small int range, and `grid_points` evenly spaced values (log-spaced on
 // a log scale) of each interval. Trial k is grid point k, so a resumed study
-// continues where it stopped.
+// continues where it stopped. In a conditional space a parameter's values
+// are crossed only with the points where it is active: the grid holds each
+// distinct assignment once.
 #pragma once
 
 #include "search/sampler.hpp"
@@ -19,8 +21,11 @@ class GridSampler final : public Sampler {
   static constexpr std::uint64_t kMaxPoints = 10'000'000;
 
  private:
+  Assignment point(std::uint64_t index) const;  // of the full product
+  const SearchSpace& space_;
   std::vector<std::vector<ParamValue>> axes_;
   std::uint64_t total_ = 1;
+  std::vector<std::uint64_t> kept_;  // conditional space: the product's indices kept, in order
 };
 
 }  // namespace tune

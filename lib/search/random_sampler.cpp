@@ -12,8 +12,10 @@ std::optional<Assignment> RandomSampler::propose(std::uint64_t trial, std::span<
   // libraries, and a seed must mean the same study everywhere.
   auto unit = [&rng] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
   Assignment out;
+  // Every parameter draws, active or not, so a seed gives the same values
+  // to the parameters a space shares with its conditional variant.
   for (const auto& p : space_.parameters()) out.push_back(p.decode(unit()));
-  return out;
+  return space_.prune_inactive(std::move(out));
 }
 
 }  // namespace tune

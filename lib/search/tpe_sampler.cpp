@@ -100,7 +100,10 @@ std::size_t TpeSampler::good_count(std::size_t n) { return std::min<std::size_t>
 
 void TpeSampler::observe(const Observation& done) {
   Point p;
-  for (std::size_t i = 0; i < space_.parameters().size(); ++i) p.u.push_back(space_.parameters()[i].encode(done.params[i]));
+  // An inactive parameter (conditional space) is NaN: its estimators learn
+  // only from the trials where it existed, as Optuna's do.
+  for (std::size_t i = 0; i < space_.parameters().size(); ++i)
+    p.u.push_back(is_absent(done.params[i]) ? std::nan("") : space_.parameters()[i].encode(done.params[i]));
   if (done.pruned) {
     p.y = std::numeric_limits<double>::infinity(), p.pruned = true;
   } else if (done.objective && std::isfinite(*done.objective)) {
@@ -120,7 +123,7 @@ std::optional<Assignment> TpeSampler::propose(std::uint64_t trial, std::span<con
   // Random until kStartup results are known (a warm-started study may know them before its first proposal).
   if (points_.size() < kStartup) {
     for (const auto& p : ps) out.push_back(p.decode(unit(rng)));
-    return out;
+    return space_.prune_inactive(std::move(out));
   }
   // Split by rank (ties and pruned trials in trial order, last).
   std::vector<std::size_t> order(points_.size());
@@ -139,7 +142,7 @@ std::optional<Assignment> TpeSampler::propose(std::uint64_t trial, std::span<con
       const auto table = [&](bool from_good) {
         std::vector<std::size_t> cats;
         for (std::size_t i = 0; i < points_.size(); ++i)
-          if (is_good[i] == from_good) {
+          if (is_good[i] == from_good && !std::isnan(points_[i].u[j])) {
             const std::string chosen = std::get<std::string>(p.decode(points_[i].u[j]));
             cats.push_back(static_cast<std::size_t>(std::find(p.choices.begin(), p.choices.end(), chosen) - p.choices.begin()));
           }
@@ -168,7 +171,8 @@ std::optional<Assignment> TpeSampler::propose(std::uint64_t trial, std::span<con
       out.emplace_back(p.choices[best]);
     } else {
       std::vector<double> below, above;
-      for (std::size_t i = 0; i < points_.size(); ++i) (is_good[i] ? below : above).push_back(points_[i].u[j]);
+      for (std::size_t i = 0; i < points_.size(); ++i)
+        if (!std::isnan(points_[i].u[j])) (is_good[i] ? below : above).push_back(points_[i].u[j]);
       const Parzen l(below), g(above);
       double best_u = 0.5, best_score = -std::numeric_limits<double>::infinity();
       for (int c = 0; c < kCandidates; ++c) {
@@ -179,7 +183,7 @@ std::optional<Assignment> TpeSampler::propose(std::uint64_t trial, std::span<con
       out.push_back(p.decode(best_u));
     }
   }
-  return out;
+  return space_.prune_inactive(std::move(out));
 }
 
 }  // namespace tune

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <type_traits>
 
 namespace tune {
 namespace {
@@ -64,8 +65,8 @@ Parameter parse_parameter(const json& p, std::size_t index) {
   if (!p.contains("type")) fail(name, "needs a \"type\"");
   out.kind = parse_kind(p["type"], name);
   for (const auto& [key, _] : p.items()) {
-    if (key != "name" && key != "type" && key != "value" && key != "log")
-      fail(name, "unknown field \"" + key + "\"; a parameter has name, type, value and log");
+    if (key != "name" && key != "type" && key != "value" && key != "log" && key != "when")
+      fail(name, "unknown field \"" + key + "\"; a parameter has name, type, value, log and when");
   }
   if (!p.contains("value") || !p["value"].is_array())
     fail(name, "needs \"value\": an array ([low, high] for bound and int, the values for number and choice)");
@@ -116,6 +117,55 @@ Parameter parse_parameter(const json& p, std::size_t index) {
       }
       break;
     }
+  }
+  return out;
+}
+
+// "when": {"parent": [values...]} (a single value may stand for a list of one).
+std::vector<Condition> parse_when(const json& when, const std::string& name, const std::vector<Parameter>& earlier) {
+  const std::string example = "e.g. \"when\": {\"optimizer\": [\"sgd\"]}";
+  if (!when.is_object() || when.empty())
+    fail(name, "\"when\" must be an object naming a parameter and the values it must take, " + example);
+  std::vector<Condition> out;
+  for (const auto& [parent_name, values] : when.items()) {
+    std::size_t at = earlier.size();
+    for (std::size_t i = 0; i < earlier.size(); ++i)
+      if (earlier[i].name == parent_name) at = i;
+    if (at == earlier.size()) {
+      if (parent_name == name) fail(name, "\"when\" names the parameter itself");
+      fail(name, "\"when\" names '" + parent_name +
+                     "', which is not a parameter listed before this one; list a parameter before those that depend on it");
+    }
+    const Parameter& parent = earlier[at];
+    if (parent.kind == ParamKind::Bound)
+      fail(name, "\"when\" names '" + parent_name +
+                     "', a bound (continuous) parameter; a condition needs a parent with listed values: choice, number or int");
+    const json list = values.is_array() ? values : json::array({values});
+    if (list.empty()) fail(name, "\"when\": '" + parent_name + "' lists no values, so the parameter would never exist");
+    Condition c;
+    c.parent = at;
+    for (const auto& v : list) {
+      ParamValue pv;
+      if (parent.kind == ParamKind::Choice) {
+        if (!v.is_string()) fail(name, "\"when\": '" + parent_name + "' is a choice; give its values as strings, not " + v.dump());
+        pv = v.get<std::string>();
+      } else if (!v.is_number()) {
+        fail(name, "\"when\": '" + parent_name + "' takes numbers, not " + v.dump());
+      } else if (parent.kind == ParamKind::Int) {
+        if (v.get<double>() != std::floor(v.get<double>()) || std::fabs(v.get<double>()) > 1e15)
+          fail(name, "\"when\": " + v.dump() + " is not a value of '" + parent_name + "'");
+        pv = static_cast<std::int64_t>(v.get<double>());
+      } else {
+        pv = v.get<double>();
+      }
+      try {
+        parent.encode(pv);
+      } catch (const SpaceError&) {
+        fail(name, "\"when\": " + v.dump() + " is not a value of '" + parent_name + "'");
+      }
+      c.values.push_back(std::move(pv));
+    }
+    out.push_back(std::move(c));
   }
   return out;
 }
@@ -174,6 +224,7 @@ ParamValue Parameter::decode(double u) const {
 }
 
 double Parameter::encode(const ParamValue& value) const {
+  if (is_absent(value)) fail(name, "has no value");
   auto as_double = [&]() -> double {
     if (const auto* d = std::get_if<double>(&value)) return *d;
     if (const auto* i = std::get_if<std::int64_t>(&value)) return static_cast<double>(*i);
@@ -245,6 +296,10 @@ SearchSpace SearchSpace::from_json(const json& doc) {
   for (std::size_t i = 0; i < params.size(); ++i) {
     Parameter p = parse_parameter(params[i], i);
     if (!names.insert(p.name).second) fail(p.name, "is defined twice");
+    if (params[i].contains("when")) {
+      p.when = parse_when(params[i]["when"], p.name, space.params_);
+      space.conditional_ = true;
+    }
     space.params_.push_back(std::move(p));
   }
   return space;
@@ -254,6 +309,65 @@ const Parameter& SearchSpace::at(std::string_view name) const {
   for (const auto& p : params_)
     if (p.name == name) return p;
   throw SpaceError("no parameter named '" + std::string(name) + "' in the search space");
+}
+
+std::optional<std::size_t> SearchSpace::index_of(std::string_view name) const {
+  for (std::size_t i = 0; i < params_.size(); ++i)
+    if (params_[i].name == name) return i;
+  return std::nullopt;
+}
+
+std::vector<bool> SearchSpace::active(const std::vector<ParamValue>& values) const {
+  std::vector<bool> on(params_.size(), true);
+  if (!conditional_) return on;
+  for (std::size_t i = 0; i < params_.size(); ++i)
+    for (const auto& c : params_[i].when)
+      if (!on[c.parent] || c.parent >= values.size() ||
+          std::find(c.values.begin(), c.values.end(), values[c.parent]) == c.values.end()) {
+        on[i] = false;
+        break;
+      }
+  return on;
+}
+
+std::vector<ParamValue> SearchSpace::prune_inactive(std::vector<ParamValue> values) const {
+  if (!conditional_) return values;
+  const auto on = active(values);
+  for (std::size_t i = 0; i < values.size() && i < on.size(); ++i)
+    if (!on[i]) values[i] = std::monostate{};
+  return values;
+}
+
+std::string SearchSpace::condition_text(std::size_t index) const {
+  std::string out;
+  for (const auto& c : params_.at(index).when) {
+    out += out.empty() ? "exists only when " : " and ";
+    out += params_[c.parent].name + " is ";
+    for (std::size_t k = 0; k < c.values.size(); ++k)
+      out += (k == 0 ? "" : k + 1 == c.values.size() ? " or " : ", ") + tune::to_string(c.values[k]);
+  }
+  return out;
+}
+
+void SearchSpace::check(const std::vector<ParamValue>& values, const std::string& where) const {
+  if (values.size() != params_.size())
+    throw SpaceError(where + ": " + std::to_string(values.size()) + " values for " + std::to_string(params_.size()) + " parameters");
+  const auto on = active(values);
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    if (on[i] && is_absent(values[i]))
+      throw SpaceError(where + ": parameter '" + params_[i].name + "' has no value" +
+                       (params_[i].when.empty() ? std::string() : " (it " + condition_text(i) + ", which holds here)"));
+    if (!on[i] && !is_absent(values[i]))
+      throw SpaceError(where + ": parameter '" + params_[i].name + "' " + condition_text(i) +
+                       ", which does not hold here; leave it out");
+    if (on[i]) {
+      try {
+        params_[i].encode(values[i]);
+      } catch (const SpaceError& e) {
+        throw SpaceError(where + ": " + e.what());
+      }
+    }
+  }
 }
 
 json SearchSpace::to_json() const {
@@ -269,12 +383,22 @@ json SearchSpace::to_json() const {
       case ParamKind::Choice: e["value"] = p.choices; break;
     }
     if (p.log) e["log"] = true;
+    if (!p.when.empty()) {
+      json when = json::object();
+      for (const auto& c : p.when) {
+        json values = json::array();
+        for (const auto& v : c.values) values.push_back(tune::to_json(v));
+        when[params_[c.parent].name] = std::move(values);
+      }
+      e["when"] = std::move(when);
+    }
     params.push_back(std::move(e));
   }
   return {{"parameters", std::move(params)}};
 }
 
 std::string to_string(const ParamValue& value) {
+  if (is_absent(value)) return {};
   if (const auto* s = std::get_if<std::string>(&value)) return *s;
   if (const auto* i = std::get_if<std::int64_t>(&value)) return std::to_string(*i);
   char buf[32];
@@ -283,7 +407,12 @@ std::string to_string(const ParamValue& value) {
 }
 
 json to_json(const ParamValue& value) {
-  return std::visit([](const auto& v) { return json(v); }, value);
+  return std::visit(
+      [](const auto& v) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::monostate>) return json(nullptr);
+        else return json(v);
+      },
+      value);
 }
 
 }  // namespace tune

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <nlohmann/json_fwd.hpp>
 #include <stdexcept>
 #include <string>
@@ -30,8 +31,20 @@ enum class ParamKind {
 
 std::string_view kind_name(ParamKind kind);
 
-// The value of one parameter in one trial.
-using ParamValue = std::variant<double, std::int64_t, std::string>;
+// The value of one parameter in one trial; std::monostate when the
+// parameter is inactive in that trial (a condition of its "when" fails).
+using ParamValue = std::variant<std::monostate, double, std::int64_t, std::string>;
+
+inline bool is_absent(const ParamValue& v) { return std::holds_alternative<std::monostate>(v); }
+
+// "when": {"optimizer": ["sgd", "nesterov"]}: the parameter exists only in
+// trials whose `parent` took one of `values`. Parents are choice, number or
+// int parameters listed before the child; a child of a conditional parent is
+// active only where its parent is (nesting to any depth).
+struct Condition {
+  std::size_t parent = 0;         // index in SearchSpace::parameters()
+  std::vector<ParamValue> values;  // of the parent's type
+};
 
 struct Parameter {
   std::string name;
@@ -40,6 +53,7 @@ struct Parameter {
   bool log = false;                   // Bound and Int: sample on a log scale
   std::vector<double> numbers{};      // Number
   std::vector<std::string> choices{}; // Choice
+  std::vector<Condition> when{};      // all must hold; empty: always active
 
   // Number of distinct values, or 0 for a continuous parameter.
   std::size_t cardinality() const;
@@ -59,12 +73,29 @@ class SearchSpace {
   const std::vector<Parameter>& parameters() const { return params_; }
   std::size_t dimensions() const { return params_.size(); }
   const Parameter& at(std::string_view name) const;
+  // The index of parameter `name`, or nothing.
+  std::optional<std::size_t> index_of(std::string_view name) const;
+
+  // Whether some parameter has a "when".
+  bool conditional() const { return conditional_; }
+  // Which parameters are active given the values of the others (parents
+  // precede children, so one pass decides). Values of inactive parameters
+  // are ignored.
+  std::vector<bool> active(const std::vector<ParamValue>& values) const;
+  // The same values with every inactive parameter made absent.
+  std::vector<ParamValue> prune_inactive(std::vector<ParamValue> values) const;
+  // Throws SpaceError unless the values fit the space: each active parameter
+  // has a value of it, each inactive one is absent. `where` starts messages.
+  void check(const std::vector<ParamValue>& values, const std::string& where) const;
+  // "exists only when optimizer is sgd or nesterov" (for messages).
+  std::string condition_text(std::size_t index) const;
 
   // The canonical JSON form (the source design's format plus our extensions).
   nlohmann::json to_json() const;
 
  private:
   std::vector<Parameter> params_;
+  bool conditional_ = false;
 };
 
 // A value as text for argv, environment and tables: shortest exact form.

@@ -76,8 +76,14 @@ std::vector<Assignment> parse_enqueued(const std::string& json_text, const Searc
     }
     Assignment a;
     for (const auto& p : space.parameters()) {
-      if (!entry.contains(p.name))
-        throw WarmStartError(where + " has no value for '" + p.name + "'; give every parameter of the space");
+      // A conditional parameter may be left out (or null, as tune export
+      // writes it): whether it must be there is checked below.
+      if (!entry.contains(p.name) || (!p.when.empty() && entry.at(p.name).is_null())) {
+        if (p.when.empty())
+          throw WarmStartError(where + " has no value for '" + p.name + "'; give every parameter of the space");
+        a.emplace_back(std::monostate{});
+        continue;
+      }
       const auto v = value_from_json(entry.at(p.name), p);
       if (!v)
         throw WarmStartError(where + ": '" + p.name + "' must be " + expected_type(p) + ", not " +
@@ -88,6 +94,13 @@ std::vector<Assignment> parse_enqueued(const std::string& json_text, const Searc
         throw WarmStartError(where + ": " + e.what());
       }
       a.push_back(*v);
+    }
+    if (space.conditional()) {
+      try {
+        space.check(a, where);
+      } catch (const SpaceError& e) {
+        throw WarmStartError(e.what());
+      }
     }
     out.push_back(std::move(a));
   }
@@ -112,7 +125,8 @@ std::string enqueued_to_json(const std::vector<Assignment>& sets, const SearchSp
   json doc = json::array();
   for (const auto& a : sets) {
     json entry = json::object();
-    for (std::size_t i = 0; i < a.size(); ++i) entry[space.parameters()[i].name] = to_json(a[i]);
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (!is_absent(a[i])) entry[space.parameters()[i].name] = to_json(a[i]);
     doc.push_back(std::move(entry));
   }
   return doc.dump();
@@ -146,6 +160,10 @@ Imported import_trials(const HistorySnapshot& old, const std::string& old_path, 
     std::string why;
     for (std::size_t j = 0; j < index.size() && why.empty(); ++j) {
       const Parameter& p = space.parameters()[j];
+      if (index[j] < t.params.size() && is_absent(t.params[index[j]])) {
+        a.emplace_back(std::monostate{});  // whether this space needs it is checked below
+        continue;
+      }
       const auto v = index[j] < t.params.size() ? convert(t.params[index[j]], p) : std::nullopt;
       if (!v) {
         why = "'" + p.name + "' has a value of another type";
@@ -158,6 +176,17 @@ Imported import_trials(const HistorySnapshot& old, const std::string& old_path, 
         break;
       }
       a.push_back(*v);
+    }
+    if (why.empty() && space.conditional()) {
+      a = space.prune_inactive(std::move(a));  // what this space's conditions leave out
+      try {
+        space.check(a, "trial " + std::to_string(t.id));
+      } catch (const SpaceError& e) {
+        why = std::string(e.what()).substr(("trial " + std::to_string(t.id) + ": ").size());
+      }
+    } else if (why.empty()) {
+      for (std::size_t j = 0; j < a.size() && why.empty(); ++j)
+        if (is_absent(a[j])) why = "'" + space.parameters()[j].name + "' did not exist in that trial";
     }
     if (!why.empty()) {
       if (out.skipped++ == 0) out.why_skipped = "trial " + std::to_string(t.id) + ": " + why;
