@@ -50,6 +50,27 @@ def distributions(space):
     return out
 
 
+def ask(study, space, dists):
+    """A trial with the space's active parameters: a parameter with "when"
+    is suggested only when its parents took one of the listed values (Optuna's
+    define-by-run way to write a conditional space)."""
+    if not any("when" in p for p in space["parameters"]):
+        return study.ask(dists)
+    trial = study.ask()
+    for p in space["parameters"]:
+        when = p.get("when", {})
+        if all(name in trial.params and trial.params[name] in (v if isinstance(v, list) else [v])
+               for name, v in when.items()):
+            d = dists[p["name"]]
+            if isinstance(d, optuna.distributions.FloatDistribution):
+                trial.suggest_float(p["name"], d.low, d.high, log=d.log)
+            elif isinstance(d, optuna.distributions.IntDistribution):
+                trial.suggest_int(p["name"], d.low, d.high, log=d.log)
+            else:
+                trial.suggest_categorical(p["name"], d.choices)
+    return trial
+
+
 def make_sampler(name, seed):
     if name == "tpe":
         return optuna.samplers.TPESampler(seed=seed)
@@ -92,7 +113,7 @@ def main():
                 study = optuna.create_study(sampler=make_sampler(name, seed), direction="minimize")
                 best_seen, best_true, regrets = float("inf"), float("inf"), {}
                 for t in range(trials):
-                    trial = study.ask(dists)
+                    trial = ask(study, p["space"], dists)
                     value, truth = evaluate(p["problem"], seed, t, trial.params)
                     study.tell(trial, value)
                     if value < best_seen:

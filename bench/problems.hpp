@@ -87,10 +87,41 @@ inline const char* kGbmSpace = R"({"parameters": [
   {"name": "subsample", "type": "bound", "value": [0.4, 1]},
   {"name": "booster", "type": "choice", "value": ["gbtree", "dart", "linear"]}]})";
 
+// The same network with a conditional space: momentum and nesterov exist
+// only for the momentum optimiser, beta1 and beta2 only for adam. With
+// momentum m the best learning rate is the effective one, 1e-2 (1 - m) ...;
+// adam wants beta1 0.9 and beta2 0.999. Minimum 0 at adam, lr 1e-3, beta1
+// 0.9, beta2 0.999, 3 layers, dropout 0.25.
+inline double mlp_conditional_loss(const tune::Assignment& a) {
+  const std::string& opt = std::get<std::string>(a[0]);
+  const double lr = std::log10(number(a[1])), layers = number(a[6]), dropout = number(a[7]);
+  double best_lr = -1.0, penalty = 0.3;
+  if (opt == "momentum") {
+    const double m = number(a[2]);
+    best_lr = -2.0 + std::log10(1 - m);
+    penalty = std::get<std::string>(a[3]) == "yes" ? 0.04 : 0.08;
+  } else if (opt == "adam") {
+    best_lr = -3.0;
+    penalty = 2 * std::pow(number(a[4]) - 0.9, 2) + (number(a[5]) == 0.999 ? 0.0 : 0.05);
+  }
+  return std::pow(lr - best_lr, 2) + penalty + 0.08 * std::pow(layers - 3, 2) + 4 * std::pow(dropout - 0.25, 2) +
+         0.05 * (1 - std::cos(4 * std::numbers::pi * (lr - best_lr)));
+}
+inline const char* kMlpConditionalSpace = R"({"parameters": [
+  {"name": "optimizer", "type": "choice", "value": ["sgd", "momentum", "adam"]},
+  {"name": "lr", "type": "bound", "value": [1e-5, 1], "log": true},
+  {"name": "momentum", "type": "bound", "value": [0.5, 0.99], "when": {"optimizer": ["momentum"]}},
+  {"name": "nesterov", "type": "choice", "value": ["no", "yes"], "when": {"optimizer": ["momentum"]}},
+  {"name": "beta1", "type": "bound", "value": [0.5, 0.999], "when": {"optimizer": ["adam"]}},
+  {"name": "beta2", "type": "number", "value": [0.99, 0.999, 0.9999], "when": {"optimizer": ["adam"]}},
+  {"name": "layers", "type": "int", "value": [1, 6]},
+  {"name": "dropout", "type": "bound", "value": [0, 0.7]}]})";
+
 struct ProblemSet {
   std::vector<int> dims = {2, 5, 10};
   std::vector<int> functions;  // BBOB ids; empty: all 24
   bool noisy = true, mixed = true;
+  bool conditional = false;  // search_bench --conditional: the conditional-space problem (not in the runs the README reports)
 };
 
 inline std::vector<Problem> problems(const ProblemSet& set) {
@@ -117,6 +148,7 @@ inline std::vector<Problem> problems(const ProblemSet& set) {
     out.push_back({"gbm-mixed", kGbmSpace, 0, gbm_loss});
     out.push_back({"mlp-mixed-noisy", kMlpSpace, 0.3, mlp_loss});
   }
+  if (set.conditional) out.push_back({"mlp-conditional", kMlpConditionalSpace, 0, mlp_conditional_loss});
   return out;
 }
 

@@ -280,6 +280,7 @@ CompareOptions parse_compare(int argc, char** argv) {
     else if (a == "--samplers") o.samplers = split(value());
     else if (a == "--no-noisy") o.set.noisy = false;
     else if (a == "--no-mixed") o.set.mixed = false;
+    else if (a == "--conditional") o.set.conditional = true;
     else throw std::invalid_argument("unknown option " + a);
   }
   for (int f : o.set.functions)
@@ -327,6 +328,7 @@ int list_problems(const CompareOptions& o) {
 int serve() {
   bench::ProblemSet all;
   all.dims = {2, 3, 5, 10, 20, 40};
+  all.conditional = true;
   std::map<std::string, std::pair<bench::Problem, SearchSpace>> known;
   for (auto& p : bench::problems(all)) {
     SearchSpace space = SearchSpace::parse(p.space_json);
@@ -340,6 +342,10 @@ int serve() {
       const auto& [problem, space] = known.at(req.at("problem").get<std::string>());
       Assignment a;
       for (const auto& par : space.parameters()) {
+        if (!par.when.empty() && !req.at("params").contains(par.name)) {
+          a.emplace_back(std::monostate{});  // inactive in this trial
+          continue;
+        }
         const auto& v = req.at("params").at(par.name);
         if (v.is_string()) a.emplace_back(v.get<std::string>());
         else if (par.kind == ParamKind::Int) a.emplace_back(v.get<std::int64_t>());
@@ -379,7 +385,7 @@ int main(int argc, char** argv) {
                        "       search_bench compare|problems [--dims 2,5,10] [--functions 1-24] [--trials N]\n"
                        "                    [--checkpoints 50,100] [--seeds N] [--first-seed N]\n"
                        "                    [--samplers random,tpe,bayes,bayes-8]\n"
-                       "                    [--no-noisy] [--no-mixed]\n"
+                       "                    [--no-noisy] [--no-mixed] [--conditional]\n"
                        "       search_bench serve\n");
   return 2;
 }

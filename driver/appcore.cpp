@@ -87,6 +87,19 @@ std::string resolve_program(const std::string& name) {
 }  // namespace
 
 
+void check_placeholders(const std::vector<std::string>& command, const SearchSpace& space) {
+  for (const auto& name : placeholder_names(command)) {
+    const auto i = space.index_of(name);
+    if (!i)
+      throw UsageError("the command names {" + name +
+                       "}, which is not a parameter of the search space (write {{ and }} for literal braces)");
+    if (!space.parameters()[*i].when.empty())
+      throw UsageError("the command names {" + name + "}, but parameter '" + name + "' " + space.condition_text(*i) +
+                       ", so some trials would have no value for it; read TUNE_PARAM_" + name +
+                       " (set only when it exists) or the trial's params.json instead");
+  }
+}
+
 // Opens or creates the history and the study; throws UsageError/HistoryError.
 // A new study's every check runs before its history is created, so a
 // corrected command is not refused for a file that a failed one left.
@@ -109,13 +122,7 @@ void AppCore::open() {
   if (command_.empty()) throw UsageError("no program to tune: give it after -- or with --program");
   if (!o_.shell) command_[0] = resolve_program(command_[0]);
   const SamplerOptions sampler_options{.seed = s.seed, .grid_points = s.grid_points, .minimize = s.minimize};
-  // Every placeholder must name a parameter that every trial has: fail now, not in every trial.
-  for (const auto& name : placeholder_names(command_))
-    if (const auto i = s.space.index_of(name); i && !s.space.parameters()[*i].when.empty())
-      throw UsageError("the command names {" + name + "}, but parameter '" + name + "' " + s.space.condition_text(*i) +
-                       ", so some trials would have no value for it; read TUNE_PARAM_" + name +
-                       " (set only when it exists) or the trial's params.json instead");
-  fill_placeholders(command_, values_of(s.space, *make_sampler(s.sampler, s.space, sampler_options)->propose(0, {})));
+  check_placeholders(command_, s.space);  // fail now, not in every trial
   StudyLimits limits;
   limits.trials = o_.trials;
   if (!o_.time_limit.empty()) limits.time_limit = parse_duration(o_.time_limit, "--time-limit");

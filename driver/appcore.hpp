@@ -31,6 +31,9 @@ struct UsageError : std::runtime_error {
 double now_s();                 // wall clock, seconds since the epoch
 std::string node_name();        // Slurm's node name, or the host name
 std::vector<std::string> split(const std::string& s, char sep);
+// Throws UsageError unless every {name} placeholder of the command names a
+// parameter that every trial has (not a conditional one).
+void check_placeholders(const std::vector<std::string>& command, const SearchSpace& space);
 
 class AppCore {
  public:

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "appcore.hpp"
 #include "prune_flags.hpp"
 #include "run_command.hpp"
 #include "search/sampler.hpp"
@@ -185,6 +186,7 @@ int submit_study(const SubmitOptions& in) {
     text << f.rdbuf();
     const SearchSpace space = SearchSpace::parse(text.str(), o.space_file);
     if (!o.enqueue.empty()) (void)read_enqueued(o.enqueue, space, o.trials);
+    check_placeholders(o.command.empty() ? split_command(o.program) : o.command, space);
   }
   if (!o.enqueue.empty()) o.enqueue = fs::absolute(o.enqueue).string();
   if (!o.warm_start.empty()) o.warm_start = fs::absolute(o.warm_start).string();

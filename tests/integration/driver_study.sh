@@ -2,7 +2,7 @@
 # tune run with real mpirun and real processes: outcomes of misbehaving trials,
 # bad input, kill -9 at random moments, and a signal followed by --resume.
 source "$(dirname "$0")/tap.sh"
-plan 19
+plan 20
 tune=$TOP_BUILDDIR/driver/tune
 behave=$TOP_SRCDIR/tests/integration/programs/behave.sh
 branin=$TOP_SRCDIR/examples/synthetic/branin.py
@@ -268,3 +268,60 @@ left=$(ls -d target.trials/*/checkpoint 2>/dev/null)
 if [ $rc -eq 0 ] && [ "$(state_of target.h5 | paste -sd' ')" = "0:ok 1:interrupted" ] && [ "${epochs:-0}" -ge 1 ] && [ -z "$left" ]; then
   ok "target reached while trial 1 ran ($epochs epochs checkpointed): the study ended and its checkpoints are gone"
 else not_ok "checkpoints of a study that ended for good" "exit $rc" "$out" "$(state_of target.h5)" "epochs: $epochs" "left: $left"; fi
+
+# 16. Conditional parameters: momentum and nesterov exist only with sgd,
+# dampening only with nesterov=no (nested), beta2 only with adam. Each trial
+# gets exactly its active parameters (environment and params.json), a
+# placeholder of a conditional parameter is refused before a history exists,
+# and readers see inactive values as absent (h5py: active false and NaN; CSV
+# an empty cell; JSON null).
+cat >cond.json <<'J'
+{"parameters": [
+  {"name": "optimizer", "type": "choice", "value": ["sgd", "adam"]},
+  {"name": "lr", "type": "bound", "value": [0.0001, 1], "log": true},
+  {"name": "momentum", "type": "bound", "value": [0, 0.99], "when": {"optimizer": ["sgd"]}},
+  {"name": "nesterov", "type": "choice", "value": ["yes", "no"], "when": {"optimizer": ["sgd"]}},
+  {"name": "dampening", "type": "bound", "value": [0, 0.5], "when": {"nesterov": ["no"]}},
+  {"name": "beta2", "type": "number", "value": [0.99, 0.999], "when": {"optimizer": ["adam"]}}]}
+J
+cat >cond.py <<'P'
+#!/usr/bin/python3
+# Checks that the environment and params.json name the same parameters, the
+# active ones, and reports an objective that prefers adam at lr 0.01.
+import json, math, os
+env = {k[len("TUNE_PARAM_"):]: v for k, v in os.environ.items() if k.startswith("TUNE_PARAM_")}
+params = json.load(open(os.environ["TUNE_PARAMS_FILE"]))
+want = {"optimizer", "lr"} | ({"momentum", "nesterov"} if env["optimizer"] == "sgd" else {"beta2"})
+if env.get("nesterov") == "no":
+    want.add("dampening")
+ok = set(env) == want and set(params) == want
+with open("seen.txt", "a") as f:
+    f.write("%s %s\n" % ("ok" if ok else "WRONG", " ".join(sorted(env))))
+y = abs(math.log10(float(env["lr"])) + 2) + (0 if env["optimizer"] == "adam" else 0.5 + float(env["momentum"]))
+with os.fdopen(int(os.environ["TUNE_REPORT_FD"]), "w") as r:
+    r.write("objective=%r\n" % y)
+P
+chmod +x cond.py
+refused=$("$tune" run --history refused.h5 --space cond.json --trials 2 -- ./cond.py --m {momentum} 2>&1); refused_rc=$?
+out=$(mpi 3 "$tune" run --history cond.h5 --space cond.json --trials 30 --algo bayes --seed 4 -q -- ./cond.py 2>&1); rc=$?
+wrong=$(grep -c WRONG seen.txt); seen=$(wc -l <seen.txt)
+branches=$(awk '{print $2 == "beta2" ? "adam" : "sgd"}' seen.txt | sort | uniq -c | awk '{print $2 "=" $1}' | paste -sd' ')
+py=$(/usr/bin/python3 -c "
+import h5py, numpy as np
+t = h5py.File('cond.h5', 'r')['trials'][:]
+sgd = t['params']['optimizer'] == b'sgd'
+a = t['active']
+print(sorted(a.dtype.names), a['momentum'].dtype, bool((a['momentum'] == sgd).all() and (a['beta2'] == ~sgd).all()),
+      bool(np.isnan(t['params']['momentum'][~sgd]).all() and np.isnan(t['params']['beta2'][sgd]).all()))" 2>&1)
+csv_ok=$("$tune" export cond.h5 --csv | awk -F, 'NR > 1 && $4 == "adam" && $6 != "" {bad++} NR > 1 && $4 == "sgd" && $9 != "" {bad++} END {print bad + 0}')
+json_ok=$("$tune" export cond.h5 --json | /usr/bin/python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+print(all((t['params']['beta2'] is None) == (t['params']['optimizer'] == 'sgd') for t in d['trials']))")
+report=$("$tune" report cond.h5 2>&1)
+if [ $refused_rc -eq 1 ] && grep -q "names {momentum}, but parameter 'momentum' exists only when optimizer is sgd" <<<"$refused" && [ ! -e refused.h5 ] &&
+   [ $rc -eq 0 ] && [ "$seen" -eq 30 ] && [ "$wrong" -eq 0 ] && [ "$(state_of cond.h5 | grep -c ':ok$')" -eq 30 ] &&
+   [ "$py" = "['beta2', 'dampening', 'momentum', 'nesterov'] bool True True" ] && [ "$csv_ok" = 0 ] && [ "$json_ok" = True ] &&
+   grep -q "left out: momentum, nesterov, dampening, beta2" <<<"$report"; then
+  ok "conditional parameters: 30 trials ($branches) each got exactly its active parameters; {momentum} refused before a history; h5py/CSV/JSON show inactive values as absent"
+else not_ok "conditional parameters" "exit $refused_rc: $refused" "exit $rc: $out" "seen $seen, wrong $wrong: $(head -3 seen.txt)" "h5py: $py" "csv bad: $csv_ok json: $json_ok" "$report"; fi
