@@ -121,12 +121,14 @@ void AppCore::open() {
   if (command_.empty()) command_ = split_command(s.command);
   if (command_.empty()) throw UsageError("no program to tune: give it after -- or with --program");
   if (!o_.shell) command_[0] = resolve_program(command_[0]);
-  const SamplerOptions sampler_options{.seed = s.seed, .grid_points = s.grid_points, .minimize = s.minimize};
+  const SamplerOptions sampler_options = sampler_options_of(s);
+  const ObjectiveFlags objective_flags = objective_flags_of(s);
   check_placeholders(command_, s.space);  // fail now, not in every trial
   StudyLimits limits;
   limits.trials = o_.trials;
   if (!o_.time_limit.empty()) limits.time_limit = parse_duration(o_.time_limit, "--time-limit");
-  limits.target = o_.target;
+  limits.target = objective_flags.target;
+  limits.targets = objective_flags.targets;
   limits.max_failures = o_.max_failures;
   trial_limit_ = o_.trial_time_limit.empty() ? 0 : parse_duration(o_.trial_time_limit, "--trial-time-limit");
   grace_ = parse_duration(o_.grace, "--grace");
@@ -240,12 +242,19 @@ void AppCore::record(const TrialRun& run, int rank, const std::string& host, con
   if (o_.quiet) return;
   std::ostringstream line;
   line << "trial " << t.id << " " << state_name(t.state);
-  if (t.objective) line << " objective=" << to_string(ParamValue{*t.objective});
+  const auto& objectives = history_->study().objectives;
+  if (!t.values.empty() && history_->study().multi_objective()) {
+    for (std::size_t i = 0; i < t.values.size() && i < objectives.size(); ++i)
+      line << " " << objectives[i].name << "=" << to_string(ParamValue{t.values[i]});
+  } else if (t.objective) {
+    line << " " << (objectives.empty() ? "objective" : objectives[0].name) << "=" << to_string(ParamValue{*t.objective});
+  }
   if (!t.message.empty()) line << " (" << t.message << ")";
   char took[32];
   std::snprintf(took, sizeof took, "%.1f", t.wall_time());
   line << " [" << took << " s, " << where << "]";
   if (const auto best = study_->best()) line << " best=" << to_string(ParamValue{*best->objective}) << " (trial " << best->id << ")";
+  if (history_->study().multi_objective()) line << " front=" << study_->front().size() << " trial(s)";
   say(line.str());
 }
 
@@ -263,6 +272,22 @@ int AppCore::finish() {
     say(std::to_string(n) + " of this run's trials were proposed by " + std::string(stand_in_->name()) + " while " +
         history_->study().sampler + " was busy proposing for another runner (runners asked faster than its model " +
         "proposes: short trials or many runners)");
+  if (history_->study().multi_objective()) {
+    const auto front = s.front();
+    const auto& objectives = history_->study().objectives;
+    say("Pareto front: " + std::to_string(front.size()) + " trial(s) no other trial beats in every objective" +
+        (front.size() > 10 ? " (the first 10; tune status and tune report show all)" : std::string()));
+    for (std::size_t k = 0; k < front.size() && k < 10; ++k) {
+      std::ostringstream b;
+      b << "  trial " << front[k].id;
+      for (std::size_t i = 0; i < objectives.size(); ++i)
+        b << " " << objectives[i].name << "=" << to_string(ParamValue{front[k].values[i]});
+      const auto& ps = history_->study().space.parameters();
+      for (std::size_t i = 0; i < ps.size(); ++i)
+        if (!is_absent(front[k].params[i])) b << " " << ps[i].name << "=" << to_string(front[k].params[i]);
+      say(b.str());
+    }
+  }
   if (const auto best = s.best()) {
     std::ostringstream b;
     b << "best: trial " << best->id << " objective=" << to_string(ParamValue{*best->objective});
@@ -304,6 +329,23 @@ std::vector<std::pair<std::string, std::string>> AppCore::values_of(const Search
   return out;
 }
 
+ObjectiveFlags AppCore::objective_flags_of(const StudyInfo& s) const {
+  if (!o_.objective.empty() && !o_.metric_regex.empty())
+    throw UsageError("--metric-regex reads one objective from stdout; with --objective the program reports each by name");
+  try {
+    return parse_objective_flags(o_.objective.empty() ? objective_text(s.objectives) : o_.objective, o_.direction, o_.target);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
+SamplerOptions AppCore::sampler_options_of(const StudyInfo& s) {
+  SamplerOptions o{.seed = s.seed, .grid_points = s.grid_points, .minimize = s.minimize};
+  if (s.multi_objective())
+    for (const auto& obj : s.objectives) o.objectives_minimize.push_back(obj.minimize);
+  return o;
+}
+
 StudyInfo AppCore::new_study(Imported& imported) const {
   if (o_.space_file.empty()) throw UsageError("--space FILE is required for a new study");
   std::ifstream in(o_.space_file);
@@ -316,7 +358,9 @@ StudyInfo AppCore::new_study(Imported& imported) const {
   s.sampler = o_.algo;
   s.seed = o_.seed.value_or(static_cast<std::uint64_t>(std::time(nullptr)) ^ (static_cast<std::uint64_t>(getpid()) << 32));
   s.grid_points = o_.grid_points;
-  s.minimize = o_.direction == "min";
+  const ObjectiveFlags flags = objective_flags_of(s);
+  s.objectives = flags.objectives;
+  s.minimize = flags.minimize;
   s.pruner = o_.prune;
   s.pruner.minimize = s.minimize;
   try {
@@ -331,7 +375,7 @@ StudyInfo AppCore::new_study(Imported& imported) const {
   s.created = iso_now();
   s.tune_version = PACKAGE_VERSION;
   // A bad sampler name or grid fails here, before a file exists.
-  (void)make_sampler(s.sampler, s.space, {.seed = s.seed, .grid_points = s.grid_points, .minimize = s.minimize});
+  (void)make_sampler(s.sampler, s.space, sampler_options_of(s));
   try {
     if (!o_.enqueue.empty()) {
       const auto sets = read_enqueued(o_.enqueue, s.space, o_.trials);
@@ -339,7 +383,15 @@ StudyInfo AppCore::new_study(Imported& imported) const {
     }
     if (!o_.warm_start.empty()) {
       if (!fs::exists(o_.warm_start)) throw UsageError("--warm-start " + o_.warm_start + ": no such file");
-      imported = import_trials(read_history(o_.warm_start, false), o_.warm_start, s.space, s.minimize);
+      const HistorySnapshot old = read_history(o_.warm_start, false);
+      if (objective_text(old.study.objectives) != objective_text(s.objectives) ||
+          direction_text(old.study.objectives, old.study.minimize) != direction_text(s.objectives, s.minimize))
+        throw UsageError("--warm-start " + o_.warm_start + ": that study's objectives (" +
+                         (old.study.objectives.empty() ? std::string("objective") : objective_text(old.study.objectives)) + ", " +
+                         direction_text(old.study.objectives, old.study.minimize) + ") differ from this one's (" +
+                         (s.objectives.empty() ? std::string("objective") : objective_text(s.objectives)) + ", " +
+                         direction_text(s.objectives, s.minimize) + "); its results would mislead the search");
+      imported = import_trials(old, o_.warm_start, s.space, s.minimize);
       s.imported = imported.trials.size();
       s.imported_from = fs::absolute(o_.warm_start).string();
       if (imported.trials.empty())
@@ -384,9 +436,14 @@ void AppCore::check_resume_flags(const StudyInfo& s) const {
     throw UsageError("--warm-start " + o_.warm_start + ": the study in " + o_.history + " was created " +
                      (s.imported_from.empty() ? std::string("without one") : "from " + s.imported_from) +
                      "; drop --warm-start to continue it (imported trials are fixed at creation)");
-  if ((o_.direction == "min") != s.minimize)
+  const ObjectiveFlags flags = objective_flags_of(s);
+  if (!o_.objective.empty() && objective_text(flags.objectives) != objective_text(s.objectives))
+    throw UsageError("--objective " + o_.objective + " differs from the study in " + o_.history + " (" +
+                     (s.objectives.empty() ? std::string("one objective, reported as objective=") : objective_text(s.objectives)) +
+                     "); drop it to continue that study");
+  if (direction_text(flags.objectives, flags.minimize) != direction_text(s.objectives, s.minimize))
     throw UsageError("--direction " + o_.direction + " differs from the study in " + o_.history + " (" +
-                     (s.minimize ? "min" : "max") + ")");
+                     direction_text(s.objectives, s.minimize) + ")");
 }
 
 

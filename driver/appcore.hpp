@@ -19,6 +19,7 @@
 #include "run_command.hpp"
 #include "search/sampler.hpp"
 #include "study/study.hpp"
+#include "study/objective_flags.hpp"
 #include "study/warm_start.hpp"
 
 namespace tune {
@@ -74,6 +75,10 @@ class AppCore {
   static std::vector<std::pair<std::string, std::string>> values_of(const SearchSpace& space, const Assignment& a);
   // A new study from the flags, with what --warm-start imports (not yet recorded).
   StudyInfo new_study(Imported& imported) const;
+  // --objective/--direction/--target read against the study (its objectives
+  // when --objective is not given again).
+  ObjectiveFlags objective_flags_of(const StudyInfo& s) const;
+  static SamplerOptions sampler_options_of(const StudyInfo& s);
   void check_resume_flags(const StudyInfo& s) const;
 
   const RunOptions& o_;

@@ -34,8 +34,9 @@ int main(int argc, char** argv) {
   r->add_option("--grid-points", run.grid_points, "grid: points per continuous interval")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
-  r->add_option("--direction", run.direction, "min or max: which objective is better")
-      ->check(CLI::IsMember({"min", "max"}))
+  r->add_option("--objective", run.objective,
+                 "several objectives: the names the program reports them under, e.g. loss,latency (answer: the Pareto front)");
+  r->add_option("--direction", run.direction, "min or max: which objective is better (one per objective with --objective)")
       ->capture_default_str();
   r->add_option("--program", run.program, "the trial program as one string (split like a shell, nothing expanded)");
   r->add_flag("--shell", run.shell, "run the program through /bin/sh -c (placeholders are shell-quoted)");
@@ -46,7 +47,8 @@ int main(int argc, char** argv) {
   r->add_option("--grace", run.grace, "time between SIGTERM and SIGKILL")->capture_default_str();
   r->add_option("--drain", run.drain, "on SIGUSR1 (a yield, a time-limit warning), let running trials finish this long before ending them")
       ->capture_default_str();
-  r->add_option("--target", run.target, "stop once the best objective reaches this value");
+  r->add_option("--target", run.target,
+                 "stop once the best objective reaches this value (one per objective: once a trial meets all)");
   r->add_option("--max-failures", run.max_failures, "stop after this many failed trials in a row (0: never)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();

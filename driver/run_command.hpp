@@ -19,7 +19,8 @@ struct RunOptions {
   std::string algo = "random";
   std::optional<std::uint64_t> seed;
   int grid_points = 5;
-  std::string direction = "min";
+  std::string objective;             // --objective loss,latency: named objectives (see lib/study/objective_flags)
+  std::string direction = "min";     // min, max, or one per named objective
   std::vector<std::string> command;  // after "--", or split from --program
   std::string program;               // --program "CMD"
   bool shell = false;                // run the command through /bin/sh -c
@@ -29,7 +30,7 @@ struct RunOptions {
   std::string trial_time_limit;
   std::string grace = "10";
   std::string drain = "60";  // SIGUSR1: how long running trials may go on
-  std::optional<double> target;
+  std::string target;                // a number, or one per named objective
   int max_failures = 10;
   std::string metric_regex;
   int gpus_per_trial = 0;

@@ -11,6 +11,7 @@
 
 #include "history/history.hpp"
 #include "report/study_report.hpp"
+#include "study/front.hpp"
 #include "trial_jobs_loop.hpp"
 
 namespace tune {
@@ -44,13 +45,47 @@ void show_trial_jobs(const std::string& history) {
   std::fflush(stdout);
 }
 
+// A multi-objective study's answer: its Pareto front.
+int show_front(const HistorySnapshot& h, int top) {
+  const auto front = pareto_trials(h.study, h.trials);
+  if (front.empty()) {
+    std::cout << "front:     none yet\n";
+    return 0;
+  }
+  std::cout << "front:     " << front.size() << " trial(s) no other trial beats in every objective (Pareto front)\n\n";
+  std::cout.flush();
+  const auto& ps = h.study.space.parameters();
+  std::printf("  %-6s", "trial");
+  for (const auto& o : h.study.objectives) std::printf(" %-12s", o.name.c_str());
+  for (const auto& p : ps) std::printf(" %-12s", p.name.c_str());
+  std::printf(" %8s  %s\n", "wall_s", "host");
+  // Sorted by the first objective, best first: a front reads as a trade-off.
+  std::vector<const Trial*> order;
+  for (const auto& t : front) order.push_back(&t);
+  const bool min0 = h.study.objectives[0].minimize;
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return min0 ? a->values[0] < b->values[0] : a->values[0] > b->values[0]; });
+  const std::size_t shown = std::max<std::size_t>(static_cast<std::size_t>(top), 20);
+  for (std::size_t i = 0; i < order.size() && i < shown; ++i) {
+    const Trial& t = *order[i];
+    std::printf("  %-6llu", static_cast<unsigned long long>(t.id));
+    for (double v : t.values) std::printf(" %-12s", brief(v).c_str());
+    for (const auto& v : t.params) std::printf(" %-12s", brief(v).c_str());
+    std::printf(" %8.1f  %s\n", t.wall_time(), t.host.c_str());
+  }
+  if (order.size() > shown) std::printf("  ... %zu more (tune export, tune report)\n", order.size() - shown);
+  std::fflush(stdout);
+  return 0;
+}
+
 }  // namespace
 
 int show_status(const std::string& path, int top) {
   const HistorySnapshot h = read_history(path, false);
   const auto& s = h.study;
-  std::cout << "study:     " << s.name << " (" << s.sampler << " search, " << (s.minimize ? "minimize" : "maximize")
-            << " the objective, seed " << s.seed << ")\n";
+  std::string aim;
+  if (s.objectives.empty()) aim = std::string(s.minimize ? "minimize" : "maximize") + " the objective";
+  for (const auto& o : s.objectives) aim += (aim.empty() ? "" : ", ") + std::string(o.minimize ? "minimize " : "maximize ") + o.name;
+  std::cout << "study:     " << s.name << " (" << s.sampler << " search, " << aim << ", seed " << s.seed << ")\n";
   std::cout << "command:   " << s.command << "\n";
   std::cout << "created:   " << s.created << " by tune " << s.tune_version << "\n";
   std::cout << "trials:    " << h.trials.size();
@@ -71,6 +106,7 @@ int show_status(const std::string& path, int top) {
   }
   std::cout.flush();
   show_trial_jobs(path);
+  if (s.multi_objective()) return show_front(h, top);
   const auto best = ranked_trials(h);
   if (best.empty()) {
     std::cout << "best:      none yet\n";
@@ -105,10 +141,12 @@ int export_history(const std::string& path, const std::string& format, const std
   const auto& ps = h.study.space.parameters();
   if (format == "csv") {
     out << "id,state,objective";
+    for (const auto& o : h.study.objectives) out << "," << csv_field(o.name);
     for (const auto& p : ps) out << "," << csv_field(p.name);
     out << ",start_time,end_time,wall_time,rank,host,exit_code,signal,peak_rss_kb,last_step,message\n";
     for (const auto& t : h.trials) {
       out << t.id << "," << state_name(t.state) << "," << (t.objective ? num(*t.objective) : "");
+      for (std::size_t k = 0; k < h.study.objectives.size(); ++k) out << "," << (k < t.values.size() ? num(t.values[k]) : "");
       for (const auto& v : t.params) out << "," << csv_field(to_string(v));
       out << "," << num(t.start_time) << "," << num(t.end_time) << "," << num(t.wall_time()) << "," << t.rank << ","
           << csv_field(t.host) << "," << t.exit_code << "," << t.signal << "," << t.peak_rss_kb << "," << t.last_step
@@ -121,9 +159,13 @@ int export_history(const std::string& path, const std::string& format, const std
   for (const auto& t : h.trials) {
     json params = json::object();
     for (std::size_t i = 0; i < ps.size(); ++i) params[ps[i].name] = to_json(t.params[i]);
+    json values = json::object();
+    for (std::size_t k = 0; k < h.study.objectives.size(); ++k)
+      values[h.study.objectives[k].name] = k < t.values.size() ? json(t.values[k]) : json(nullptr);
     trials.push_back({{"id", t.id},
                       {"state", std::string(state_name(t.state))},
                       {"objective", t.objective ? json(*t.objective) : json(nullptr)},
+                      {"objectives", values},
                       {"params", params},
                       {"start_time", t.start_time},
                       {"end_time", t.end_time},
@@ -144,8 +186,10 @@ int export_history(const std::string& path, const std::string& format, const std
                        {"metric", r.metric},
                        {"value", std::isfinite(r.value) ? json(r.value) : json(nullptr)}});
   const auto& s = h.study;
+  json objectives = json::array();
+  for (const auto& o : s.objectives) objectives.push_back({{"name", o.name}, {"direction", o.minimize ? "min" : "max"}});
   json study = {{"name", s.name},       {"space", s.space.to_json()}, {"sampler", s.sampler},
-                {"seed", s.seed},       {"direction", s.minimize ? "min" : "max"},
+                {"seed", s.seed},       {"direction", s.minimize ? "min" : "max"}, {"objectives", objectives},
                 {"command", s.command}, {"program_version", s.program_version},
                 {"created", s.created}, {"tune_version", s.tune_version}};
   out << json{{"study", study}, {"trials", trials}, {"reports", reports}}.dump(2) << "\n";

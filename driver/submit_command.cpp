@@ -16,6 +16,7 @@
 #include "run_command.hpp"
 #include "search/sampler.hpp"
 #include "space/search_space.hpp"
+#include "study/objective_flags.hpp"
 #include "study/text_input.hpp"
 #include "study/warm_start.hpp"
 
@@ -36,7 +37,8 @@ void add_submit_options(CLI::App& s, SubmitOptions& o) {
   s.add_option("--algo,--tuning-type", o.algo, "grid, random, bayes or tpe")->check(CLI::IsMember(sampler_names()))->capture_default_str();
   s.add_option("--seed", o.seed, "random seed");
   s.add_option("--grid-points", o.grid_points, "grid: points per interval")->check(CLI::Range(1, 1000));
-  s.add_option("--direction", o.direction, "min or max")->check(CLI::IsMember({"min", "max"}))->capture_default_str();
+  s.add_option("--objective", o.objective, "several objectives: their report names, e.g. loss,latency");
+  s.add_option("--direction", o.direction, "min or max (one per objective with --objective)")->capture_default_str();
   s.add_option("--trials,--trail-steps", o.trials, "number of trials")->required()->check(CLI::PositiveNumber);
   s.add_option("--parallel", o.parallel, "runners: trials at once")->check(CLI::PositiveNumber)->capture_default_str();
   s.add_option("--runners-per-node", o.runners_per_node,
@@ -52,7 +54,7 @@ void add_submit_options(CLI::App& s, SubmitOptions& o) {
   s.add_option("--appcore-mem,--app-core-memory", o.appcore_mem, "memory of the AppCore task");
   s.add_option("--time", o.time, "the job's time limit (sbatch --time); the study drains 2 minutes before");
   s.add_option("--trial-time-limit", o.trial_time_limit, "end a trial after this long");
-  s.add_option("--target", o.target, "stop once the best objective reaches this value");
+  s.add_option("--target", o.target, "stop once the best objective reaches this value (one per objective: once a trial meets all)");
   s.add_option("--enqueue", o.enqueue, "JSON list of parameter sets to run first")->check(CLI::ExistingFile);
   s.add_option("--warm-start", o.warm_start, "HDF5 history of an earlier study to learn from")->check(CLI::ExistingFile);
   s.add_flag("--keep-checkpoints", o.keep_checkpoints, "keep each finished trial's checkpoint directory");
@@ -133,11 +135,12 @@ std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary
     << (o.trial_jobs ? "" : "mpirun -np \"$SLURM_NTASKS\" ") << q(tune_binary) << " run --history \"$history\" \"${resume[@]}\" \\\n"
     << "  --name " << q(o.name) << " --space " << q(o.space_file) << " --algo " << o.algo
     << " --direction " << o.direction << " --trials " << o.trials << " --max-failures " << o.max_failures;
+  if (!o.objective.empty()) s << " --objective " << q(o.objective);
   if (o.seed) s << " --seed " << *o.seed;
   if (o.algo == "grid") s << " --grid-points " << o.grid_points;
   if (o.gpus_per_trial > 0) s << " --gpus-per-trial " << o.gpus_per_trial;
   if (!o.trial_time_limit.empty()) s << " --trial-time-limit " << q(o.trial_time_limit);
-  if (o.target) s << " --target " << to_string(ParamValue{*o.target});
+  if (!o.target.empty()) s << " --target " << q(o.target);
   if (!o.enqueue.empty()) s << " --enqueue " << q(o.enqueue);
   if (!o.warm_start.empty()) s << " --warm-start " << q(o.warm_start);
   if (o.keep_checkpoints) s << " --keep-checkpoints";
@@ -186,6 +189,13 @@ int submit_study(const SubmitOptions& in) {
     text << f.rdbuf();
     const SearchSpace space = SearchSpace::parse(text.str(), o.space_file);
     if (!o.enqueue.empty()) (void)read_enqueued(o.enqueue, space, o.trials);
+    try {
+      (void)parse_objective_flags(o.objective, o.direction, o.target);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    if (!o.objective.empty() && !o.metric_regex.empty())
+      throw UsageError("--metric-regex reads one objective from stdout; with --objective the program reports each by name");
     check_placeholders(o.command.empty() ? split_command(o.program) : o.command, space);
   }
   if (!o.enqueue.empty()) o.enqueue = fs::absolute(o.enqueue).string();

@@ -21,6 +21,7 @@ struct SubmitOptions {
   std::string algo = "random";
   std::optional<std::uint64_t> seed;
   int grid_points = 5;
+  std::string objective;      // named objectives, as tune run
   std::string direction = "min";
   std::uint64_t trials = 0;
   int parallel = 1;            // runners
@@ -32,7 +33,7 @@ struct SubmitOptions {
   std::string appcore_mem;    // accepted for the source design; see tune(1)
   std::string time;           // the job's --time
   std::string trial_time_limit;
-  std::optional<double> target;
+  std::string target;
   std::string metric_regex;
   int max_failures = 10;
   PrunerOptions prune;

@@ -128,16 +128,17 @@ class Layout {
 // parameter did not exist in that trial; its params member then holds NaN,
 // 0 or "").
 struct TrialLayout {
-  Id state_type, host_type, message_type, params_type, bool_type, active_type, row_type;
+  Id state_type, host_type, message_type, params_type, bool_type, active_type, objectives_type, row_type;
   std::vector<Id> choice_types;
   std::size_t id, state, objective, start_time, end_time, wall_time, rank, exit_code, signal, peak_rss_kb,
-      last_step, host, message, params, active = 0;
+      last_step, host, message, params, active = 0, values = 0;
+  std::vector<std::size_t> value_offsets;  // named objectives
   std::vector<std::size_t> param_offsets;
   std::vector<std::optional<std::size_t>> active_offsets;  // of conditional parameters
   std::vector<std::size_t> choice_lens;
   std::size_t size = 0;
 
-  explicit TrialLayout(const SearchSpace& space) {
+  TrialLayout(const SearchSpace& space, const std::vector<ObjectiveSpec>& objectives) {
     state_type = Id(H5Tenum_create(H5T_NATIVE_UINT8), H5Tclose);
     for (int s = 0; s < kTrialStates; ++s) {
       const auto v = static_cast<std::uint8_t>(s);
@@ -189,6 +190,13 @@ struct TrialLayout {
     message = row.add("message", message_type.get());
     params = row.add("params", params_type.get());
     if (space.conditional()) active = row.add("active", active_type.get());
+    if (!objectives.empty()) {
+      // With named objectives: "objectives", a float64 per name (NaN if none).
+      Layout objectives_layout;
+      for (const auto& o : objectives) value_offsets.push_back(objectives_layout.add(o.name.c_str(), H5T_NATIVE_DOUBLE));
+      objectives_type = objectives_layout.build();
+      values = row.add("objectives", objectives_type.get());
+    }
     row_type = row.build();
     size = row.size();
   }
@@ -219,6 +227,8 @@ struct TrialLayout {
     put<std::int64_t>(buf, last_step, t.last_step);
     copy_fixed(buf.data() + host, kHostLen, t.host);
     copy_fixed(buf.data() + message, kMessageLen, t.message);
+    for (std::size_t k = 0; k < value_offsets.size(); ++k)
+      put<double>(buf, values + value_offsets[k], k < t.values.size() ? t.values[k] : std::nan(""));
     const auto& ps = space.parameters();
     for (std::size_t i = 0; i < ps.size() && i < t.params.size(); ++i) {
       const std::size_t at = params + param_offsets[i];
@@ -254,6 +264,14 @@ struct TrialLayout {
     t.last_step = get<std::int64_t>(buf, last_step);
     t.host = read_fixed(buf + host, kHostLen);
     t.message = read_fixed(buf + message, kMessageLen);
+    for (std::size_t k = 0; k < value_offsets.size(); ++k) {
+      const double v = get<double>(buf, values + value_offsets[k]);
+      if (std::isnan(v)) {
+        t.values.clear();  // none, or not all: the trial has no values
+        break;
+      }
+      t.values.push_back(v);
+    }
     const auto& ps = space.parameters();
     for (std::size_t i = 0; i < ps.size(); ++i) {
       const std::size_t at = params + param_offsets[i];
@@ -348,6 +366,11 @@ void write_study(hid_t file, const StudyInfo& s, const std::string& path) {
     write_string_attr(file, "imported_from", s.imported_from, path);
   }
   if (!s.enqueued.empty()) write_string_attr(file, "enqueued", s.enqueued, path);
+  if (!s.objectives.empty()) {
+    nlohmann::json objectives = nlohmann::json::array();
+    for (const auto& o : s.objectives) objectives.push_back({{"name", o.name}, {"direction", o.minimize ? "min" : "max"}});
+    write_string_attr(file, "objectives", objectives.dump(), path);
+  }
 }
 
 StudyInfo read_study(hid_t file, const std::string& path) {
@@ -384,6 +407,14 @@ StudyInfo read_study(hid_t file, const std::string& path) {
     s.imported_from = read_string_attr(file, "imported_from", path);
   }
   if (H5Aexists(file, "enqueued") > 0) s.enqueued = read_string_attr(file, "enqueued", path);
+  if (H5Aexists(file, "objectives") > 0) {
+    try {
+      for (const auto& o : nlohmann::json::parse(read_string_attr(file, "objectives", path)))
+        s.objectives.push_back({o.at("name").get<std::string>(), o.at("direction").get<std::string>() != "max"});
+    } catch (const std::exception& e) {
+      throw HistoryError(path + ": the objectives attribute is unreadable: " + e.what());
+    }
+  }
   return s;
 }
 
@@ -526,7 +557,7 @@ History History::resume(const std::string& path) {
   if (fid >= 0) {
     impl->file = Id(fid, H5Fclose);
     impl->study = read_study(fid, path);
-    impl->trial_layout = std::make_unique<TrialLayout>(impl->study.space);
+    impl->trial_layout = std::make_unique<TrialLayout>(impl->study.space, impl->study.objectives);
     impl->open_tables();
     const auto rows = read_rows(impl->trials_dset.get(), impl->trial_layout->row_type.get(),
                                 impl->trial_layout->size, path);
@@ -560,7 +591,7 @@ void build_file(History::Impl& impl, const std::string& tmp, const HistorySnapsh
   impl.file = checked(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()), H5Fclose, tmp,
                       "cannot create the history file");
   impl.study = snap.study;
-  impl.trial_layout = std::make_unique<TrialLayout>(impl.study.space);
+  impl.trial_layout = std::make_unique<TrialLayout>(impl.study.space, impl.study.objectives);
   write_study(impl.file.get(), impl.study, tmp);
   impl.trials_dset = create_table(impl.file.get(), "trials", impl.trial_layout->row_type.get(), kTrialChunk, tmp);
   impl.reports_dset = create_table(impl.file.get(), "reports", impl.report_layout.row_type.get(), kReportChunk, tmp);
@@ -688,7 +719,7 @@ HistorySnapshot read_history(const std::string& path, bool with_reports) {
   Id file = checked(fid, H5Fclose, path, "cannot open as an HDF5 file (is it a tune history?)");
   HistorySnapshot snap;
   snap.study = read_study(file.get(), path);
-  TrialLayout tl(snap.study.space);
+  TrialLayout tl(snap.study.space, snap.study.objectives);
   Id trials = checked(H5Dopen2(file.get(), "trials", H5P_DEFAULT), H5Dclose, path, "no /trials dataset");
   const auto rows = read_rows(trials.get(), tl.row_type.get(), tl.size, path);
   for (std::size_t i = 0; i < rows.size() / tl.size; ++i) snap.trials.push_back(tl.decode(rows.data() + i * tl.size, snap.study.space));

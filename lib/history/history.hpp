@@ -24,13 +24,25 @@ class HistoryError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// One objective of a study with named objectives (--objective loss,latency).
+struct ObjectiveSpec {
+  std::string name;
+  bool minimize = true;
+};
+
 struct StudyInfo {
   std::string name;
   SearchSpace space;
   std::string sampler = "random";
   std::uint64_t seed = 0;
   std::int32_t grid_points = 5;
-  bool minimize = true;
+  bool minimize = true;          // the objective's direction (the first one's with named objectives)
+  // Named objectives (--objective): each trial's value of each is the last
+  // value it reported under that name. Empty: the one objective reported as
+  // objective=. Two or more: a multi-objective study, whose answer is the
+  // Pareto front of its ok trials.
+  std::vector<ObjectiveSpec> objectives;
+  bool multi_objective() const { return objectives.size() > 1; }
   std::string command;          // the trial program as the user gave it
   std::string program_version;  // what the user or the driver knows of the program's version
   std::string created;          // ISO 8601, UTC

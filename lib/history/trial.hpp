@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "search/sampler.hpp"
 
@@ -32,7 +33,8 @@ struct Trial {
   std::uint64_t id = 0;
   TrialState state = TrialState::Running;
   Assignment params;
-  std::optional<double> objective;
+  std::optional<double> objective;  // with named objectives: the first one's value
+  std::vector<double> values;       // with named objectives: each one's value (ok trials), else empty
   double start_time = 0;        // seconds since the epoch
   double end_time = 0;          // 0 while running
   std::int32_t rank = -1;       // MPI rank that ran it

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "report/importance.hpp"
+#include "study/front.hpp"
 
 namespace tune {
 namespace {
@@ -190,14 +191,29 @@ std::string report_summary(const HistorySnapshot& h, const StudyModel& m) {
   const auto& s = h.study;
   o << "study " << s.name << ": " << s.sampler << " search"
     << (s.pruner.rule != "none" ? " with " + s.pruner.rule + " pruning on " + s.pruner.metric : std::string())
-    << ", " << (s.minimize ? "minimising" : "maximising") << " the objective\n";
+    << ", " << (s.multi_objective() ? std::to_string(s.objectives.size()) + " objectives"
+                                     : std::string(s.minimize ? "minimising" : "maximising") + " " +
+                                           (s.objectives.empty() ? std::string("the objective") : s.objectives[0].name))
+    << "\n";
   int counts[kTrialStates] = {};
   for (const auto& t : h.trials) ++counts[static_cast<int>(t.state)];
   o << h.trials.size() << " trials:";
   for (int st = 0; st < kTrialStates; ++st)
     if (counts[st]) o << " " << counts[st] << " " << state_name(static_cast<TrialState>(st));
   o << "\n";
-  const auto ranked = ranked_trials(h);
+  const auto ranked = s.multi_objective() ? std::vector<const Trial*>{} : ranked_trials(h);
+  if (s.multi_objective()) {
+    const auto front = pareto_trials(s, h.trials);
+    o << "objectives:";
+    for (const auto& obj : s.objectives) o << " " << (obj.minimize ? "minimise " : "maximise ") << obj.name;
+    o << "\nPareto front: " << front.size() << " trial(s) that no other trial beats in every objective";
+    for (std::size_t k = 0; k < front.size() && k < 10; ++k) {
+      o << (k ? "" : ":") << "\n  trial " << front[k].id;
+      for (std::size_t i = 0; i < s.objectives.size(); ++i) o << " " << s.objectives[i].name << "=" << brief(front[k].values[i]);
+    }
+    if (front.size() > 10) o << "\n  ... " << front.size() - 10 << " more (tune status, tune export)";
+    o << "\n";
+  }
   if (!ranked.empty()) {
     const Trial* best = ranked.front();
     o << "best: trial " << best->id << " objective=" << brief(*best->objective) << " after "
@@ -224,7 +240,13 @@ std::string report_summary(const HistorySnapshot& h, const StudyModel& m) {
       << full << "); " << run << " steps run instead of " << would << " ("
       << brief(100.0 * static_cast<double>(run) / static_cast<double>(would)) << "%)\n";
   }
-  if (!m.importance.empty()) {
+  for (const auto& [name, imp] : m.by_objective) {
+    if (imp.empty()) continue;
+    o << "parameter importance for " << name << " (fANOVA over a random forest of the ok trials):";
+    for (const auto& p : imp) o << " " << p.name << " " << brief(p.importance);
+    o << "\n";
+  }
+  if (!m.importance.empty() && m.by_objective.empty()) {
     o << "parameter importance (fANOVA over a random forest of the ok trials' objectives):";
     for (const auto& p : m.importance) o << " " << p.name << " " << brief(p.importance);
     o << "\n";
@@ -237,6 +259,13 @@ StudyModel fit_study_model(const HistorySnapshot& h) {
   StudyModel m;
   m.forest = ForestModel::fit(h.study.space, h.trials);
   if (m.forest) m.importance = m.forest->importance();
+  if (h.study.multi_objective())
+    for (std::size_t k = 0; k < h.study.objectives.size(); ++k) {
+      std::vector<Trial> trials = h.trials;
+      for (auto& t : trials) t.objective = t.values.size() > k ? std::optional<double>(t.values[k]) : std::nullopt;
+      const auto forest = ForestModel::fit(h.study.space, trials);
+      m.by_objective.emplace_back(h.study.objectives[k].name, forest ? forest->importance() : std::vector<ParamImportance>{});
+    }
   return m;
 }
 
@@ -326,6 +355,22 @@ std::vector<std::pair<std::string, std::string>> model_svgs(const HistorySnapsho
   return out;
 }
 
+Chart front_chart(const HistorySnapshot& h) {
+  const auto& obj = h.study.objectives;
+  Chart c{"Trials and the Pareto front", obj[0].name + (obj[0].minimize ? " (lower is better)" : " (higher is better)"),
+          obj[1].name + (obj[1].minimize ? " (lower is better)" : " (higher is better)"), false, false, {}, {}};
+  ChartSeries all{"ok trials", {}, {}, false, true, "#bbbbbb"};
+  for (const auto& t : h.trials)
+    if (t.state == TrialState::Ok && t.values.size() == obj.size()) all.x.push_back(t.values[0]), all.y.push_back(t.values[1]);
+  auto front = pareto_trials(h.study, h.trials);
+  std::stable_sort(front.begin(), front.end(), [](const Trial& a, const Trial& b) { return a.values[0] < b.values[0]; });
+  ChartSeries line{"Pareto front", {}, {}, true, true, kBlue};
+  for (const auto& t : front) line.x.push_back(t.values[0]), line.y.push_back(t.values[1]);
+  c.log_x = wants_log(all.x), c.log_y = wants_log(all.y);
+  c.series = {std::move(all), std::move(line)};
+  return c;
+}
+
 std::string report_html(const HistorySnapshot& h, const StudyModel& m) {
   std::ostringstream o;
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>tune report: "
@@ -336,7 +381,28 @@ std::string report_html(const HistorySnapshot& h, const StudyModel& m) {
     << "</head><body>\n<h1>Study " << xml_escape(h.study.name) << "</h1>\n<pre>" << xml_escape(report_summary(h, m))
     << "command: " << xml_escape(h.study.command) << "\ncreated: " << xml_escape(h.study.created) << " by tune "
     << xml_escape(h.study.tune_version) << "</pre>\n";
-  const auto ok = ranked_trials(h);
+  if (h.study.multi_objective()) {
+    const auto front = pareto_trials(h.study, h.trials);
+    std::vector<const Trial*> order;
+    for (const auto& t : front) order.push_back(&t);
+    const bool min0 = h.study.objectives[0].minimize;
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return min0 ? a->values[0] < b->values[0] : a->values[0] > b->values[0]; });
+    o << "<h2>Pareto front</h2>\n<p>" << front.size()
+      << " trial(s) that no other trial beats in every objective: the study's answer, a trade-off to choose from.</p>\n";
+    if (h.study.objectives.size() == 2) o << "<figure id=\"front\">" << render_svg(front_chart(h)) << "</figure>\n";
+    o << "<table><tr><th>trial</th>";
+    for (const auto& obj : h.study.objectives) o << "<th>" << xml_escape(obj.name) << " (" << (obj.minimize ? "min" : "max") << ")</th>";
+    for (const auto& p : h.study.space.parameters()) o << "<th>" << xml_escape(p.name) << "</th>";
+    o << "</tr>\n";
+    for (const Trial* t : order) {
+      o << "<tr><td>" << t->id << "</td>";
+      for (double v : t->values) o << "<td>" << brief(v) << "</td>";
+      for (const auto& v : t->params) o << "<td>" << xml_escape(brief(v)) << "</td>";
+      o << "</tr>\n";
+    }
+    o << "</table>\n";
+  }
+  const auto ok = h.study.multi_objective() ? std::vector<const Trial*>{} : ranked_trials(h);
   if (!ok.empty()) {
     o << "<h2>Best trials</h2>\n<table><tr><th>trial</th><th>objective</th>";
     for (const auto& p : h.study.space.parameters()) o << "<th>" << xml_escape(p.name) << "</th>";
@@ -349,14 +415,19 @@ std::string report_html(const HistorySnapshot& h, const StudyModel& m) {
     }
     o << "</table>\n";
   }
+  std::vector<std::pair<std::string, std::vector<ParamImportance>>> tables = m.by_objective;
+  if (tables.empty()) tables.emplace_back("the objective", m.importance);
   if (!m.importance.empty()) {
     o << "<h2>Which parameters matter</h2>\n<p>Share of the objective's variance each parameter explains on its own "
-         "(fANOVA over a random forest fitted to the ok trials, as Optuna's default importance evaluator).</p>\n"
-         "<table><tr><th>parameter</th><th>importance</th><th></th></tr>\n";
-    for (const auto& p : m.importance)
-      o << "<tr><td>" << xml_escape(p.name) << "</td><td>" << brief(p.importance) << "</td><td><div style=\"background:"
-        << kBlue << ";height:10px;width:" << static_cast<int>(std::lround(300 * p.importance)) << "px\"></div></td></tr>\n";
-    o << "</table>\n";
+         "(fANOVA over a random forest fitted to the ok trials, as Optuna's default importance evaluator).</p>\n";
+    for (const auto& [name, imp] : tables) {
+      if (imp.empty()) continue;
+      o << "<table><tr><th>parameter</th><th>importance for " << xml_escape(name) << "</th><th></th></tr>\n";
+      for (const auto& p : imp)
+        o << "<tr><td>" << xml_escape(p.name) << "</td><td>" << brief(p.importance) << "</td><td><div style=\"background:"
+          << kBlue << ";height:10px;width:" << static_cast<int>(std::lround(300 * p.importance)) << "px\"></div></td></tr>\n";
+      o << "</table>\n";
+    }
     if (m.forest && !m.forest->left_out().empty()) o << "<p>" << xml_escape(left_out_text(*m.forest)) << "</p>\n";
   }
   for (const auto& [name, svg] : model_svgs(h, m)) o << "<figure id=\"" << name << "\">" << svg << "</figure>\n";

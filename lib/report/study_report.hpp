@@ -31,7 +31,14 @@ std::string curve_metric(const HistorySnapshot& h);
 struct StudyModel {
   std::optional<ForestModel> forest;
   std::vector<ParamImportance> importance;  // empty: too few or constant results
+  // Several objectives: each one's importance (the forest and `importance`
+  // above are the first objective's).
+  std::vector<std::pair<std::string, std::vector<ParamImportance>>> by_objective;
 };
+// A multi-objective study's front: the chart of the first two objectives
+// (all ok trials, the front joined) and the front's trials, best first by
+// the first objective.
+Chart front_chart(const HistorySnapshot& h);
 StudyModel fit_study_model(const HistorySnapshot& h);
 // Charts of the model, as named SVG documents: the trials in parallel
 // coordinates (parameters by importance) and the fitted objective over the

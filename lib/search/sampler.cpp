@@ -5,6 +5,7 @@
 #include "search/bayes_sampler.hpp"
 #include "search/grid_sampler.hpp"
 #include "search/random_sampler.hpp"
+#include "search/scalarised_sampler.hpp"
 #include "search/tpe_sampler.hpp"
 
 namespace tune {
@@ -13,6 +14,16 @@ std::vector<std::string> sampler_names() { return {"grid", "random", "bayes", "t
 
 std::unique_ptr<Sampler> make_sampler(std::string_view name, const SearchSpace& space,
                                       const SamplerOptions& options) {
+  if (options.objectives_minimize.size() > 1 && (name == "bayes" || name == "tpe")) {
+    SamplerOptions one = options;
+    one.objectives_minimize.clear();
+    one.minimize = true;  // the scalarised value is minimised
+    const std::string inner(name);
+    return std::make_unique<ScalarisedSampler>([inner, &space, one] { return make_sampler(inner, space, one); },
+                                               options.objectives_minimize, options.seed,
+                                               name == "tpe" ? ScalarisedSampler::Method::ParetoRank
+                                                             : ScalarisedSampler::Method::Chebyshev);
+  }
   if (name == "grid") return std::make_unique<GridSampler>(space, options.grid_points);
   if (name == "random") return std::make_unique<RandomSampler>(space, options.seed);
   if (name == "bayes") return std::make_unique<BayesSampler>(space, options.seed, options.minimize);
@@ -26,7 +37,7 @@ std::unique_ptr<Sampler> make_stand_in(std::string_view name, const SearchSpace&
                                        const SamplerOptions& options) {
   // bayes's model costs tens of milliseconds a proposal; tpe, fed the same
   // results, costs a fraction of one.
-  if (name == "bayes") return std::make_unique<TpeSampler>(space, options.seed, options.minimize);
+  if (name == "bayes") return make_sampler("tpe", space, options);
   return nullptr;
 }
 

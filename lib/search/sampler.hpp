@@ -25,12 +25,16 @@ struct Observation {
   Assignment params;
   std::optional<double> objective;
   bool pruned = false;  // stopped early by a pruner: worse than its peers so far
+  std::vector<double> values{};  // several objectives: each one's value (ok trials), else empty
 };
 
 struct SamplerOptions {
   std::uint64_t seed = 0;
   int grid_points = 5;      // points per continuous interval (grid)
   bool minimize = true;     // direction, for samplers that learn
+  // Several objectives: each one's direction (two or more). bayes and tpe
+  // then propose through ScalarisedSampler; grid and random ignore it.
+  std::vector<bool> objectives_minimize{};
 };
 
 class Sampler {

@@ -1,11 +1,12 @@
 #include "study/study.hpp"
 
-#include "study/warm_start.hpp"
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
+
+#include "study/front.hpp"
+#include "study/warm_start.hpp"
 
 namespace tune {
 
@@ -47,7 +48,7 @@ Study::Study(History& history, Sampler& sampler, StudyLimits limits, double now,
   if (limits_.trials) *limits_.trials += info.imported;
   for (const auto& t : history_.trials()) {
     if (is_final(t.state)) {
-      observe({t.id, t.params, t.state == TrialState::Ok ? t.objective : std::nullopt, t.state == TrialState::Pruned});
+      observe(observation(t));
       if (pruner_) pruner_->finished(t.id, t.state == TrialState::Ok);
       if (t.state == TrialState::Ok && (!best_ || better(*t.objective, *history_.trials()[*best_].objective)))
         best_ = t.id;
@@ -66,6 +67,35 @@ std::optional<std::string> Study::take_sampler_news() {
 }
 
 bool Study::better(double a, double b) const { return history_.study().minimize ? a < b : a > b; }
+
+Observation Study::observation(const Trial& t) const {
+  const bool ok = t.state == TrialState::Ok;
+  return {t.id, t.params, ok ? t.objective : std::nullopt, t.state == TrialState::Pruned,
+          ok && history_.study().multi_objective() ? t.values : std::vector<double>{}};
+}
+
+std::optional<std::vector<double>> Study::named_values(std::uint64_t trial, std::vector<std::string>& missing) const {
+  std::vector<double> out;
+  const auto it = latest_.find(trial);
+  for (const auto& o : history_.study().objectives) {
+    if (it == latest_.end() || !it->second.count(o.name)) {
+      missing.push_back(o.name);
+      continue;
+    }
+    out.push_back(it->second.at(o.name));
+  }
+  if (!missing.empty()) return std::nullopt;
+  return out;
+}
+
+bool Study::meets_targets(const Trial& t) const {
+  const auto& objectives = history_.study().objectives;
+  if (t.state != TrialState::Ok || t.values.size() != objectives.size() || limits_.targets.size() != objectives.size())
+    return false;
+  for (std::size_t i = 0; i < objectives.size(); ++i)
+    if (objectives[i].minimize ? t.values[i] > limits_.targets[i] : t.values[i] < limits_.targets[i]) return false;
+  return true;
+}
 
 // The worker's proposal refers to the sampler, which outlives the study: wait for it.
 Study::~Study() {
@@ -191,6 +221,11 @@ std::optional<double> Study::pruning_value(const Report& report) const {
 bool Study::on_report(std::uint64_t trial, const Report& report, double now) {
   if (!running_.count(trial)) return false;  // a late report of a trial already ended
   history_.add_report(trial, report, now);
+  for (const auto& o : history_.study().objectives) {
+    if (o.name == "objective" && report.objective) latest_[trial][o.name] = *report.objective;
+    for (const auto& [key, value] : report.metrics)
+      if (key == o.name) latest_[trial][o.name] = value;
+  }
   if (!pruner_ || !report.step || prune_reason_.count(trial) || stopping()) return false;
   const auto value = pruning_value(report);
   if (!value) return false;
@@ -202,10 +237,30 @@ bool Study::on_report(std::uint64_t trial, const Report& report, double now) {
 
 const Trial& Study::on_result(const TrialRun& run, int rank, const std::string& host) {
   Trial t = history_.trials().at(run.trial);
-  const Outcome o = classify(run);
+  const auto& objectives = history_.study().objectives;
+  TrialRun r = run;
+  std::vector<std::string> missing;
+  std::optional<std::vector<double>> values;
+  if (!objectives.empty()) {
+    // Named objectives: the last value reported under each name.
+    values = named_values(run.trial, missing);
+    r.objective = values ? std::optional<double>((*values)[0]) : std::nullopt;
+    if (values)
+      for (double v : *values)
+        if (!std::isfinite(v)) r.objective = v;  // NaN or inf: invalid
+  }
+  const Outcome o = classify(r);
   t.state = o.state;
   t.objective = o.objective;
   t.message = o.message;
+  t.values = t.state == TrialState::Ok && values ? *values : std::vector<double>{};
+  if (!missing.empty() && t.state == TrialState::Invalid && o.message.rfind("exited 0 but reported no objective", 0) == 0) {
+    std::string names;
+    for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;
+    t.message = "exited 0 but reported no " + names + " (the study's objectives: report each as name=value)" +
+                o.message.substr(std::string("exited 0 but reported no objective").size());
+  }
+  latest_.erase(run.trial);
   t.start_time = run.start_time > 0 ? run.start_time : t.start_time;
   t.end_time = run.end_time;
   t.rank = rank;
@@ -221,7 +276,7 @@ const Trial& Study::on_result(const TrialRun& run, int rank, const std::string& 
   if (t.state == TrialState::Interrupted) {
     if (!stopping()) rerun_.push_back(t.id);
   } else {
-    observe({t.id, t.params, t.objective, t.state == TrialState::Pruned});
+    observe(observation(t));
     if (pruner_) pruner_->finished(t.id, t.state == TrialState::Ok);
     if (t.state == TrialState::Ok) {
       consecutive_failures_ = 0;
@@ -281,13 +336,19 @@ void Study::check_stop_rules() {
   // A study draining after a signal that reaches its target meanwhile is done
   // for good: it need not be requeued and resumed.
   if (stopping() && reason_ != StopReason::Signal) return;
-  if (limits_.target && best_) {
+  if (limits_.target && best_ && limits_.targets.empty()) {
     const double b = *history_.trials()[*best_].objective;
     if (b == *limits_.target || better(b, *limits_.target)) {
       reason_ = StopReason::TargetReached;
       return;
     }
   }
+  if (!limits_.targets.empty())
+    for (const auto& t : history_.trials())
+      if (meets_targets(t)) {
+        reason_ = StopReason::TargetReached;
+        return;
+      }
   if (stopping()) return;
   if (limits_.max_failures > 0 && consecutive_failures_ >= limits_.max_failures)
     return stop(StopReason::TooManyFailures);
@@ -321,8 +382,12 @@ std::string Study::stop_message() const {
 }
 
 std::optional<Trial> Study::best() const {
-  if (!best_) return std::nullopt;
+  if (!best_ || history_.study().multi_objective()) return std::nullopt;
   return history_.trials()[*best_];
+}
+
+std::vector<Trial> Study::front() const {
+  return pareto_trials(history_.study(), history_.trials());
 }
 
 std::uint64_t Study::count(TrialState s) const {

@@ -23,6 +23,7 @@ struct StudyLimits {
   std::optional<std::uint64_t> trials{};   // --trials: ids 0..N-1
   std::optional<double> time_limit{};      // --time-limit, seconds of this run
   std::optional<double> target{};          // --target: stop once the best reaches it
+  std::vector<double> targets{};           // several objectives: stop once one ok trial meets them all
   int max_failures = 10;                   // --max-failures: consecutive non-ok outcomes; 0 = never stop
 };
 
@@ -116,12 +117,20 @@ class Study {
   // The sampler's note when it changed with the last proposal (see
   // Sampler::note), once; nothing otherwise.
   std::optional<std::string> take_sampler_news();
+  // The best ok trial; nothing in a multi-objective study (see front()).
   std::optional<Trial> best() const;
+  // A multi-objective study's answer: the ok trials no other ok trial
+  // dominates, by id.
+  std::vector<Trial> front() const;
   std::uint64_t count(TrialState s) const;
   const History& history() const { return history_; }
 
  private:
   bool better(double a, double b) const;
+  // Named objectives: each one's value from the trial's reports, if all came.
+  std::optional<std::vector<double>> named_values(std::uint64_t trial, std::vector<std::string>& missing) const;
+  bool meets_targets(const Trial& t) const;
+  Observation observation(const Trial& t) const;
   std::optional<double> pruning_value(const Report& report) const;
   void check_stop_rules();
   // Whether a new trial (not a rerun) may be handed out; counts a proposal under way.
@@ -157,6 +166,7 @@ class Study {
   bool exhausted_ = false;
   int consecutive_failures_ = 0;
   std::optional<std::uint64_t> best_;
+  std::map<std::uint64_t, std::map<std::string, double>> latest_;  // named objectives: last value per running trial
   std::unique_ptr<Pruner> pruner_;
   std::string sampler_note_;        // the note of the last proposal
   bool sampler_note_changed_ = false;

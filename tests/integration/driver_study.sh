@@ -2,7 +2,7 @@
 # tune run with real mpirun and real processes: outcomes of misbehaving trials,
 # bad input, kill -9 at random moments, and a signal followed by --resume.
 source "$(dirname "$0")/tap.sh"
-plan 20
+plan 21
 tune=$TOP_BUILDDIR/driver/tune
 behave=$TOP_SRCDIR/tests/integration/programs/behave.sh
 branin=$TOP_SRCDIR/examples/synthetic/branin.py
@@ -325,3 +325,50 @@ if [ $refused_rc -eq 1 ] && grep -q "names {momentum}, but parameter 'momentum' 
    grep -q "left out: momentum, nesterov, dampening, beta2" <<<"$report"; then
   ok "conditional parameters: 30 trials ($branches) each got exactly its active parameters; {momentum} refused before a history; h5py/CSV/JSON show inactive values as absent"
 else not_ok "conditional parameters" "exit $refused_rc: $refused" "exit $rc: $out" "seen $seen, wrong $wrong: $(head -3 seen.txt)" "h5py: $py" "csv bad: $csv_ok json: $json_ok" "$report"; fi
+
+# 17. Several objectives: --objective f1,f2 reads each trial's last f1= and
+# f2= reports (ZDT1 here); the answer is the Pareto front (tune run's summary,
+# tune status, tune report's chart, HDF5 and export); --target with a value
+# per objective stops the study once one trial meets both.
+cat >zdt.json <<'J'
+{"parameters": [{"name": "x1", "type": "bound", "value": [0, 1]}, {"name": "x2", "type": "bound", "value": [0, 1]},
+                {"name": "x3", "type": "bound", "value": [0, 1]}]}
+J
+cat >zdt1.py <<'P'
+#!/usr/bin/python3
+import math, os
+x = [float(os.environ["TUNE_PARAM_x%d" % i]) for i in (1, 2, 3)]
+g = 1 + 9 * (x[1] + x[2]) / 2
+with os.fdopen(int(os.environ["TUNE_REPORT_FD"]), "w") as r:
+    r.write("f1=%r\n" % x[0])
+    r.write("f2=%r\n" % (g * (1 - math.sqrt(x[0] / g))))
+P
+chmod +x zdt1.py
+out=$(mpi 3 "$tune" run --history zdt.h5 --space zdt.json --trials 30 --algo tpe --seed 3 --objective f1,f2 -- ./zdt1.py 2>&1); rc=$?
+status=$("$tune" status zdt.h5 2>&1)
+front_n=$(sed -n 's/^front: *\([0-9]*\) trial(s).*/\1/p' <<<"$status")
+py=$(/usr/bin/python3 -c "
+import h5py, json
+f = h5py.File('zdt.h5', 'r')
+t = f['trials'][:]
+ok = t['state'] == 1
+print([(o['name'], o['direction']) for o in json.loads(f.attrs['objectives'])], sorted(t.dtype['objectives'].names), int(ok.sum()),
+      bool((t['objectives']['f1'][ok] == t['objective'][ok]).all()))" 2>&1)
+json_front=$("$tune" export zdt.h5 --json | /usr/bin/python3 -c "
+import json, sys
+d = json.load(sys.stdin)
+ok = [t['objectives'] for t in d['trials'] if t['state'] == 'ok']
+front = [p for p in ok if not any(q['f1'] <= p['f1'] and q['f2'] <= p['f2'] and q != p for q in ok)]
+print(len(front), [(o['name'], o['direction']) for o in d['study']['objectives']])")
+report=$("$tune" report zdt.h5 2>&1)
+targ=$(mpi 3 "$tune" run --history zdt_t.h5 --space zdt.json --trials 200 --algo bayes --seed 1 --objective f1,f2 --target 0.5,0.8 -q -- ./zdt1.py 2>&1); targ_rc=$?
+met=$("$tune" export zdt_t.h5 --csv | awk -F, 'NR > 1 && $2 == "ok" && $4 <= 0.5 && $5 <= 0.8 {n++} END {print n + 0}')
+if [ $rc -eq 0 ] && grep -q "Pareto front: $front_n trial(s)" <<<"$out" && [ "${front_n:-0}" -ge 2 ] &&
+   grep -q "^study: .*minimize f1, minimize f2" <<<"$status" &&
+   [ "$py" = "[('f1', 'min'), ('f2', 'min')] ['f1', 'f2'] $(state_of zdt.h5 | grep -c ':ok$') True" ] &&
+   [ "$json_front" = "$front_n [('f1', 'min'), ('f2', 'min')]" ] &&
+   grep -q "^Pareto front: $front_n trial(s)" <<<"$report" && grep -q 'id="front"' zdt-report.html &&
+   grep -q "parameter importance for f2" <<<"$report" &&
+   [ $targ_rc -eq 0 ] && grep -q "target reached" <<<"$targ" && [ "$met" -ge 1 ] && [ "$(state_of zdt_t.h5 | wc -l)" -lt 200 ]; then
+  ok "several objectives: ZDT1 with tpe, a front of $front_n trials in run, status, report, h5py and export; --target 0.5,0.8 met after $(state_of zdt_t.h5 | wc -l) trials"
+else not_ok "several objectives" "exit $rc: $(tail -5 <<<"$out")" "$status" "h5py: $py" "json: $json_front" "$report" "exit $targ_rc: $targ" "met $met"; fi
