@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "search/pareto.hpp"
+#include "serve_lines.hpp"
 #include "search/sampler.hpp"
 
 using namespace tune;
@@ -135,26 +136,18 @@ int compare(int argc, char** argv) {
 int serve() {
   std::map<std::string, MoProblem> known;
   for (auto& p : all_problems()) known.emplace(p.name, p);
-  for (std::string line; std::getline(std::cin, line);) {
-    nlohmann::json answer;
-    try {
-      const auto req = nlohmann::json::parse(line);
-      const auto& p = known.at(req.at("problem").get<std::string>());
-      std::vector<double> x;
-      for (int i = 0; i < p.dims; ++i) x.push_back(req.at("params").at("x" + std::to_string(i + 1)).get<double>());
-      answer["values"] = p.f(x);
-      if (req.contains("front")) {
-        std::vector<std::vector<double>> pts;
-        for (const auto& v : req["front"]) pts.push_back(v.get<std::vector<double>>());
-        answer["hv"] = reference_hv(pts, p);
-      }
-    } catch (const std::exception& e) {
-      answer = {{"error", e.what()}};
+  return bench::serve_lines([&](const nlohmann::json& req) {
+    const auto& p = known.at(req.at("problem").get<std::string>());
+    std::vector<double> x;
+    for (int i = 0; i < p.dims; ++i) x.push_back(req.at("params").at("x" + std::to_string(i + 1)).get<double>());
+    nlohmann::json answer = {{"values", p.f(x)}};
+    if (req.contains("front")) {
+      std::vector<std::vector<double>> pts;
+      for (const auto& v : req["front"]) pts.push_back(v.get<std::vector<double>>());
+      answer["hv"] = reference_hv(pts, p);
     }
-    std::printf("%s\n", answer.dump().c_str());
-    std::fflush(stdout);
-  }
-  return 0;
+    return answer;
+  });
 }
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include <string>
 
 #include "problems.hpp"
+#include "serve_lines.hpp"
 #include "search/bayes_sampler.hpp"
 #include "search/sampler.hpp"
 #include "test_functions.hpp"
@@ -335,32 +336,23 @@ int serve() {
     const std::string name = p.name;
     known.emplace(name, std::make_pair(std::move(p), std::move(space)));
   }
-  for (std::string line; std::getline(std::cin, line);) {
-    nlohmann::json answer;
-    try {
-      const auto req = nlohmann::json::parse(line);
-      const auto& [problem, space] = known.at(req.at("problem").get<std::string>());
-      Assignment a;
-      for (const auto& par : space.parameters()) {
-        if (!par.when.empty() && !req.at("params").contains(par.name)) {
-          a.emplace_back(std::monostate{});  // inactive in this trial
-          continue;
-        }
-        const auto& v = req.at("params").at(par.name);
-        if (v.is_string()) a.emplace_back(v.get<std::string>());
-        else if (par.kind == ParamKind::Int) a.emplace_back(v.get<std::int64_t>());
-        else a.emplace_back(v.get<double>());
+  return bench::serve_lines([&](const nlohmann::json& req) {
+    const auto& [problem, space] = known.at(req.at("problem").get<std::string>());
+    Assignment a;
+    for (const auto& par : space.parameters()) {
+      if (!par.when.empty() && !req.at("params").contains(par.name)) {
+        a.emplace_back(std::monostate{});  // inactive in this trial
+        continue;
       }
-      double truth = 0;
-      answer["value"] = bench::observe(problem, a, req.at("seed").get<std::uint64_t>(), req.at("trial").get<std::uint64_t>(), &truth);
-      answer["truth"] = truth;
-    } catch (const std::exception& e) {
-      answer = {{"error", e.what()}};
+      const auto& v = req.at("params").at(par.name);
+      if (v.is_string()) a.emplace_back(v.get<std::string>());
+      else if (par.kind == ParamKind::Int) a.emplace_back(v.get<std::int64_t>());
+      else a.emplace_back(v.get<double>());
     }
-    std::printf("%s\n", answer.dump().c_str());
-    std::fflush(stdout);
-  }
-  return 0;
+    double truth = 0;
+    const double value = bench::observe(problem, a, req.at("seed").get<std::uint64_t>(), req.at("trial").get<std::uint64_t>(), &truth);
+    return nlohmann::json{{"value", value}, {"truth", truth}};
+  });
 }
 
 }  // namespace
