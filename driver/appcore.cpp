@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "mpi_runner/runner.hpp"
+#include "report/study_report.hpp"
 #include "study/progress.hpp"
 #include "study/text_input.hpp"
 #include "study/warm_start.hpp"
@@ -245,15 +246,15 @@ void AppCore::record(const TrialRun& run, int rank, const std::string& host, con
   const auto& objectives = history_->study().objectives;
   if (!t.values.empty() && history_->study().multi_objective()) {
     for (std::size_t i = 0; i < t.values.size() && i < objectives.size(); ++i)
-      line << " " << objectives[i].name << "=" << to_string(ParamValue{t.values[i]});
+      line << " " << objectives[i].name << "=" << brief(t.values[i]);
   } else if (t.objective) {
-    line << " " << (objectives.empty() ? "objective" : objectives[0].name) << "=" << to_string(ParamValue{*t.objective});
+    line << " " << (objectives.empty() ? "objective" : objectives[0].name) << "=" << brief(*t.objective);
   }
   if (!t.message.empty()) line << " (" << t.message << ")";
   char took[32];
   std::snprintf(took, sizeof took, "%.1f", t.wall_time());
   line << " [" << took << " s, " << where << "]";
-  if (const auto best = study_->best()) line << " best=" << to_string(ParamValue{*best->objective}) << " (trial " << best->id << ")";
+  if (const auto best = study_->best()) line << " best=" << brief(*best->objective) << " (trial " << best->id << ")";
   if (history_->study().multi_objective()) line << " front=" << study_->front().size() << " trial(s)";
   say(line.str());
 }
@@ -281,19 +282,19 @@ int AppCore::finish() {
       std::ostringstream b;
       b << "  trial " << front[k].id;
       for (std::size_t i = 0; i < objectives.size(); ++i)
-        b << " " << objectives[i].name << "=" << to_string(ParamValue{front[k].values[i]});
+        b << " " << objectives[i].name << "=" << brief(front[k].values[i]);
       const auto& ps = history_->study().space.parameters();
       for (std::size_t i = 0; i < ps.size(); ++i)
-        if (!is_absent(front[k].params[i])) b << " " << ps[i].name << "=" << to_string(front[k].params[i]);
+        if (!is_absent(front[k].params[i])) b << " " << ps[i].name << "=" << brief(front[k].params[i]);
       say(b.str());
     }
   }
   if (const auto best = s.best()) {
     std::ostringstream b;
-    b << "best: trial " << best->id << " objective=" << to_string(ParamValue{*best->objective});
+    b << "best: trial " << best->id << " objective=" << brief(*best->objective);
     const auto& ps = history_->study().space.parameters();
     for (std::size_t i = 0; i < ps.size(); ++i)
-      if (!is_absent(best->params[i])) b << " " << ps[i].name << "=" << to_string(best->params[i]);
+      if (!is_absent(best->params[i])) b << " " << ps[i].name << "=" << brief(best->params[i]);
     say(b.str());
   }
   // A study that ended for good (not one stopped to be resumed) will not run

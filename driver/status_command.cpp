@@ -113,7 +113,7 @@ int show_status(const std::string& path, int top) {
     return 0;
   }
   const auto& ps = s.space.parameters();
-  std::cout << "best:      trial " << best[0]->id << " objective=" << num(*best[0]->objective) << "\n";
+  std::cout << "best:      trial " << best[0]->id << " objective=" << brief(*best[0]->objective) << "\n";
   std::cout << "\ntop " << std::min<std::size_t>(top, best.size()) << ":\n";
   std::fflush(stdout);
   std::cout.flush();

@@ -55,7 +55,9 @@ if [ "$(cut -d' ' -f1 <<<"$pruned")" -ge 3 ] && [ "$(cut -d' ' -f2 <<<"$pruned")
 else not_ok "asha pruned trials with step and reason" "$pruned"; fi
 
 # 5. The search goes on improving after the resume (Branin's minimum is 0.397887).
-best0=$(grep -oE 'trial [0-9]+ ok objective=[0-9.e+-]+' searched-"$job".out | sed 's/.*=//' | sort -g | head -1)
+# The first run's lines name its ok trials (their objectives shown rounded); the export has them in full.
+first_ok=$(grep -oE 'trial [0-9]+ ok objective=' searched-"$job".out | awk '{print $2}' | paste -sd' ')
+best0=$("$tune" export searched.h5 --csv | awk -F, -v ids=" $first_ok " 'NR > 1 && $2 == "ok" && index(ids, " " $1 " ") {print $3}' | sort -g | head -1)
 best=$("$tune" export searched.h5 --csv | awk -F, 'NR > 1 && $2 == "ok" {print $3}' | sort -g | head -1)
 if [ -n "$best0" ] && awk -v a="$best0" -v b="$best" 'BEGIN {exit !(b < a)}'; then
   ok "best objective $best0 before the kill, $best after the resumed 40 trials (minimum 0.397887)"
