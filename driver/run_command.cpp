@@ -136,15 +136,16 @@ int run_appcore(AppCore& core, int world_size) {
     }
     backoff.reset();
     const int rank = msg->source;
+    // A runner asking for work (its first Ready, or the Ready inside a Result).
+    const auto ready = [&](const nlohmann::json& hello) {
+      hosts[rank] = hello.value("host", "?");
+      // Slurm and mpirun signal every rank; one that heard it means the job is stopping.
+      if (hello.value("stopping", false)) study.stop(StopReason::Signal);
+      const auto offer = study.offer_trial(rank, hosts[rank], now_s());
+      if (!offer.wait) hand_out(rank, offer.trial);
+    };
     switch (msg->tag) {
-      case wire::Ready: {
-        hosts[rank] = msg->body.value("host", "?");
-        // Slurm and mpirun signal every rank; one that heard it means the job is stopping.
-        if (msg->body.value("stopping", false)) study.stop(StopReason::Signal);
-        const auto offer = study.offer_trial(rank, hosts[rank], now_s());
-        if (!offer.wait) hand_out(rank, offer.trial);
-        break;
-      }
+      case wire::Ready: ready(msg->body); break;
       case wire::Report: {
         const auto trial = msg->body.at("trial").get<std::uint64_t>();
         if (study.on_report(trial, wire::report_from_json(msg->body), now_s()))
@@ -156,6 +157,7 @@ int run_appcore(AppCore& core, int world_size) {
         attribute_to_stop(run, interrupted_busy || g_stop_requested);
         busy.erase(rank);
         core.record(run, rank, hosts[rank], "rank " + std::to_string(rank) + " on " + hosts[rank]);
+        if (msg->body.contains("ready")) ready(msg->body.at("ready"));  // the next trial, in reply
         break;
       }
       default: break;

@@ -18,7 +18,7 @@ enum Tag : int {
   Launch = 2,     // 0 -> runner: run this trial
   Stop = 3,       // 0 -> runner: no more work, leave
   Report = 4,     // runner -> 0: an intermediate report of the running trial
-  Result = 5,     // runner -> 0: the trial ended
+  Result = 5,     // runner -> 0: the trial ended; with "ready", also asks for the next one
   Interrupt = 6,  // 0 -> runner: end the running trial, the study is stopping
   Prune = 7,      // 0 -> runner: end the running trial, the pruner stopped it
 };

@@ -44,12 +44,13 @@ int run_runner(const RunnerIdentity& me) {
     await_stop_signal(run);
     attribute_to_stop(run, interrupt || g_stop_requested.load());
     attribute_to_prune(run, prune);
-    wire::send(0, wire::Result, wire::to_json(run));
+    // The result asks for the next trial too (one message, answered at once).
     // A signalled runner takes no more work (a draining one lets its trial
     // finish first); rank 0 hears that the job is stopping.
-    nlohmann::json ready = hello;
-    if (g_stop_requested || g_drain_requested) ready["stopping"] = true;
-    wire::send(0, wire::Ready, ready);
+    nlohmann::json result = wire::to_json(run);
+    result["ready"] = hello;
+    if (g_stop_requested || g_drain_requested) result["ready"]["stopping"] = true;
+    wire::send(0, wire::Result, result);
   }
   return 0;
 }

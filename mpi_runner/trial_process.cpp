@@ -3,7 +3,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -36,40 +38,71 @@ double mono_s() {
   return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
 }
 
-// Closes every descriptor from `from` to `to` (inclusive).
-void close_fds(unsigned from, unsigned to) {
-  if (from > to) return;
-  if (syscall(SYS_close_range, from, to, 0u) == 0) return;
-  const long max = sysconf(_SC_OPEN_MAX);  // kernels before 5.9
-  for (long fd = from; fd <= std::min<long>(to, max > 0 ? max : 65536); ++fd) close(static_cast<int>(fd));
+// Starts the program with posix_spawn (a vfork-style clone: no copy of the
+// runner's page tables, which fork() spent most of a short trial's launch
+// on): its own process group, default signal handling and an empty mask,
+// stdin /dev/null, stdout and stderr to the given descriptors, the report
+// pipe as fd 3 and nothing else of the runner (MPI sockets, the history).
+// Returns the pid, or the errno of a program that could not be started.
+struct Spawned {
+  pid_t pid = -1;
+  int error = 0;
+};
+Spawned spawn_child(char* const* argv, char* const* envp, int report_w, int stdout_fd, int stderr_fd) {
+  // Each descriptor lifted above the numbers the child's dup2s fill, so no
+  // dup2 overwrites one still to be copied.
+  int lifted[3] = {fcntl(report_w, F_DUPFD_CLOEXEC, 10), fcntl(stdout_fd, F_DUPFD_CLOEXEC, 10),
+                   fcntl(stderr_fd, F_DUPFD_CLOEXEC, 10)};
+  Spawned out;
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawnattr_init(&attr);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, lifted[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, lifted[2], 2);
+  posix_spawn_file_actions_adddup2(&fa, lifted[0], kReportFd);
+  posix_spawn_file_actions_addclosefrom_np(&fa, kReportFd + 1);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  for (int sig : {SIGTERM, SIGINT, SIGUSR1, SIGUSR2, SIGPIPE, SIGCHLD, SIGHUP}) sigaddset(&defaults, sig);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setpgroup(&attr, 0);  // its own process group, so a limit ends everything it started
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  out.error = posix_spawnp(&out.pid, argv[0], &fa, &attr, argv, envp);
+  if (out.error != 0) out.pid = -1;
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  for (int fd : lifted)
+    if (fd >= 0) close(fd);
+  return out;
 }
 
-// Only async-signal-safe calls between fork and exec.
-[[noreturn]] void exec_child(char* const* argv, char* const* envp, int report_w, int stdout_fd, int stderr_fd,
-                             int err_w) {
-  setpgid(0, 0);  // its own process group, so a limit ends everything it started
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  for (int s : {SIGTERM, SIGINT, SIGUSR1, SIGUSR2, SIGPIPE, SIGCHLD, SIGHUP}) signal(s, SIG_DFL);
-  // Lift every descriptor we keep above the numbers dup2 will fill.
-  const int er = fcntl(err_w, F_DUPFD_CLOEXEC, 10);
-  const int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  const int r = fcntl(report_w, F_DUPFD_CLOEXEC, 10), o = fcntl(stdout_fd, F_DUPFD_CLOEXEC, 10),
-            e = fcntl(stderr_fd, F_DUPFD_CLOEXEC, 10), n = fcntl(devnull, F_DUPFD_CLOEXEC, 10);
-  dup2(n, 0);
-  dup2(o, 1);
-  dup2(e, 2);
-  dup2(r, kReportFd);
-  // Nothing else of the runner (MPI sockets, the history) leaks into the trial;
-  // `er` stays until exec closes it, or carries exec's errno to the runner.
-  close_fds(kReportFd + 1, static_cast<unsigned>(er) - 1);
-  close_fds(static_cast<unsigned>(er) + 1, ~0u);
-  execvpe(argv[0], argv, envp);
-  const int err = errno;
-  if (write(er, &err, sizeof err) < 0) _exit(127);
-  _exit(127);
-}
+// A log file created at its first write (an earlier attempt's removed at once).
+class LazyFile {
+ public:
+  explicit LazyFile(std::string path) : path_(std::move(path)) { unlink(path_.c_str()); }
+  ~LazyFile() {
+    if (fd_ >= 0) close(fd_);
+  }
+  LazyFile(const LazyFile&) = delete;
+  LazyFile& operator=(const LazyFile&) = delete;
+  void write(const char* data, ssize_t n) {
+    if (fd_ < 0 && !failed_) {
+      fd_ = open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      failed_ = fd_ < 0;  // a full or vanished file system: the output is lost, the trial goes on
+    }
+    if (fd_ >= 0 && ::write(fd_, data, static_cast<std::size_t>(n)) < 0) {
+    }
+  }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  bool failed_ = false;
+};
 
 struct Pipe {
   int r = -1, w = -1;
@@ -151,27 +184,29 @@ TrialRun TrialProcess::run(const TrialLaunch& l, const ReportSink& on_report, co
   run.start_time = now_s();
   namespace fs = std::filesystem;
   std::error_code ec;
-  fs::create_directories(l.trial_dir, ec);
+  // One mkdir where the study's trial directory exists (every trial but the first).
+  if (mkdir(l.trial_dir.c_str(), 0755) != 0 && errno != EEXIST) fs::create_directories(l.trial_dir, ec);
+  bool written = false;
   {
-    std::ofstream(l.trial_dir + "/params.json") << l.params_json << '\n';
+    const std::string text = l.params_json + "\n";
+    const int fd = open((l.trial_dir + "/params.json").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    written = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    if (fd >= 0 && close(fd) != 0) written = false;
   }
-  const int out_fd = open((l.trial_dir + "/stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  const int err_fd = open((l.trial_dir + "/stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (out_fd < 0 || err_fd < 0 || l.argv.empty()) {
-    run.launch_error = l.argv.empty() ? "empty command" : "cannot write the trial logs in " + l.trial_dir + ": " +
+  if (!written || l.argv.empty()) {
+    run.launch_error = l.argv.empty() ? "empty command" : "cannot write the trial's files in " + l.trial_dir + ": " +
                                                               std::strerror(errno);
-    if (out_fd >= 0) close(out_fd);
-    if (err_fd >= 0) close(err_fd);
     run.end_time = now_s();
     return run;
   }
-  Pipe report, exec_err;
-  std::optional<Pipe> stdout_pipe;
+  // The program's output reaches stdout and stderr in the trial directory
+  // through pipes, and each file is created when its first byte comes: a
+  // silent trial costs no file (creating files was most of a short trial's
+  // launch). An earlier attempt's logs go first.
+  LazyFile out(l.trial_dir + "/stdout"), err(l.trial_dir + "/stderr");
+  Pipe report, stdout_pipe, stderr_pipe;
   std::optional<StdoutMetric> metric;
-  if (!l.metric_regex.empty()) {
-    metric.emplace(l.metric_regex);
-    stdout_pipe.emplace();
-  }
+  if (!l.metric_regex.empty()) metric.emplace(l.metric_regex);
 
   // argv and environment prepared before fork: the child may not allocate.
   std::vector<std::string> env_strings;
@@ -186,8 +221,10 @@ TrialRun TrialProcess::run(const TrialLaunch& l, const ReportSink& on_report, co
   if (!l.checkpoint_dir.empty()) {
     // What an earlier attempt left (a signal, a requeue, a lost node) is the
     // program's to continue from; an empty or new directory restores nothing.
+    // Not created here: a mkdir (and rank 0's rmdir) for every trial, used or
+    // not, halved the dispatch rate of short trials; the clients create it
+    // when the program asks for it.
     const bool restored = fs::is_directory(l.checkpoint_dir, ec) && !fs::is_empty(l.checkpoint_dir, ec);
-    fs::create_directories(l.checkpoint_dir, ec);
     env_strings.push_back("TUNE_CHECKPOINT_DIR=" + fs::absolute(l.checkpoint_dir).string());
     env_strings.push_back(std::string("TUNE_CHECKPOINT_RESTORED=") + (restored ? "1" : "0"));
   }
@@ -208,25 +245,16 @@ TrialRun TrialProcess::run(const TrialLaunch& l, const ReportSink& on_report, co
   for (auto& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
 
-  const pid_t pid = fork();
-  if (pid < 0) {
-    run.launch_error = std::string("fork: ") + std::strerror(errno);
-    close(out_fd);
-    close(err_fd);
+  const Spawned child = spawn_child(argv.data(), envp.data(), report.w, stdout_pipe.w, stderr_pipe.w);
+  report.close_w();
+  stdout_pipe.close_w();
+  stderr_pipe.close_w();
+  if (child.pid < 0) {
+    run.launch_error = "cannot execute '" + l.argv[0] + "': " + std::strerror(child.error);
     run.end_time = now_s();
     return run;
   }
-  if (pid == 0)
-    exec_child(argv.data(), envp.data(), report.w, stdout_pipe ? stdout_pipe->w : out_fd, err_fd, exec_err.w);
-  setpgid(pid, pid);  // also here: no race with the child's own call
-  report.close_w();
-  exec_err.close_w();
-  if (stdout_pipe) stdout_pipe->close_w();
-
-  int exec_errno = 0;
-  if (read(exec_err.r, &exec_errno, sizeof exec_errno) == sizeof exec_errno) {
-    run.launch_error = "cannot execute '" + l.argv[0] + "': " + std::strerror(exec_errno);
-  }
+  const pid_t pid = child.pid;
 
   ReportParser parser;
   std::vector<Report> reports;
@@ -239,7 +267,7 @@ TrialRun TrialProcess::run(const TrialLaunch& l, const ReportSink& on_report, co
     reports.clear();
   };
   char buf[65536];
-  bool report_open = true, stdout_open = stdout_pipe.has_value();
+  bool report_open = true, stdout_open = true, stderr_open = true;
   // A pidfd turns readable when the child exits, so one poll() waits for
   // output and for the exit alike (kernels before 5.3: a 1 ms tick instead).
   const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
@@ -252,10 +280,11 @@ TrialRun TrialProcess::run(const TrialLaunch& l, const ReportSink& on_report, co
   };
   auto drain = [&](bool block) {
     read_report_file();
-    pollfd fds[3];
+    pollfd fds[4];
     int n = 0;
     if (report_open) fds[n++] = {report.r, POLLIN, 0};
-    if (stdout_open) fds[n++] = {stdout_pipe->r, POLLIN, 0};
+    if (stdout_open) fds[n++] = {stdout_pipe.r, POLLIN, 0};
+    if (stderr_open) fds[n++] = {stderr_pipe.r, POLLIN, 0};
     const int data_fds = n;
     if (pidfd >= 0 && block) fds[n++] = {pidfd, POLLIN, 0};
     if (n == 0) {
@@ -272,14 +301,16 @@ TrialRun TrialProcess::run(const TrialLaunch& l, const ReportSink& on_report, co
         } else {
           report_open = false;
         }
-      } else {
+      } else if (fds[i].fd == stdout_pipe.r) {
         if (got > 0) {
-          metric->feed(std::string_view(buf, got));
-          if (write(out_fd, buf, got) < 0) {
-          }
+          if (metric) metric->feed(std::string_view(buf, got));
+          out.write(buf, got);
         } else {
           stdout_open = false;
         }
+      } else {
+        if (got > 0) err.write(buf, got);
+        else stderr_open = false;
       }
     }
     take_reports();
@@ -310,7 +341,7 @@ TrialRun TrialProcess::run(const TrialLaunch& l, const ReportSink& on_report, co
   }
   // Whatever the program left behind in its group ends with it.
   kill(-pid, SIGKILL);
-  for (int i = 0; i < 50 && (report_open || stdout_open); ++i) drain(false);
+  for (int i = 0; i < 50 && (report_open || stdout_open || stderr_open); ++i) drain(false);
   read_report_file();
   if (report_file >= 0) close(report_file);
   parser.finish(reports);
@@ -330,8 +361,6 @@ TrialRun TrialProcess::run(const TrialLaunch& l, const ReportSink& on_report, co
     run.signal = WTERMSIG(status);
   }
   if (pidfd >= 0) close(pidfd);
-  close(out_fd);
-  close(err_fd);
   return run;
 }
 

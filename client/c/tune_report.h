@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 
 static inline int tune_report_fd(void) {
   static int file_fd = -1;
@@ -77,9 +78,13 @@ static inline const char *tune_param_string(const char *name, const char *fallba
   return v ? v : fallback;
 }
 
+/* The trial's checkpoint directory, created on the first call (its parent,
+ * the trial directory, exists); NULL outside tune. */
 static inline const char *tune_checkpoint_dir(void) {
   const char *v = getenv("TUNE_CHECKPOINT_DIR");
-  return v && *v ? v : NULL;
+  if (!v || !*v) return NULL;
+  mkdir(v, 0755); /* EEXIST after the first call, or when an earlier attempt made it */
+  return v;
 }
 
 static inline int tune_restored(void) {

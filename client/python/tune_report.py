@@ -82,9 +82,13 @@ def objective(value):
 
 
 def checkpoint_dir():
-    """The trial's checkpoint directory (TUNE_CHECKPOINT_DIR), kept across
-    interruptions and removed once the trial has finished; None outside tune."""
-    return os.environ.get("TUNE_CHECKPOINT_DIR") or None
+    """The trial's checkpoint directory (TUNE_CHECKPOINT_DIR), created on the
+    first call, kept across interruptions and removed once the trial has
+    finished; None outside tune."""
+    path = os.environ.get("TUNE_CHECKPOINT_DIR") or None
+    if path:
+        os.makedirs(path, exist_ok=True)
+    return path
 
 
 def restored():

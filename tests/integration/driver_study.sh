@@ -2,7 +2,7 @@
 # tune run with real mpirun and real processes: outcomes of misbehaving trials,
 # bad input, kill -9 at random moments, and a signal followed by --resume.
 source "$(dirname "$0")/tap.sh"
-plan 21
+plan 22
 tune=$TOP_BUILDDIR/driver/tune
 behave=$TOP_SRCDIR/tests/integration/programs/behave.sh
 branin=$TOP_SRCDIR/examples/synthetic/branin.py
@@ -372,3 +372,16 @@ if [ $rc -eq 0 ] && grep -q "Pareto front: $front_n trial(s)" <<<"$out" && [ "${
    [ $targ_rc -eq 0 ] && grep -q "target reached" <<<"$targ" && [ "$met" -ge 1 ] && [ "$(state_of zdt_t.h5 | wc -l)" -lt 200 ]; then
   ok "several objectives: ZDT1 with tpe, a front of $front_n trials in run, status, report, h5py and export; --target 0.5,0.8 met after $(state_of zdt_t.h5 | wc -l) trials"
 else not_ok "several objectives" "exit $rc: $(tail -5 <<<"$out")" "$status" "h5py: $py" "json: $json_front" "$report" "exit $targ_rc: $targ" "met $met"; fi
+
+# 18. A trial's output reaches stdout and stderr in its directory, each
+# created with its first byte: a silent trial leaves only params.json.
+cat >quiet.json <<'J'
+{"parameters": [{"name": "mode", "type": "choice", "value": ["silent", "loud"]}]}
+J
+out=$("$tune" run --history quiet.h5 --space quiet.json --algo grid --shell -q -- \
+  'if [ "$TUNE_PARAM_mode" = loud ]; then echo out; echo err >&2; fi; echo objective=1 >&$TUNE_REPORT_FD' 2>&1); rc=$?
+silent=$(ls quiet.trials/0 | paste -sd' '); loud=$(ls quiet.trials/1 | paste -sd' ')
+if [ $rc -eq 0 ] && [ "$silent" = "params.json" ] && [ "$loud" = "params.json stderr stdout" ] &&
+   [ "$(cat quiet.trials/1/stdout)" = out ] && [ "$(cat quiet.trials/1/stderr)" = err ]; then
+  ok "a silent trial leaves only params.json; a loud one its stdout and stderr"
+else not_ok "trial logs created at their first byte" "exit $rc: $out" "silent: $silent" "loud: $loud"; fi
