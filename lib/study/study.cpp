@@ -301,6 +301,7 @@ void Study::on_lost(std::uint64_t trial, TrialState state, const std::string& me
   history_.put(t);
   running_.erase(trial);
   prune_reason_.erase(trial);
+  latest_.erase(trial);
   if (state == TrialState::Interrupted) {
     if (!stopping()) rerun_.insert(rerun_.begin(), trial);
   } else {
