@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "search/pareto.hpp"
-#include "serve_lines.hpp"
+#include "bench_io.hpp"
 #include "search/sampler.hpp"
 
 using namespace tune;
@@ -77,14 +77,6 @@ std::vector<MoProblem> all_problems() {
   return out;
 }
 
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 double reference_hv(const std::vector<std::vector<double>>& values, const MoProblem& p) {
   return hypervolume(values, p.reference);
 }
@@ -97,9 +89,9 @@ int compare(int argc, char** argv) {
     const std::string a = argv[i], v = argv[i + 1];
     if (a == "--trials") trials = std::stoi(v);
     else if (a == "--seeds") seeds = std::stoi(v);
-    else if (a == "--checkpoints") for (const auto& c : split(v)) checkpoints.push_back(std::stoi(c));
-    else if (a == "--samplers") samplers = split(v);
-    else if (a == "--problems") names = split(v);
+    else if (a == "--checkpoints") for (const auto& c : bench::split(v)) checkpoints.push_back(std::stoi(c));
+    else if (a == "--samplers") samplers = bench::split(v);
+    else if (a == "--problems") names = bench::split(v);
     else throw std::invalid_argument("unknown option " + a);
   }
   if (checkpoints.empty()) checkpoints = {trials};

@@ -25,7 +25,7 @@
 #include <string>
 
 #include "problems.hpp"
-#include "serve_lines.hpp"
+#include "bench_io.hpp"
 #include "search/bayes_sampler.hpp"
 #include "search/sampler.hpp"
 #include "test_functions.hpp"
@@ -245,17 +245,9 @@ struct CompareOptions {
   std::vector<std::string> samplers = {"random", "tpe", "bayes", "bayes-8"};
 };
 
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 std::vector<int> int_list(const std::string& text) {
   std::vector<int> out;
-  for (const auto& item : split(text)) {
+  for (const auto& item : bench::split(text)) {
     const auto dash = item.find('-', 1);
     if (dash == std::string::npos) out.push_back(std::stoi(item));
     else
@@ -278,7 +270,7 @@ CompareOptions parse_compare(int argc, char** argv) {
     else if (a == "--checkpoints") o.checkpoints = int_list(value());
     else if (a == "--seeds") o.seeds = std::stoi(value());
     else if (a == "--first-seed") o.first_seed = std::stoi(value());
-    else if (a == "--samplers") o.samplers = split(value());
+    else if (a == "--samplers") o.samplers = bench::split(value());
     else if (a == "--no-noisy") o.set.noisy = false;
     else if (a == "--no-mixed") o.set.mixed = false;
     else if (a == "--conditional") o.set.conditional = true;

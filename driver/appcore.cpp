@@ -384,15 +384,7 @@ StudyInfo AppCore::new_study(Imported& imported) const {
     }
     if (!o_.warm_start.empty()) {
       if (!fs::exists(o_.warm_start)) throw UsageError("--warm-start " + o_.warm_start + ": no such file");
-      const HistorySnapshot old = read_history(o_.warm_start, false);
-      if (objective_text(old.study.objectives) != objective_text(s.objectives) ||
-          direction_text(old.study.objectives, old.study.minimize) != direction_text(s.objectives, s.minimize))
-        throw UsageError("--warm-start " + o_.warm_start + ": that study's objectives (" +
-                         (old.study.objectives.empty() ? std::string("objective") : objective_text(old.study.objectives)) + ", " +
-                         direction_text(old.study.objectives, old.study.minimize) + ") differ from this one's (" +
-                         (s.objectives.empty() ? std::string("objective") : objective_text(s.objectives)) + ", " +
-                         direction_text(s.objectives, s.minimize) + "); its results would mislead the search");
-      imported = import_trials(old, o_.warm_start, s.space, s.minimize);
+      imported = import_trials(read_history(o_.warm_start, false), o_.warm_start, s.space, s.minimize, s.objectives);
       s.imported = imported.trials.size();
       s.imported_from = fs::absolute(o_.warm_start).string();
       if (imported.trials.empty())

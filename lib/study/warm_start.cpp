@@ -8,6 +8,8 @@
 #include <optional>
 #include <sstream>
 
+#include "study/objective_flags.hpp"
+
 namespace tune {
 
 namespace {
@@ -137,7 +139,14 @@ std::vector<Assignment> enqueued_from_json(const std::string& json_text, const S
 }
 
 Imported import_trials(const HistorySnapshot& old, const std::string& old_path, const SearchSpace& space,
-                       bool minimize) {
+                       bool minimize, const std::vector<ObjectiveSpec>& objectives) {
+  const auto aim = [](const std::vector<ObjectiveSpec>& objs, bool min) {
+    return (objs.empty() ? std::string("objective") : objective_text(objs)) + ", " + direction_text(objs, min);
+  };
+  if (aim(old.study.objectives, old.study.minimize) != aim(objectives, minimize) &&
+      (!old.study.objectives.empty() || !objectives.empty()))
+    throw WarmStartError("--warm-start " + old_path + ": that study's objectives (" + aim(old.study.objectives, old.study.minimize) +
+                         ") differ from this one's (" + aim(objectives, minimize) + "); its results would mislead the search");
   if (old.study.minimize != minimize)
     throw WarmStartError("--warm-start " + old_path + ": that study " + (old.study.minimize ? "minimised" : "maximised") +
                          " its objective and this one " + (minimize ? "minimises" : "maximises") +

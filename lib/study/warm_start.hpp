@@ -51,9 +51,10 @@ struct Imported {
 };
 // The finished ok and pruned trials of `old` whose every parameter of `space`
 // is there (by name) with a value of the new space. Throws WarmStartError
-// when the two studies optimise in opposite directions or the old space
-// lacks a parameter of the new one.
+// when the two studies optimise in opposite directions, have other named
+// objectives (`objectives`: the new study's, empty for one objective=), or
+// the old space lacks a parameter of the new one.
 Imported import_trials(const HistorySnapshot& old, const std::string& old_path, const SearchSpace& space,
-                       bool minimize);
+                       bool minimize, const std::vector<ObjectiveSpec>& objectives = {});
 
 }  // namespace tune

@@ -13,6 +13,7 @@
 #include "study/front.hpp"
 #include "study/objective_flags.hpp"
 #include "study/study.hpp"
+#include "study/warm_start.hpp"
 #include "temp_dir.hpp"
 
 namespace tune {
@@ -206,6 +207,20 @@ TEST_F(MultiObjectiveStudy, ValuesComeFromNamedReportsAndTheAnswerIsTheFront) {
   EXPECT_EQ(snap.trials[3].values, (std::vector<double>{0.2, 0.9}));
   EXPECT_TRUE(snap.trials[4].values.empty());
   EXPECT_EQ(pareto_trials(snap.study, snap.trials).size(), 1u);
+}
+
+TEST_F(MultiObjectiveStudy, WarmStartsNeedTheSameObjectives) {
+  HistorySnapshot old;
+  old.study = info();
+  EXPECT_NO_THROW(import_trials(old, "old.h5", old.study.space, true, old.study.objectives));
+  try {
+    import_trials(old, "old.h5", old.study.space, true, {{"loss", true}, {"acc", true}});
+    FAIL();
+  } catch (const WarmStartError& e) {
+    EXPECT_STREQ(e.what(), "--warm-start old.h5: that study's objectives (loss,acc, min,max) differ from this one's "
+                           "(loss,acc, min,min); its results would mislead the search");
+  }
+  EXPECT_THROW(import_trials(old, "old.h5", old.study.space, true), WarmStartError);  // one objective= now
 }
 
 TEST_F(MultiObjectiveStudy, TargetsAreMetWhenOneTrialMeetsThemAll) {
