@@ -7,12 +7,21 @@
 # no history). `true` reports no objective, so every trial is recorded as
 # invalid: --max-failures 0 keeps the study going.
 #
-# Nothing is deleted between runs: ext4 allocates inodes slowly for a while
-# after many were deleted (each run's 2,000 trial directories), which made
-# back-to-back runs of this script differ by 2x.
+# Nothing is deleted between runs. Each trial costs two new inodes (its
+# directory and params.json; xargs creates none), and ext4 without a journal
+# allocates inodes slowly for up to 6 minutes after many were deleted (the
+# kernel's recently_deleted() skips every inode freed in that time, per
+# allocation): a run started soon after a mass deletion (this script's own
+# cleanup of 12,000 files at the end of the previous batch) is up to 1.5x
+# slower. The script says when the file system is of that kind.
 source "$(dirname "$0")/bench_env.sh"
 n=${TRIALS:-2000}
 runs=${RUNS:-3}
+read -r dev fstype < <(findmnt -n -o SOURCE,FSTYPE -T .)
+if [[ $fstype == ext4 && $(cat "/sys/fs/ext4/${dev#/dev/}/journal_task" 2>/dev/null) == "<none>" ]]; then
+  echo "note: the trial directories are on $dev, ext4 without a journal: for minutes after many files were" \
+    "deleted there, creating files is slower (run batches minutes apart to compare builds)"
+fi
 
 for run in $(seq 1 "$runs"); do
   t0=$(date +%s%N)

@@ -134,7 +134,11 @@ void AppCore::open() {
   trial_limit_ = o_.trial_time_limit.empty() ? 0 : parse_duration(o_.trial_time_limit, "--trial-time-limit");
   grace_ = parse_duration(o_.grace, "--grace");
   drain_ = parse_duration(o_.drain, "--drain");
-  trial_dir_ = !o_.trial_dir.empty() ? o_.trial_dir : fs::path(o_.history).replace_extension(".trials").string();
+  // Absolute once here, not per trial (each fs::absolute of a relative path is a getcwd).
+  trial_dir_ = fs::absolute(!o_.trial_dir.empty() ? fs::path(o_.trial_dir) : fs::path(o_.history).replace_extension(".trials"))
+                   .lexically_normal()
+                   .string();
+  while (trial_dir_.size() > 1 && trial_dir_.back() == '/') trial_dir_.pop_back();
   if (fresh) {
     history_.emplace(History::create(o_.history, *fresh));
     for (const auto& t : imported.trials) history_->put(t);
@@ -186,9 +190,9 @@ TrialLaunch AppCore::launch_for(const Trial& t) {
     if (!is_absent(t.params[i])) params[s.space.parameters()[i].name] = to_json(t.params[i]);
   l.params_json = params.dump(2);
   for (const auto& [k, v] : values) l.env.emplace_back("TUNE_PARAM_" + k, v);
-  l.env.emplace_back("TUNE_PARAMS_FILE", fs::absolute(l.trial_dir + "/params.json").string());
+  l.env.emplace_back("TUNE_PARAMS_FILE", l.trial_dir + "/params.json");
   l.env.emplace_back("TUNE_TRIAL_ID", std::to_string(t.id));
-  l.env.emplace_back("TUNE_TRIAL_DIR", fs::absolute(l.trial_dir).string());
+  l.env.emplace_back("TUNE_TRIAL_DIR", l.trial_dir);
   l.checkpoint_dir = checkpoint_dir_of(t.id);
   l.env.emplace_back("TUNE_STUDY", s.name);
   if (!python_dir_.empty()) {
@@ -228,7 +232,7 @@ void AppCore::post_progress() { poster_.update(progress(o_.trial_jobs ? StudyRol
 void AppCore::tick_progress() { poster_.tick(now_s()); }
 
 std::string AppCore::checkpoint_dir_of(std::uint64_t trial) const {
-  return fs::absolute(trial_dir_ + "/" + std::to_string(trial) + "/checkpoint").string();
+  return trial_dir_ + "/" + std::to_string(trial) + "/checkpoint";
 }
 
 void AppCore::record(const TrialRun& run, int rank, const std::string& host, const std::string& where) {
