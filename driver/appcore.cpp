@@ -228,7 +228,7 @@ ProgressRecord AppCore::progress(StudyRole role) const {
   return r;
 }
 
-void AppCore::post_progress() { poster_.update(progress(o_.trial_jobs ? StudyRole::AppCore : StudyRole::Study), now_s()); }
+void AppCore::post_progress() { poster_.changed(now_s()); }
 void AppCore::tick_progress() { poster_.tick(now_s()); }
 
 std::string AppCore::checkpoint_dir_of(std::uint64_t trial) const {
@@ -335,9 +335,8 @@ std::vector<std::pair<std::string, std::string>> AppCore::values_of(const Search
 }
 
 ObjectiveFlags AppCore::objective_flags_of(const StudyInfo& s) const {
-  if (!o_.objective.empty() && !o_.metric_regex.empty())
-    throw UsageError("--metric-regex reads one objective from stdout; with --objective the program reports each by name");
   try {
+    check_objective_source(o_.objective, o_.metric_regex);
     return parse_objective_flags(o_.objective.empty() ? objective_text(s.objectives) : o_.objective, o_.direction, o_.target);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());

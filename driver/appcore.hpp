@@ -39,7 +39,8 @@ void check_placeholders(const std::vector<std::string>& command, const SearchSpa
 class AppCore {
  public:
   // `runners`: how many trials may run at once (for the opening line).
-  AppCore(const RunOptions& o, int runners) : o_(o), runners_(runners) {}
+  AppCore(const RunOptions& o, int runners)
+      : o_(o), runners_(runners), poster_([this] { return progress(o_.trial_jobs ? StudyRole::AppCore : StudyRole::Study); }) {}
 
   // Opens or creates the history and the study; throws UsageError/HistoryError.
   void open();
@@ -61,7 +62,8 @@ class AppCore {
 
   // The study's progress record as of now, with the given role.
   ProgressRecord progress(StudyRole role) const;
-  // The progress record sched/tune reads (posted at most every 30 s).
+  // The trials changed: the progress record sched/tune reads is built and
+  // posted when the interval (30 s) has passed, not per result.
   void post_progress();
   void tick_progress();
 

@@ -13,7 +13,7 @@
 
 namespace tune {
 
-ProgressPoster::ProgressPoster(double min_interval) : min_interval_(min_interval) {
+ProgressPoster::ProgressPoster(Source source, double min_interval) : source_(std::move(source)), min_interval_(min_interval) {
   // Tests and small clusters may post more often; each post costs slurmctld a
   // log line and a state save, so a busy cluster keeps the default.
   if (const char* every = std::getenv("TUNE_PROGRESS_INTERVAL"); every && *every) {
@@ -26,22 +26,26 @@ ProgressPoster::ProgressPoster(double min_interval) : min_interval_(min_interval
   if (job_id_) slurm_init(nullptr);
 }
 
-void ProgressPoster::update(ProgressRecord r, double now) {
+void ProgressPoster::changed(double now) {
   if (!active()) return;
-  newest_ = std::move(r);
+  changed_ = true;
   tick(now);
 }
 
 void ProgressPoster::tick(double now) {
-  if (!active() || !newest_ || newest_ == posted_ || now - last_post_ < min_interval_) return;
+  if (!active() || !changed_ || now - last_post_ < min_interval_) return;
   last_post_ = now;  // also after a failure: try again an interval later
-  post(*newest_);
+  changed_ = false;
+  const ProgressRecord r = source_();
+  if (r != posted_ && !post(r)) changed_ = true;
 }
 
 void ProgressPoster::flush(double now) {
-  if (!active() || !newest_ || newest_ == posted_) return;
+  if (!active() || !changed_) return;
   last_post_ = now;
-  post(*newest_);
+  changed_ = false;
+  const ProgressRecord r = source_();
+  if (r != posted_) post(r);
 }
 
 bool ProgressPoster::post(const ProgressRecord& r) {

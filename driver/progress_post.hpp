@@ -2,6 +2,7 @@
 // Posts the study's progress record (lib/adaptive/progress_record) in the
 // Comment of the Slurm job `tune run` runs in, for sched/tune to read: only
 // when it changed, at most once per interval, keeping the user's own text.
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,12 +14,15 @@ namespace tune {
 
 class ProgressPoster {
  public:
-  // Inactive outside a Slurm job (no SLURM_JOB_ID).
-  explicit ProgressPoster(double min_interval = 30);
+  using Source = std::function<ProgressRecord()>;
+  // `source` builds the record from the trials (it reads them all, so it is
+  // called at most once per interval, not per result). Inactive outside a
+  // Slurm job (no SLURM_JOB_ID).
+  explicit ProgressPoster(Source source, double min_interval = 30);
   bool active() const { return job_id_ != 0; }
-  // Remember the newest record; post it when the interval has passed.
-  void update(ProgressRecord r, double now);
-  // Post the newest record if it is new and the interval has passed.
+  // The trials changed: post the record when the interval has passed.
+  void changed(double now);
+  // Post a changed record if the interval has passed.
   void tick(double now);
   // Post a record not yet posted, whatever the interval (the study ends).
   void flush(double now);
@@ -26,10 +30,12 @@ class ProgressPoster {
  private:
   bool post(const ProgressRecord& r);
 
+  Source source_;
   unsigned job_id_ = 0;
   double min_interval_;
   double last_post_ = -1e300;
-  std::optional<ProgressRecord> posted_, newest_;
+  bool changed_ = false;
+  std::optional<ProgressRecord> posted_;
   bool warned_ = false;
 };
 

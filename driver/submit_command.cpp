@@ -190,12 +190,11 @@ int submit_study(const SubmitOptions& in) {
     const SearchSpace space = SearchSpace::parse(text.str(), o.space_file);
     if (!o.enqueue.empty()) (void)read_enqueued(o.enqueue, space, o.trials);
     try {
+      check_objective_source(o.objective, o.metric_regex);
       (void)parse_objective_flags(o.objective, o.direction, o.target);
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
     }
-    if (!o.objective.empty() && !o.metric_regex.empty())
-      throw UsageError("--metric-regex reads one objective from stdout; with --objective the program reports each by name");
     check_placeholders(o.command.empty() ? split_command(o.program) : o.command, space);
   }
   if (!o.enqueue.empty()) o.enqueue = fs::absolute(o.enqueue).string();

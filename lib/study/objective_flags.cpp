@@ -91,6 +91,12 @@ ObjectiveFlags parse_objective_flags(std::string_view objective, std::string_vie
   return out;
 }
 
+void check_objective_source(std::string_view objective, std::string_view metric_regex) {
+  if (!objective.empty() && !metric_regex.empty())
+    throw std::invalid_argument(
+        "--metric-regex reads one objective from stdout; with --objective the program reports each by name");
+}
+
 std::string objective_text(const std::vector<ObjectiveSpec>& objectives) {
   std::string s;
   for (const auto& o : objectives) s += (s.empty() ? "" : ",") + o.name;

@@ -23,6 +23,10 @@ struct ObjectiveFlags {
 // number per objective. Throws std::invalid_argument naming the flag and the fix.
 ObjectiveFlags parse_objective_flags(std::string_view objective, std::string_view direction, std::string_view target);
 
+// --metric-regex reads one objective from stdout, so it does not go with
+// --objective naming several (or one by name). Throws std::invalid_argument.
+void check_objective_source(std::string_view objective, std::string_view metric_regex);
+
 // The flags back as text ("loss,latency", "min,max", "0.1,20"), for scripts.
 std::string objective_text(const std::vector<ObjectiveSpec>& objectives);
 std::string direction_text(const std::vector<ObjectiveSpec>& objectives, bool minimize);

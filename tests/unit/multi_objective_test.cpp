@@ -92,6 +92,9 @@ TEST(ObjectiveFlags, ParsesNamesDirectionsAndTargets) {
   EXPECT_NE(flag_error("loss,latency", "min", "0.1").find("one value per objective (2)"), std::string::npos);
   EXPECT_NE(flag_error("loss,latency", "min", "0.1,fast").find("'fast' is not a number"), std::string::npos);
   EXPECT_NE(flag_error("", "min,max", "").find("needs --objective"), std::string::npos);
+  EXPECT_NO_THROW(check_objective_source("", "acc=([0-9.]+)"));
+  EXPECT_NO_THROW(check_objective_source("loss,latency", ""));
+  EXPECT_THROW(check_objective_source("loss", "acc=([0-9.]+)"), std::invalid_argument);
 }
 
 TEST(ScalarisedSampler, WeightsAndScalarisation) {
