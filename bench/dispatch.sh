@@ -17,7 +17,14 @@
 source "$(dirname "$0")/bench_env.sh"
 n=${TRIALS:-2000}
 runs=${RUNS:-3}
-read -r dev fstype < <(findmnt -n -o SOURCE,FSTYPE -T .)
+# TRIAL_ROOT=/dev/shm puts the trial directories there (removed at exit), to
+# tell the file system's share from tune's.
+trial_root=${TRIAL_ROOT:-}
+if [[ -n $trial_root ]]; then
+  trial_root=$(mktemp -d -p "$trial_root" dispatch.XXXXXX)
+  trap 'rm -rf "$work" "$trial_root"' EXIT
+fi
+read -r dev fstype < <(findmnt -n -o SOURCE,FSTYPE -T "${trial_root:-.}")
 if [[ $fstype == ext4 && $(cat "/sys/fs/ext4/${dev#/dev/}/journal_task" 2>/dev/null) == "<none>" ]]; then
   echo "note: the trial directories are on $dev, ext4 without a journal: for minutes after many files were" \
     "deleted there, creating files is slower (run batches minutes apart to compare builds)"
@@ -30,7 +37,7 @@ for run in $(seq 1 "$runs"); do
 
   t0=$(date +%s%N)
   mpirun --oversubscribe -np 9 "$tune" run --history "d$run.h5" --space space.json --trials "$n" --seed 1 \
-    --max-failures 0 -q -- true >/dev/null
+    --max-failures 0 -q ${trial_root:+--trial-dir "$trial_root/d$run.trials"} -- true >/dev/null
   tune_s=$(( $(date +%s%N) - t0 ))
 
   "$tune" export "d$run.h5" --csv | /usr/bin/python3 -c "

@@ -249,8 +249,7 @@ void AppCore::record(const TrialRun& run, int rank, const std::string& host, con
   line << "trial " << t.id << " " << state_name(t.state);
   const auto& objectives = history_->study().objectives;
   if (!t.values.empty() && history_->study().multi_objective()) {
-    for (std::size_t i = 0; i < t.values.size() && i < objectives.size(); ++i)
-      line << " " << objectives[i].name << "=" << brief(t.values[i]);
+    line << objective_values(history_->study(), t);
   } else if (t.objective) {
     line << " " << (objectives.empty() ? "objective" : objectives[0].name) << "=" << brief(*t.objective);
   }
@@ -277,30 +276,16 @@ int AppCore::finish() {
     say(std::to_string(n) + " of this run's trials were proposed by " + std::string(stand_in_->name()) + " while " +
         history_->study().sampler + " was busy proposing for another runner (runners asked faster than its model " +
         "proposes: short trials or many runners)");
-  if (history_->study().multi_objective()) {
+  const StudyInfo& info = history_->study();
+  if (info.multi_objective()) {
     const auto front = s.front();
-    const auto& objectives = history_->study().objectives;
     say("Pareto front: " + std::to_string(front.size()) + " trial(s) no other trial beats in every objective" +
         (front.size() > 10 ? " (the first 10; tune status and tune report show all)" : std::string()));
-    for (std::size_t k = 0; k < front.size() && k < 10; ++k) {
-      std::ostringstream b;
-      b << "  trial " << front[k].id;
-      for (std::size_t i = 0; i < objectives.size(); ++i)
-        b << " " << objectives[i].name << "=" << brief(front[k].values[i]);
-      const auto& ps = history_->study().space.parameters();
-      for (std::size_t i = 0; i < ps.size(); ++i)
-        if (!is_absent(front[k].params[i])) b << " " << ps[i].name << "=" << brief(front[k].params[i]);
-      say(b.str());
-    }
+    for (std::size_t k = 0; k < front.size() && k < 10; ++k)
+      say("  trial " + std::to_string(front[k].id) + objective_values(info, front[k]) + parameter_values(info, front[k]));
   }
-  if (const auto best = s.best()) {
-    std::ostringstream b;
-    b << "best: trial " << best->id << " objective=" << brief(*best->objective);
-    const auto& ps = history_->study().space.parameters();
-    for (std::size_t i = 0; i < ps.size(); ++i)
-      if (!is_absent(best->params[i])) b << " " << ps[i].name << "=" << brief(best->params[i]);
-    say(b.str());
-  }
+  if (const auto best = s.best())
+    say("best: trial " + std::to_string(best->id) + " objective=" + brief(*best->objective) + parameter_values(info, *best));
   // A study that ended for good (not one stopped to be resumed) will not run
   // its interrupted trials again: their checkpoints go too.
   const auto reason = s.stop_reason();

@@ -69,6 +69,21 @@ std::string brief(const ParamValue& v) {
   return to_string(v);
 }
 
+std::string objective_values(const StudyInfo& s, const Trial& t) {
+  std::string out;
+  for (std::size_t i = 0; i < s.objectives.size() && i < t.values.size(); ++i)
+    out += " " + s.objectives[i].name + "=" + brief(t.values[i]);
+  return out;
+}
+
+std::string parameter_values(const StudyInfo& s, const Trial& t) {
+  std::string out;
+  const auto& ps = s.space.parameters();
+  for (std::size_t i = 0; i < ps.size() && i < t.params.size(); ++i)
+    if (!is_absent(t.params[i])) out += " " + ps[i].name + "=" + brief(t.params[i]);
+  return out;
+}
+
 std::vector<const Trial*> ranked_trials(const HistorySnapshot& h) {
   std::vector<const Trial*> ok;
   for (const auto& t : h.trials)
@@ -208,8 +223,7 @@ std::string report_summary(const HistorySnapshot& h, const StudyModel& m) {
     for (const auto& obj : s.objectives) o << " " << (obj.minimize ? "minimise " : "maximise ") << obj.name;
     o << "\nPareto front: " << front.size() << " trial(s) that no other trial beats in every objective";
     for (std::size_t k = 0; k < front.size() && k < 10; ++k) {
-      o << (k ? "" : ":") << "\n  trial " << front[k].id;
-      for (std::size_t i = 0; i < s.objectives.size(); ++i) o << " " << s.objectives[i].name << "=" << brief(front[k].values[i]);
+      o << (k ? "" : ":") << "\n  trial " << front[k].id << objective_values(s, front[k]);
     }
     if (front.size() > 10) o << "\n  ... " << front.size() - 10 << " more (tune status, tune export)";
     o << "\n";
@@ -217,10 +231,8 @@ std::string report_summary(const HistorySnapshot& h, const StudyModel& m) {
   if (!ranked.empty()) {
     const Trial* best = ranked.front();
     o << "best: trial " << best->id << " objective=" << brief(*best->objective) << " after "
-      << brief(minutes_in(h, *best)) << " min" << (best->id < s.imported ? " (imported)" : "") << ";";
-    for (std::size_t i = 0; i < s.space.parameters().size(); ++i)
-      if (!is_absent(best->params[i])) o << " " << s.space.parameters()[i].name << "=" << brief(best->params[i]);
-    o << "\n";
+      << brief(minutes_in(h, *best)) << " min" << (best->id < s.imported ? " (imported)" : "") << ";"
+      << parameter_values(s, *best) << "\n";
   }
   // Steps run against the steps the same trials would have run to the end.
   std::int64_t full = 0;

@@ -22,6 +22,10 @@ struct NamedChart {
 std::vector<const Trial*> ranked_trials(const HistorySnapshot& h);
 // A value for tables: six significant digits (exact values are in `tune export`).
 std::string brief(const ParamValue& v);
+// " loss=0.12 latency=20.1": a multi-objective trial's values, by name.
+std::string objective_values(const StudyInfo& s, const Trial& t);
+// " lr=0.01 optimizer=adam": the parameters a trial has (not inactive ones).
+std::string parameter_values(const StudyInfo& s, const Trial& t);
 
 std::vector<NamedChart> study_charts(const HistorySnapshot& h);
 // The metric the learning curves show: the pruner's, else the most reported one.
