@@ -126,7 +126,8 @@ void AppCore::open() {
   const ObjectiveFlags objective_flags = objective_flags_of(s);
   check_placeholders(command_, s.space);  // fail now, not in every trial
   StudyLimits limits;
-  limits.trials = o_.trials;
+  // Without --trials a resumed study runs to the budget it was created with.
+  limits.trials = o_.trials ? o_.trials : s.trials ? std::optional<std::uint64_t>(s.trials) : std::nullopt;
   if (!o_.time_limit.empty()) limits.time_limit = parse_duration(o_.time_limit, "--time-limit");
   limits.target = objective_flags.target;
   limits.targets = objective_flags.targets;
@@ -163,9 +164,12 @@ void AppCore::open() {
     say("the " + std::to_string(nlohmann::json::parse(info.enqueued).size()) + " parameter set(s) of --enqueue " +
         o_.enqueue + " run first");
   say("study '" + info.name + "': " + s.sampler + " search over " + std::to_string(s.space.dimensions()) +
-      " parameter(s), " + (s.pruner.rule != "none" ? s.pruner.rule + " pruning on " + s.pruner.metric + ", " : "") + (o_.trials ? std::to_string(*o_.trials) + " trials" : std::string("no trial limit")) +
+      " parameter(s), " + (s.pruner.rule != "none" ? s.pruner.rule + " pruning on " + s.pruner.metric + ", " : "") + (limits.trials ? std::to_string(*limits.trials) + " trials" + (o_.trials ? "" : " (the study's --trials)") : std::string("no trial limit")) +
       ", " + std::to_string(std::max(1, runners_)) + (o_.trial_jobs ? " trial job(s) at once" : " runner(s)") + "; history " + o_.history +
       (history_->trials().empty() ? "" : " (" + std::to_string(history_->trials().size()) + " trials so far)"));
+  if (o_.resume && !o_.trials && limits.trials && study_->remaining() == 0)
+    say("its " + std::to_string(*limits.trials) + " trials (the --trials it was created with) are done; give --trials N (a total, more than " +
+        std::to_string(std::max<std::uint64_t>(*limits.trials, history_->trials().size())) + ") to run more");
 }
 
 
@@ -347,6 +351,7 @@ StudyInfo AppCore::new_study(Imported& imported) const {
   s.sampler = o_.algo;
   s.seed = o_.seed.value_or(static_cast<std::uint64_t>(std::time(nullptr)) ^ (static_cast<std::uint64_t>(getpid()) << 32));
   s.grid_points = o_.grid_points;
+  s.trials = o_.trials.value_or(0);
   const ObjectiveFlags flags = objective_flags_of(s);
   s.objectives = flags.objectives;
   s.minimize = flags.minimize;

@@ -97,7 +97,9 @@ int show_status(const std::string& path, int top) {
       std::cout << sep << counts[st] << " " << state_name(static_cast<TrialState>(st));
       sep = ", ";
     }
-  std::cout << (h.trials.empty() ? "" : ")") << "\n";
+  std::cout << (h.trials.empty() ? "" : ")");
+  if (s.trials > 0) std::cout << ", " << s.trials + s.imported << " planned (--trials " << s.trials << ")";
+  std::cout << "\n";
   if (s.imported > 0)
     std::cout << "imported:  trials 0-" << s.imported - 1 << " from " << s.imported_from << " (not run here)\n";
   if (!s.enqueued.empty()) {

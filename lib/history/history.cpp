@@ -366,6 +366,7 @@ void write_study(hid_t file, const StudyInfo& s, const std::string& path) {
     write_string_attr(file, "imported_from", s.imported_from, path);
   }
   if (!s.enqueued.empty()) write_string_attr(file, "enqueued", s.enqueued, path);
+  if (s.trials > 0) write_number_attr<std::uint64_t>(file, "trials", H5T_NATIVE_UINT64, s.trials, path);
   if (!s.objectives.empty()) {
     nlohmann::json objectives = nlohmann::json::array();
     for (const auto& o : s.objectives) objectives.push_back({{"name", o.name}, {"direction", o.minimize ? "min" : "max"}});
@@ -407,6 +408,7 @@ StudyInfo read_study(hid_t file, const std::string& path) {
     s.imported_from = read_string_attr(file, "imported_from", path);
   }
   if (H5Aexists(file, "enqueued") > 0) s.enqueued = read_string_attr(file, "enqueued", path);
+  if (H5Aexists(file, "trials") > 0) s.trials = read_number_attr<std::uint64_t>(file, "trials", H5T_NATIVE_UINT64, path);
   if (H5Aexists(file, "objectives") > 0) {
     try {
       for (const auto& o : nlohmann::json::parse(read_string_attr(file, "objectives", path)))

@@ -54,6 +54,9 @@ struct StudyInfo {
   std::uint64_t imported = 0;
   std::string imported_from;
   std::string enqueued;
+  // --trials the study was created with (0: no limit); a resumed run without
+  // --trials runs to it.
+  std::uint64_t trials = 0;
 };
 
 // One intermediate metric value of one trial.

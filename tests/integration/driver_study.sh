@@ -2,7 +2,7 @@
 # tune run with real mpirun and real processes: outcomes of misbehaving trials,
 # bad input, kill -9 at random moments, and a signal followed by --resume.
 source "$(dirname "$0")/tap.sh"
-plan 22
+plan 23
 tune=$TOP_BUILDDIR/driver/tune
 behave=$TOP_SRCDIR/tests/integration/programs/behave.sh
 branin=$TOP_SRCDIR/examples/synthetic/branin.py
@@ -385,3 +385,22 @@ if [ $rc -eq 0 ] && [ "$silent" = "params.json" ] && [ "$loud" = "params.json st
    [ "$(cat quiet.trials/1/stdout)" = out ] && [ "$(cat quiet.trials/1/stderr)" = err ]; then
   ok "a silent trial leaves only params.json; a loud one its stdout and stderr"
 else not_ok "trial logs created at their first byte" "exit $rc: $out" "silent: $silent" "loud: $loud"; fi
+
+# 19. --trials is kept in the history: a resumed run without it runs to that
+# number (not without limit), says so when it is reached, and --trials again
+# is a new total.
+cat >budget.json <<'J'
+{"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]}
+J
+report_x='echo objective=$TUNE_PARAM_x >&$TUNE_REPORT_FD'
+first=$("$tune" run --history budget.h5 --space budget.json --trials 3 --shell -q -- "$report_x" 2>&1); rc1=$?
+again=$("$tune" run --resume --history budget.h5 --shell -q -- "$report_x" 2>&1); rc2=$?
+n2=$(state_of budget.h5 | wc -l)
+more=$("$tune" run --resume --history budget.h5 --trials 5 --shell -q -- "$report_x" 2>&1); rc3=$?
+n3=$(state_of budget.h5 | grep -c ':ok$')
+attr=$(/usr/bin/python3 -c "import h5py; print(int(h5py.File('budget.h5', 'r').attrs['trials']))" 2>&1)
+if [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ $rc3 -eq 0 ] && [ "$n2" -eq 3 ] && [ "$n3" -eq 5 ] && [ "$attr" = 3 ] &&
+   grep -q "3 trials (the study's --trials)" <<<"$again" &&
+   grep -q "its 3 trials (the --trials it was created with) are done; give --trials N (a total, more than 3)" <<<"$again"; then
+  ok "--trials 3 kept in the history: a resume without it ran nothing more and said how to; --trials 5 ran to 5"
+else not_ok "the trial budget on resume" "exit $rc1: $first" "exit $rc2 ($n2 trials): $again" "exit $rc3 ($n3 ok): $more" "attr: $attr"; fi

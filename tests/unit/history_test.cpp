@@ -37,6 +37,7 @@ class HistoryTest : public testing_support::TempDirTest {
     s.command = "python3 train.py --lr {lr}";
     s.created = "2026-11-21T00:00:00Z";
     s.tune_version = "test";
+    s.trials = 40;
     return s;
   }
   static Trial trial(std::uint64_t id, TrialState state, std::optional<double> objective) {
@@ -70,6 +71,7 @@ TEST_F(HistoryTest, KeepsTrialsReportsAndTheStudyAcrossReopen) {
   EXPECT_EQ(snap.study.name, "unit");
   EXPECT_EQ(snap.study.command, "python3 train.py --lr {lr}");
   EXPECT_FALSE(snap.study.minimize);
+  EXPECT_EQ(snap.study.trials, 40u);  // the budget a resumed run without --trials runs to
   EXPECT_EQ(snap.study.space.to_json(), study().space.to_json());
   ASSERT_EQ(snap.trials.size(), 2u);
   EXPECT_EQ(snap.trials[0].state, TrialState::Ok);
@@ -85,6 +87,7 @@ TEST_F(HistoryTest, KeepsTrialsReportsAndTheStudyAcrossReopen) {
 
   auto again = History::resume(path_);
   EXPECT_FALSE(again.recovered());
+  EXPECT_EQ(again.study().trials, 40u);
   EXPECT_EQ(again.trials().size(), 2u);
   again.put(trial(2, TrialState::Ok, 0.5));
   again.close();
