@@ -117,7 +117,7 @@ void AppCore::open() {
       throw UsageError(o_.history + " already holds a study; continue it with --resume, or give another --history");
     fresh = new_study(imported);
   }
-  const StudyInfo& s = fresh ? *fresh : history_->study();
+  const StudyInfo s = fresh ? *fresh : history_->study();  // a copy: a resumed history may be reopened below
   command_ = o_.command.empty() ? split_command(o_.program) : o_.command;
   if (command_.empty()) command_ = split_command(s.command);
   if (command_.empty()) throw UsageError("no program to tune: give it after -- or with --program");
@@ -140,6 +140,13 @@ void AppCore::open() {
                    .lexically_normal()
                    .string();
   while (trial_dir_.size() > 1 && trial_dir_.back() == '/') trial_dir_.pop_back();
+  const bool recovered = history_ && history_->recovered();
+  if (!fresh && o_.trials && *o_.trials != s.trials) {
+    // Every check passed: keep the new --trials for later resumes (written
+    // while the file is not open for SWMR writing: reopened).
+    history_.reset();
+    history_.emplace(History::resume(o_.history, o_.trials));
+  }
   if (fresh) {
     history_.emplace(History::create(o_.history, *fresh));
     for (const auto& t : imported.trials) history_->put(t);
@@ -151,7 +158,7 @@ void AppCore::open() {
   study_.emplace(*history_, *sampler_, limits, now_s(), stand_in_.get());
   key_ = study_key(s.name, o_.history);
   post_progress();
-  if (history_->recovered())
+  if (recovered)
     say("recovered " + o_.history + " after an unclean stop (the old file is kept as " + o_.history +
         ".before-recovery)");
   const StudyInfo& info = history_->study();
@@ -168,7 +175,7 @@ void AppCore::open() {
       ", " + std::to_string(std::max(1, runners_)) + (o_.trial_jobs ? " trial job(s) at once" : " runner(s)") + "; history " + o_.history +
       (history_->trials().empty() ? "" : " (" + std::to_string(history_->trials().size()) + " trials so far)"));
   if (o_.resume && !o_.trials && limits.trials && study_->remaining() == 0)
-    say("its " + std::to_string(*limits.trials) + " trials (the --trials it was created with) are done; give --trials N (a total, more than " +
+    say("its " + std::to_string(*limits.trials) + " trials (its last --trials) are done; give --trials N (a total, more than " +
         std::to_string(std::max<std::uint64_t>(*limits.trials, history_->trials().size())) + ") to run more");
 }
 
@@ -394,6 +401,7 @@ StudyInfo AppCore::new_study(Imported& imported) const {
 void AppCore::check_resume_flags(const StudyInfo& s) const {
   if (!o_.space_file.empty()) {
     std::ifstream in(o_.space_file);
+    if (!in) throw UsageError("--space " + o_.space_file + ": cannot read the file (drop --space to continue the study in " + o_.history + ")");
     std::stringstream text;
     text << in.rdbuf();
     if (SearchSpace::parse(text.str(), o_.space_file).to_json() != s.space.to_json())

@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
   r->add_option("--program", run.program, "the trial program as one string (split like a shell, nothing expanded)");
   r->add_flag("--shell", run.shell, "run the program through /bin/sh -c (placeholders are shell-quoted)");
   r->add_option("--program-version", run.program_version, "recorded in the history (e.g. a git commit)");
-  r->add_option("--trials", run.trials, "number of trials in the study (a total; a resumed study without it runs to the number it was created with)")->check(CLI::PositiveNumber);
+  r->add_option("--trials", run.trials, "number of trials in the study (a total; a resumed study without it runs to the last number given)")->check(CLI::PositiveNumber);
   r->add_option("--time-limit", run.time_limit, "stop dispatching after this long (90s, 15m, 2h, HH:MM:SS)");
   r->add_option("--trial-time-limit", run.trial_time_limit, "end a trial after this long (SIGTERM, then SIGKILL)");
   r->add_option("--grace", run.grace, "time between SIGTERM and SIGKILL")->capture_default_str();

@@ -323,6 +323,14 @@ void write_number_attr(hid_t obj, const char* name, hid_t type, T value, const s
   if (H5Awrite(attr.get(), type, &value) < 0) fail(path, std::string("cannot write attribute ") + name);
 }
 
+// Writes a number attribute whether or not it exists (not under SWMR writing).
+template <typename T>
+void set_number_attr(hid_t obj, const char* name, hid_t type, T value, const std::string& path) {
+  if (H5Aexists(obj, name) <= 0) return write_number_attr<T>(obj, name, type, value, path);
+  Id attr = checked(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose, path, "cannot open an attribute");
+  if (H5Awrite(attr.get(), type, &value) < 0) fail(path, std::string("cannot write attribute ") + name);
+}
+
 std::string read_string_attr(hid_t obj, const char* name, const std::string& path) {
   Id attr = checked(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose, path,
                     (std::string("not a tune history: no attribute ") + name).c_str());
@@ -547,7 +555,7 @@ History History::create(const std::string& path, const StudyInfo& study) {
   return History(std::move(impl));
 }
 
-History History::resume(const std::string& path) {
+History History::resume(const std::string& path, std::optional<std::uint64_t> trials) {
   quiet_hdf5();
   if (!std::filesystem::exists(path))
     throw HistoryError(path + ": no such history file; start a new study without --resume");
@@ -555,6 +563,17 @@ History History::resume(const std::string& path) {
   impl->path = path;
   impl->lock_fd = take_writer_lock(path);
   Id fapl = latest_format_fapl(path);
+  if (trials && *trials > 0) {
+    // A new trial budget is written before SWMR writing starts (attributes
+    // cannot change under it); a file left open by a killed writer does not
+    // open here and gets it in its repaired copy below.
+    if (const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl.get()); f >= 0) {
+      Id file(f, H5Fclose);
+      set_number_attr<std::uint64_t>(f, "trials", H5T_NATIVE_UINT64, *trials, path);
+    } else {
+      H5Eclear2(H5E_DEFAULT);
+    }
+  }
   const hid_t fid = H5Fopen(path.c_str(), H5F_ACC_RDWR | H5F_ACC_SWMR_WRITE, fapl.get());
   if (fid >= 0) {
     impl->file = Id(fid, H5Fclose);
@@ -571,7 +590,8 @@ History History::resume(const std::string& path) {
   H5Eclear2(H5E_DEFAULT);
   // Left open for writing by a writer that was killed: HDF5 will not open it
   // for writing again, but it reads consistently. Copy it into a new file.
-  const HistorySnapshot snap = read_history(path);
+  HistorySnapshot snap = read_history(path);
+  if (trials && *trials > 0) snap.study.trials = *trials;
   const std::string tmp = path + ".recovering";
   std::filesystem::remove(tmp);
   build_file(*impl, tmp, snap);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,8 +55,8 @@ struct StudyInfo {
   std::uint64_t imported = 0;
   std::string imported_from;
   std::string enqueued;
-  // --trials the study was created with (0: no limit); a resumed run without
-  // --trials runs to it.
+  // --trials the study was created or last resumed with (0: no limit); a
+  // resumed run without --trials runs to it.
   std::uint64_t trials = 0;
 };
 
@@ -74,8 +75,9 @@ class History {
   // is ever overwritten.
   static History create(const std::string& path, const StudyInfo& study);
   // Opens FILE to continue its study. A file left by a killed writer is
-  // repaired first (the old file is kept as FILE.before-recovery).
-  static History resume(const std::string& path);
+  // repaired first (the old file is kept as FILE.before-recovery). `trials`:
+  // a new trial budget (--trials again), kept for later resumes.
+  static History resume(const std::string& path, std::optional<std::uint64_t> trials = std::nullopt);
 
   History(History&&) noexcept;
   History& operator=(History&&) noexcept;

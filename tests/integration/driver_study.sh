@@ -388,7 +388,7 @@ else not_ok "trial logs created at their first byte" "exit $rc: $out" "silent: $
 
 # 19. --trials is kept in the history: a resumed run without it runs to that
 # number (not without limit), says so when it is reached, and --trials again
-# is a new total.
+# is a new total, kept for the next resume (a refused resume keeps the old).
 cat >budget.json <<'J'
 {"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]}
 J
@@ -398,9 +398,16 @@ again=$("$tune" run --resume --history budget.h5 --shell -q -- "$report_x" 2>&1)
 n2=$(state_of budget.h5 | wc -l)
 more=$("$tune" run --resume --history budget.h5 --trials 5 --shell -q -- "$report_x" 2>&1); rc3=$?
 n3=$(state_of budget.h5 | grep -c ':ok$')
+refused=$("$tune" run --resume --history budget.h5 --trials 9 --space missing.json --shell -q -- "$report_x" 2>&1); rc4=$?
+last=$("$tune" run --resume --history budget.h5 --shell -q -- "$report_x" 2>&1); rc5=$?
 attr=$(/usr/bin/python3 -c "import h5py; print(int(h5py.File('budget.h5', 'r').attrs['trials']))" 2>&1)
-if [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ $rc3 -eq 0 ] && [ "$n2" -eq 3 ] && [ "$n3" -eq 5 ] && [ "$attr" = 3 ] &&
+status=$("$tune" status budget.h5 2>&1)
+if [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ $rc3 -eq 0 ] && [ $rc4 -eq 1 ] && [ $rc5 -eq 0 ] && [ "$n2" -eq 3 ] && [ "$n3" -eq 5 ] &&
+   [ "$attr" = 5 ] && [ "$(state_of budget.h5 | wc -l)" -eq 5 ] &&
    grep -q "3 trials (the study's --trials)" <<<"$again" &&
-   grep -q "its 3 trials (the --trials it was created with) are done; give --trials N (a total, more than 3)" <<<"$again"; then
-  ok "--trials 3 kept in the history: a resume without it ran nothing more and said how to; --trials 5 ran to 5"
-else not_ok "the trial budget on resume" "exit $rc1: $first" "exit $rc2 ($n2 trials): $again" "exit $rc3 ($n3 ok): $more" "attr: $attr"; fi
+   grep -q "its 3 trials (its last --trials) are done; give --trials N (a total, more than 3)" <<<"$again" &&
+   grep -q "missing.json: cannot read the file" <<<"$refused" && grep -q "its 5 trials (its last --trials) are done" <<<"$last" &&
+   grep -q "^trials: *5 (5 ok), 5 planned (--trials 5)" <<<"$status"; then
+  ok "--trials kept in the history: a resume without it ran nothing past 3 and said how to; --trials 5 ran to 5 and was kept (a refused --trials 9 was not)"
+else not_ok "the trial budget on resume" "exit $rc1: $first" "exit $rc2 ($n2 trials): $again" "exit $rc3 ($n3 ok): $more" \
+  "exit $rc4: $refused" "exit $rc5: $last" "attr: $attr" "$status"; fi

@@ -92,6 +92,11 @@ TEST_F(HistoryTest, KeepsTrialsReportsAndTheStudyAcrossReopen) {
   again.put(trial(2, TrialState::Ok, 0.5));
   again.close();
   EXPECT_EQ(read_history(path_).trials.size(), 3u);
+  // --trials again on resume: the new budget is kept, the trials too.
+  History::resume(path_, 60).close();
+  const auto later = read_history(path_);
+  EXPECT_EQ(later.study.trials, 60u);
+  EXPECT_EQ(later.trials.size(), 3u);
 }
 
 TEST_F(HistoryTest, NeverOverwritesAnExistingFile) {
