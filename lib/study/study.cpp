@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "search/pareto.hpp"
 #include "study/front.hpp"
 #include "study/warm_start.hpp"
 
@@ -50,8 +51,7 @@ Study::Study(History& history, Sampler& sampler, StudyLimits limits, double now,
     if (is_final(t.state)) {
       observe(observation(t));
       if (pruner_) pruner_->finished(t.id, t.state == TrialState::Ok);
-      if (t.state == TrialState::Ok && (!best_ || better(*t.objective, *history_.trials()[*best_].objective)))
-        best_ = t.id;
+      if (t.state == TrialState::Ok) note_ok(t);
     } else if (!limits_.trials || t.id < *limits_.trials) {
       rerun_.push_back(t.id);  // running when the last run died, or interrupted
     }
@@ -280,7 +280,7 @@ const Trial& Study::on_result(const TrialRun& run, int rank, const std::string& 
     if (pruner_) pruner_->finished(t.id, t.state == TrialState::Ok);
     if (t.state == TrialState::Ok) {
       consecutive_failures_ = 0;
-      if (!best_ || better(*t.objective, *history_.trials()[*best_].objective)) best_ = t.id;
+      note_ok(history_.trials()[t.id]);
     } else if (t.state == TrialState::Pruned) {
       consecutive_failures_ = 0;  // the program works; this trial was just not promising
     } else {
@@ -344,12 +344,10 @@ void Study::check_stop_rules() {
       return;
     }
   }
-  if (!limits_.targets.empty())
-    for (const auto& t : history_.trials())
-      if (meets_targets(t)) {
-        reason_ = StopReason::TargetReached;
-        return;
-      }
+  if (targets_met_) {
+    reason_ = StopReason::TargetReached;
+    return;
+  }
   if (stopping()) return;
   if (limits_.max_failures > 0 && consecutive_failures_ >= limits_.max_failures)
     return stop(StopReason::TooManyFailures);
@@ -387,8 +385,25 @@ std::optional<Trial> Study::best() const {
   return history_.trials()[*best_];
 }
 
+void Study::note_ok(const Trial& t) {
+  if (t.objective && (!best_ || better(*t.objective, *history_.trials()[*best_].objective))) best_ = t.id;
+  if (!limits_.targets.empty() && meets_targets(t)) targets_met_ = true;
+  const StudyInfo& info = history_.study();
+  if (!info.multi_objective() || t.values.size() != info.objectives.size()) return;
+  // The front changes only by this trial: kept out if a member dominates
+  // it, else in, and the members it dominates out.
+  const auto p = minimisation_form(info, t.values);
+  for (auto id : front_)
+    if (dominates(minimisation_form(info, history_.trials()[id].values), p)) return;
+  std::erase_if(front_, [&](std::uint64_t id) { return dominates(p, minimisation_form(info, history_.trials()[id].values)); });
+  front_.insert(std::lower_bound(front_.begin(), front_.end(), t.id), t.id);
+}
+
 std::vector<Trial> Study::front() const {
-  return pareto_trials(history_.study(), history_.trials());
+  std::vector<Trial> out;
+  out.reserve(front_.size());
+  for (auto id : front_) out.push_back(history_.trials()[id]);
+  return out;
 }
 
 std::uint64_t Study::count(TrialState s) const {

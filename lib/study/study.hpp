@@ -120,7 +120,7 @@ class Study {
   // The best ok trial; nothing in a multi-objective study (see front()).
   std::optional<Trial> best() const;
   // A multi-objective study's answer: the ok trials no other ok trial
-  // dominates, by id.
+  // dominates, by id (kept as results come: O(front) per result).
   std::vector<Trial> front() const;
   std::uint64_t count(TrialState s) const;
   const History& history() const { return history_; }
@@ -147,6 +147,8 @@ class Study {
   bool costly_next() const;
   // A finished trial for the samplers (held back from one that is proposing).
   void observe(const Observation& o);
+  // An ok result: the front and the targets learn of it.
+  void note_ok(const Trial& t);
 
   History& history_;
   Sampler& sampler_;
@@ -166,6 +168,8 @@ class Study {
   bool exhausted_ = false;
   int consecutive_failures_ = 0;
   std::optional<std::uint64_t> best_;
+  std::vector<std::uint64_t> front_;  // multi-objective: ids of the Pareto front so far
+  bool targets_met_ = false;          // named targets: some ok trial meets them all
   std::map<std::uint64_t, std::map<std::string, double>> latest_;  // named objectives: last value per running trial
   std::unique_ptr<Pruner> pruner_;
   std::string sampler_note_;        // the note of the last proposal

@@ -212,6 +212,36 @@ TEST_F(MultiObjectiveStudy, ValuesComeFromNamedReportsAndTheAnswerIsTheFront) {
   EXPECT_EQ(pareto_trials(snap.study, snap.trials).size(), 1u);
 }
 
+TEST_F(MultiObjectiveStudy, TheFrontKeptAsResultsComeIsTheFrontOfAllTrials) {
+  // 300 results on a coarse grid (ties and equal points), one objective
+  // maximised; the study's front, kept per result, against the front of all
+  // trials computed afresh, after every result and again on resume.
+  auto h = History::create(file("f.h5"), info());
+  auto sampler = make_sampler("random", h.study().space, {.seed = 1});
+  std::mt19937_64 rng(5);
+  std::uniform_int_distribution<int> grid(0, 12);
+  auto ids = [](const std::vector<Trial>& trials) {
+    std::vector<std::uint64_t> out;
+    for (const auto& t : trials) out.push_back(t.id);
+    return out;
+  };
+  {
+    Study study(h, *sampler, {.trials = 300}, 0);
+    for (int k = 0; k < 300; ++k) {
+      const auto t = study.next_trial(1, "n1", 0);
+      ASSERT_TRUE(t);
+      const int a = grid(rng);  // a trade-off: a lower loss comes with a lower accuracy, give or take
+      if (k % 7 != 3)  // some trials report nothing: invalid, never on the front
+        study.on_report(t->id, {.step = {}, .metrics = {{"loss", a / 12.0}, {"acc", (a + grid(rng) % 3) / 14.0}}, .objective = {}}, 0);
+      study.on_result(ended(*t), 1, "n1");
+      ASSERT_EQ(ids(study.front()), ids(pareto_trials(h.study(), h.trials()))) << "after trial " << t->id;
+    }
+    EXPECT_GE(study.front().size(), 5u);
+  }
+  Study resumed(h, *sampler, {.trials = 300}, 0);
+  EXPECT_EQ(ids(resumed.front()), ids(pareto_trials(h.study(), h.trials())));
+}
+
 TEST_F(MultiObjectiveStudy, WarmStartsNeedTheSameObjectives) {
   HistorySnapshot old;
   old.study = info();
