@@ -26,6 +26,49 @@ std::vector<std::size_t> pareto_front(const std::vector<ObjectivePoint>& points)
 
 namespace {
 
+std::vector<std::size_t> peeled_ranks(const std::vector<ObjectivePoint>& points) {
+  std::vector<std::size_t> rank(points.size(), 0), left(points.size());
+  for (std::size_t i = 0; i < left.size(); ++i) left[i] = i;
+  for (std::size_t r = 0; !left.empty(); ++r) {
+    std::vector<ObjectivePoint> pts;
+    for (auto i : left) pts.push_back(points[i]);
+    std::vector<bool> on(left.size(), false);
+    for (auto k : pareto_front(pts)) on[k] = true;
+    std::vector<std::size_t> rest;
+    for (std::size_t k = 0; k < left.size(); ++k) {
+      if (on[k]) rank[left[k]] = r;
+      else rest.push_back(left[k]);
+    }
+    left = std::move(rest);
+  }
+  return rank;
+}
+
+// Two objectives. In the order of (f1, f2), every point that dominates p
+// comes before p, and p's rank is the first front none of whose members so
+// far dominates it. Of front r's members so far, the one with the least f2
+// (the first such, so the least f1 among them) decides: it dominates p when
+// its f2 is less, or equal with a smaller f1 (an identical point does not).
+std::vector<std::size_t> sweep_ranks(const std::vector<ObjectivePoint>& points) {
+  std::vector<std::size_t> order(points.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return points[a] < points[b]; });
+  struct Front {
+    double f2, f1;  // its member with the least f2, the first one found
+  };
+  std::vector<Front> fronts;
+  std::vector<std::size_t> rank(points.size(), 0);
+  for (auto i : order) {
+    const double f1 = points[i][0], f2 = points[i][1];
+    std::size_t r = 0;
+    while (r < fronts.size() && (fronts[r].f2 < f2 || (fronts[r].f2 == f2 && fronts[r].f1 < f1))) ++r;
+    rank[i] = r;
+    if (r == fronts.size()) fronts.push_back({f2, f1});
+    else if (f2 < fronts[r].f2) fronts[r] = {f2, f1};
+  }
+  return rank;
+}
+
 double hv2(std::vector<ObjectivePoint> pts, const ObjectivePoint& ref) {
   std::sort(pts.begin(), pts.end());  // by the first objective, then the second
   double volume = 0, best_y = ref[1];
@@ -66,6 +109,12 @@ double hv(std::vector<ObjectivePoint> pts, const ObjectivePoint& ref) {
 }
 
 }  // namespace
+
+std::vector<std::size_t> pareto_ranks(const std::vector<ObjectivePoint>& points) {
+  for (const auto& p : points)
+    if (p.size() != 2 || std::isnan(p[0]) || std::isnan(p[1])) return peeled_ranks(points);
+  return sweep_ranks(points);
+}
 
 double hypervolume(std::vector<ObjectivePoint> points, const ObjectivePoint& reference) {
   std::vector<ObjectivePoint> inside;

@@ -17,6 +17,11 @@ bool dominates(const ObjectivePoint& a, const ObjectivePoint& b);
 // their original order.
 std::vector<std::size_t> pareto_front(const std::vector<ObjectivePoint>& points);
 
+// Each point's Pareto rank: 0 on the front, 1 on the front of the rest, and
+// so on (non-dominated sorting). Two objectives: one sort and a sweep over
+// the fronts, O(n log n + n fronts); more: fronts peeled off one by one.
+std::vector<std::size_t> pareto_ranks(const std::vector<ObjectivePoint>& points);
+
 // The volume dominated by the points and bounded by `reference` (points
 // that do not dominate it add nothing). Exact: a sweep for two objectives,
 // slicing along the last objective above that (HSO; fine for the few

@@ -58,23 +58,17 @@ std::optional<Assignment> ScalarisedSampler::propose(std::uint64_t trial, std::s
   const auto w = weights(trial);
   std::vector<double> rank(done_.size(), 0);
   if (method_ == Method::ParetoRank) {
-    // Peel fronts off the ok results: each point's rank is the front it is on.
-    std::vector<std::size_t> left;
+    // Each ok result's rank: the front it is on.
+    std::vector<std::size_t> ok;
+    std::vector<ObjectivePoint> pts;
     for (std::size_t i = 0; i < done_.size(); ++i)
-      if (done_[i].values.size() == minimize_.size()) left.push_back(i);
-    for (int r = 0; !left.empty(); ++r) {
-      std::vector<ObjectivePoint> pts;
-      for (auto i : left) {
+      if (done_[i].values.size() == minimize_.size()) {
+        ok.push_back(i);
         pts.emplace_back();
         for (std::size_t k = 0; k < minimize_.size(); ++k) pts.back().push_back(minimize_[k] ? done_[i].values[k] : -done_[i].values[k]);
       }
-      std::vector<std::size_t> rest;
-      const auto front = pareto_front(pts);
-      std::vector<bool> on(left.size(), false);
-      for (auto k : front) on[k] = true;
-      for (std::size_t k = 0; k < left.size(); ++k) (on[k] ? rank[left[k]] = r : (rest.push_back(left[k]), 0.0));
-      left = std::move(rest);
-    }
+    const auto ranks = pareto_ranks(pts);
+    for (std::size_t k = 0; k < ok.size(); ++k) rank[ok[k]] = static_cast<double>(ranks[k]);
   }
   auto inner = make_();
   for (std::size_t i = 0; i < done_.size(); ++i) {

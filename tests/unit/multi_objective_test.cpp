@@ -67,6 +67,39 @@ std::string flag_error(std::string_view o, std::string_view d, std::string_view 
   return "accepted";
 }
 
+TEST(Pareto, RanksAreTheFrontsPeeledOffOneByOne) {
+  // The two-objective sweep against peeling fronts off with pareto_front, on
+  // coarse grids (many ties and identical points) and on continuous values;
+  // three objectives take the peeling path and must agree too.
+  auto peeled = [](const std::vector<ObjectivePoint>& pts) {
+    std::vector<std::size_t> rank(pts.size(), 0), left(pts.size());
+    for (std::size_t i = 0; i < left.size(); ++i) left[i] = i;
+    for (std::size_t r = 0; !left.empty(); ++r) {
+      std::vector<ObjectivePoint> sub;
+      for (auto i : left) sub.push_back(pts[i]);
+      std::vector<bool> on(left.size(), false);
+      for (auto k : pareto_front(sub)) on[k] = true;
+      std::vector<std::size_t> rest;
+      for (std::size_t k = 0; k < left.size(); ++k) (on[k] ? void(rank[left[k]] = r) : rest.push_back(left[k]));
+      left = rest;
+    }
+    return rank;
+  };
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 60; ++round) {
+    const std::size_t dims = round % 6 == 5 ? 3 : 2;
+    const int levels = round % 3 == 0 ? 4 : round % 3 == 1 ? 20 : 0;  // 0: continuous
+    std::uniform_int_distribution<int> grid(0, std::max(levels - 1, 0));
+    std::uniform_real_distribution<double> real(-1, 1);
+    std::vector<ObjectivePoint> pts(1 + round * 7);
+    for (auto& p : pts)
+      for (std::size_t d = 0; d < dims; ++d) p.push_back(levels ? grid(rng) : real(rng));
+    ASSERT_EQ(pareto_ranks(pts), peeled(pts)) << "round " << round << ", " << pts.size() << " points";
+  }
+  EXPECT_EQ(pareto_ranks({{1, 1}, {1, 1}, {0, 2}, {2, 0}, {2, 2}, {1, 2}}), (std::vector<std::size_t>{0, 0, 0, 0, 2, 1}));
+  EXPECT_TRUE(pareto_ranks({}).empty());
+}
+
 TEST(ObjectiveFlags, ParsesNamesDirectionsAndTargets) {
   auto f = parse_objective_flags("", "max", "0.9");
   EXPECT_TRUE(f.objectives.empty());
