@@ -392,17 +392,18 @@ void Study::note_ok(const Trial& t) {
   if (!info.multi_objective() || t.values.size() != info.objectives.size()) return;
   // The front changes only by this trial: kept out if a member dominates
   // it, else in, and the members it dominates out.
-  const auto p = minimisation_form(info, t.values);
-  for (auto id : front_)
-    if (dominates(minimisation_form(info, history_.trials()[id].values), p)) return;
-  std::erase_if(front_, [&](std::uint64_t id) { return dominates(p, minimisation_form(info, history_.trials()[id].values)); });
-  front_.insert(std::lower_bound(front_.begin(), front_.end(), t.id), t.id);
+  auto p = minimisation_form(info, t.values);
+  for (const auto& [id, q] : front_)
+    if (dominates(q, p)) return;
+  std::erase_if(front_, [&](const auto& member) { return dominates(p, member.second); });
+  const auto at = std::find_if(front_.begin(), front_.end(), [&](const auto& member) { return member.first > t.id; });
+  front_.emplace(at, t.id, std::move(p));
 }
 
 std::vector<Trial> Study::front() const {
   std::vector<Trial> out;
   out.reserve(front_.size());
-  for (auto id : front_) out.push_back(history_.trials()[id]);
+  for (const auto& member : front_) out.push_back(history_.trials()[member.first]);
   return out;
 }
 

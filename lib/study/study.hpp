@@ -168,7 +168,8 @@ class Study {
   bool exhausted_ = false;
   int consecutive_failures_ = 0;
   std::optional<std::uint64_t> best_;
-  std::vector<std::uint64_t> front_;  // multi-objective: ids of the Pareto front so far
+  // Multi-objective: the Pareto front so far, by id, each with its values in minimisation form.
+  std::vector<std::pair<std::uint64_t, std::vector<double>>> front_;
   bool targets_met_ = false;          // named targets: some ok trial meets them all
   std::map<std::uint64_t, std::map<std::string, double>> latest_;  // named objectives: last value per running trial
   std::unique_ptr<Pruner> pruner_;
