@@ -1,4 +1,5 @@
 #include "appcore.hpp"
+#include "writer_owner.hpp"
 
 #include <unistd.h>
 
@@ -106,11 +107,14 @@ void check_placeholders(const std::vector<std::string>& command, const SearchSpa
 // corrected command is not refused for a file that a failed one left.
 void AppCore::open() {
   python_dir_ = python_client_dir();
+  // One writer per history: claimed first, released however open() or the study ends.
+  claim_.emplace(WriterClaim::take(o_.history, writer_claim_options()));
+  if (!claim_->note().empty()) say(claim_->note());
   const bool exists = fs::exists(o_.history);
   std::optional<StudyInfo> fresh;  // a new study, before its file exists
   Imported imported;
   if (o_.resume) {
-    history_.emplace(History::resume(o_.history));
+    history_.emplace(History::resume(o_.history, std::nullopt, *claim_));
     check_resume_flags(history_->study());
   } else {
     if (exists)
@@ -141,14 +145,15 @@ void AppCore::open() {
                    .string();
   while (trial_dir_.size() > 1 && trial_dir_.back() == '/') trial_dir_.pop_back();
   const bool recovered = history_ && history_->recovered();
+  const std::string recovery_warning = recovered ? history_->recovery_warning() : "";
   if (!fresh && o_.trials && *o_.trials != s.trials) {
     // Every check passed: keep the new --trials for later resumes (written
     // while the file is not open for SWMR writing: reopened).
     history_.reset();
-    history_.emplace(History::resume(o_.history, o_.trials));
+    history_.emplace(History::resume(o_.history, o_.trials, *claim_));
   }
   if (fresh) {
-    history_.emplace(History::create(o_.history, *fresh));
+    history_.emplace(History::create(o_.history, *fresh, *claim_));
     for (const auto& t : imported.trials) history_->put(t);
   }
   // The samplers keep a reference to the space: the history's, which lives as long as they do.
@@ -160,7 +165,7 @@ void AppCore::open() {
   post_progress();
   if (recovered)
     say("recovered " + o_.history + " after an unclean stop (the old file is kept as " + o_.history +
-        ".before-recovery)");
+        ".before-recovery)" + (recovery_warning.empty() ? "" : ": " + recovery_warning));
   const StudyInfo& info = history_->study();
   if (fresh && info.imported > 0)
     say("imported " + std::to_string(info.imported) + " finished trial(s) of " + info.imported_from +

@@ -85,6 +85,7 @@ class AppCore {
 
   const RunOptions& o_;
   int runners_;
+  std::optional<WriterClaim> claim_;  // before history_: released after it closes
   std::optional<History> history_;
   std::unique_ptr<Sampler> sampler_;
   std::unique_ptr<Sampler> stand_in_;  // proposes while sampler_ is busy (runners > 1)

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "history/trial.hpp"
+#include "history/writer_claim.hpp"
 #include "protocol/report_parser.hpp"
 #include "search/pruner.hpp"
 #include "space/search_space.hpp"
@@ -72,11 +73,14 @@ struct ReportRow {
 class History {
  public:
   // Creates FILE for a new study. Refuses an existing file: nothing recorded
-  // is ever overwritten.
+  // is ever overwritten. `claim`: FILE's writer claim, held by the caller for
+  // at least as long as the History; without it the History takes its own.
+  static History create(const std::string& path, const StudyInfo& study, const WriterClaim& claim);
   static History create(const std::string& path, const StudyInfo& study);
   // Opens FILE to continue its study. A file left by a killed writer is
   // repaired first (the old file is kept as FILE.before-recovery). `trials`:
   // a new trial budget (--trials again), kept for later resumes.
+  static History resume(const std::string& path, std::optional<std::uint64_t> trials, const WriterClaim& claim);
   static History resume(const std::string& path, std::optional<std::uint64_t> trials = std::nullopt);
 
   History(History&&) noexcept;
@@ -92,6 +96,8 @@ class History {
   std::vector<ReportRow> reports() const;
   // True when resume had to repair the file.
   bool recovered() const;
+  // What the repair could not keep (HistorySnapshot::warning), or "".
+  const std::string& recovery_warning() const;
 
   // Records a new trial (t.id == trials().size()) or a change of an existing
   // one, and flushes it to disk.
@@ -109,11 +115,17 @@ class History {
 };
 
 // Everything in FILE, read without writing: works while a study writes it
-// and on a file whose writer was killed.
+// (on this host or, through a shared file system, on another) and on a file
+// whose writer was killed.
 struct HistorySnapshot {
   StudyInfo study;
   std::vector<Trial> trials;
   std::vector<ReportRow> reports;
+  // Empty when the file read consistently. Otherwise (another host was
+  // writing it and some rows never read whole, or a killed writer's data
+  // never reached the file server) what is shown instead: rows from an
+  // earlier read, or the trials before the first unreadable row.
+  std::string warning;
 };
 HistorySnapshot read_history(const std::string& path, bool with_reports = true);
 
