@@ -6,6 +6,7 @@
 
 #include "history/history.hpp"
 #include "report/study_report.hpp"
+#include "status_command.hpp"
 
 namespace tune {
 namespace {
@@ -20,7 +21,7 @@ void write_file(const std::string& path, const std::string& text) {
 }  // namespace
 
 int write_report(const std::string& history, const std::string& html, const std::string& svg_dir) {
-  const HistorySnapshot h = read_history(history, true);
+  const HistorySnapshot h = read_history_for("report", history, true);
   const StudyModel model = fit_study_model(h);
   std::cout << report_summary(h, model);
   if (html != "-") {

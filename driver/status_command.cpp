@@ -79,8 +79,14 @@ int show_front(const HistorySnapshot& h, int top) {
 
 }  // namespace
 
+HistorySnapshot read_history_for(const std::string& command, const std::string& history, bool with_reports) {
+  HistorySnapshot h = read_history(history, with_reports);
+  if (!h.warning.empty()) std::cerr << "tune " << command << ": warning: " << history << ": " << h.warning << std::endl;
+  return h;
+}
+
 int show_status(const std::string& path, int top) {
-  const HistorySnapshot h = read_history(path, false);
+  const HistorySnapshot h = read_history_for("status", path, false);
   const auto& s = h.study;
   std::string aim;
   if (s.objectives.empty()) aim = std::string(s.minimize ? "minimize" : "maximize") + " the objective";
@@ -133,7 +139,7 @@ int show_status(const std::string& path, int top) {
 }
 
 int export_history(const std::string& path, const std::string& format, const std::string& output) {
-  const HistorySnapshot h = read_history(path, format == "json");
+  const HistorySnapshot h = read_history_for("export", path, format == "json");
   std::ofstream file;
   if (!output.empty() && output != "-") {
     file.open(output);
