@@ -272,11 +272,14 @@ WriterClaim WriterClaim::take(const std::string& history, const Options& o) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(o.takeover_wait);
     while (::link(mine.c_str(), takeover.c_str()) != 0) {
       if (errno != EEXIST) fail(takeover, "cannot create", errno);
+      // Another taker: its file is its owner record, judged like FILE.lock.
+      // One killed mid-way is stale, or (if nothing here can judge it) older
+      // than ours by 30 s of the file system's own clock.
+      const Existing taker = inspect(takeover, o, c.kernel_locks_);
+      if (taker.kind == Existing::Kind::Gone) continue;
       struct stat theirs{}, ours{};
-      // A taker killed mid-way: its file is older than ours by the file
-      // system's own clock (no clock of another host involved).
-      if (::stat(takeover.c_str(), &theirs) == 0 && ::fstat(c.fd_, &ours) == 0 &&
-          ours.st_mtime - theirs.st_mtime > 30) {
+      if (taker.kind == Existing::Kind::Stale ||
+          (::stat(takeover.c_str(), &theirs) == 0 && ::fstat(c.fd_, &ours) == 0 && ours.st_mtime - theirs.st_mtime > 30)) {
         ::unlink(takeover.c_str());
         continue;
       }

@@ -151,6 +151,22 @@ TEST_P(WriterClaimTest, TakesOverFromAWriterThatIsGone) {
   EXPECT_EQ(files(), std::vector<std::string>{"h.h5.lock"});
 }
 
+TEST_P(WriterClaimTest, ATakerKilledMidWayDoesNotBlockTheNext) {
+  const std::string h = file("h.h5");
+  const pid_t child = ::fork();
+  if (child == 0) _exit(0);
+  ::waitpid(child, nullptr, 0);
+  WriterRecord dead = this_process();
+  dead.pid = child;
+  write("h.h5.lock", dead.to_json());
+  write("h.h5.lock.takeover", dead.to_json());  // it died taking over
+  auto o = options(this_process());
+  o.takeover_wait = 0.2;
+  auto claim = WriterClaim::take(h, o);
+  EXPECT_THAT(claim.note(), HasSubstr("took over"));
+  EXPECT_EQ(files(), std::vector<std::string>{"h.h5.lock"});
+}
+
 TEST_P(WriterClaimTest, AnotherHostsRecordGoesByItsSlurmJob) {
   const std::string h = file("h.h5");
   WriterRecord remote = record("elsewhere", 4242);
