@@ -43,18 +43,23 @@ static int is_lock_command(int cmd) {
          cmd == F_OFD_GETLK;
 }
 
+/* fcntl() and fcntl64(): lock commands fail, the rest reach libc's `name`. */
+static int lock_or_pass(const char *name, int (**real)(int, int, ...), int fd, int cmd, void *arg) {
+  if (is_lock_command(cmd)) {
+    errno = lock_errno();
+    return -1;
+  }
+  if (!*real) *real = (int (*)(int, int, ...))dlsym(RTLD_NEXT, name);
+  return (*real)(fd, cmd, arg);
+}
+
 int fcntl(int fd, int cmd, ...) {
   static int (*real)(int, int, ...);
   va_list ap;
   va_start(ap, cmd);
   void *arg = va_arg(ap, void *);
   va_end(ap);
-  if (is_lock_command(cmd)) {
-    errno = lock_errno();
-    return -1;
-  }
-  if (!real) real = (int (*)(int, int, ...))dlsym(RTLD_NEXT, "fcntl");
-  return real(fd, cmd, arg);
+  return lock_or_pass("fcntl", &real, fd, cmd, arg);
 }
 /* glibc 2.28+ routes fcntl through fcntl64 for 64-bit offsets. */
 int fcntl64(int fd, int cmd, ...) {
@@ -63,10 +68,5 @@ int fcntl64(int fd, int cmd, ...) {
   va_start(ap, cmd);
   void *arg = va_arg(ap, void *);
   va_end(ap);
-  if (is_lock_command(cmd)) {
-    errno = lock_errno();
-    return -1;
-  }
-  if (!real) real = (int (*)(int, int, ...))dlsym(RTLD_NEXT, "fcntl64");
-  return real(fd, cmd, arg);
+  return lock_or_pass("fcntl64", &real, fd, cmd, arg);
 }
