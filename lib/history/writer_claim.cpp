@@ -40,6 +40,16 @@ std::string iso_now() {
   throw HistoryError(path + ": " + what + ": " + std::strerror(err));
 }
 
+// Everything left to read from `fd` (errno set and nothing returned on an error).
+std::optional<std::string> read_rest(int fd) {
+  std::string text;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(fd, buf, sizeof buf)) > 0) text.append(buf, static_cast<std::size_t>(n));
+  if (n < 0) return std::nullopt;
+  return text;
+}
+
 // The whole file, or nothing if it does not exist (any other error throws).
 std::optional<std::string> read_file(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -47,13 +57,10 @@ std::optional<std::string> read_file(const std::string& path) {
     if (errno == ENOENT) return std::nullopt;
     fail(path, "cannot read the owner record", errno);
   }
-  std::string text;
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::read(fd, buf, sizeof buf)) > 0) text.append(buf, static_cast<std::size_t>(n));
+  auto text = read_rest(fd);
   const int err = errno;
   ::close(fd);
-  if (n < 0) fail(path, "cannot read the owner record", err);
+  if (!text) fail(path, "cannot read the owner record", err);
   return text;
 }
 
@@ -96,10 +103,7 @@ Existing inspect(const std::string& lock, const WriterClaim::Options& o, bool ke
       fail(lock, "cannot lock", err);
     }
   }
-  std::string text;
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::read(fd, buf, sizeof buf)) > 0) text.append(buf, static_cast<std::size_t>(n));
+  const std::string text = read_rest(fd).value_or("");  // unreadable: judged as an unreadable record
   ::close(fd);
   e.text = text;
   const auto record = WriterRecord::from_json(text);
