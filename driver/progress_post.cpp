@@ -1,7 +1,7 @@
 #include "progress_post.hpp"
 
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
+#include "trial_jobs/slurm_compat.hpp"
+
 
 #include <algorithm>
 #include <cctype>
@@ -51,7 +51,7 @@ void ProgressPoster::flush(double now) {
 bool ProgressPoster::post(const ProgressRecord& r) {
   job_info_msg_t* info = nullptr;
   std::string comment;
-  int rc = slurm_load_job(&info, job_id_, SHOW_DETAIL);
+  int rc = slurm_compat::load_job(&info, job_id_, SHOW_DETAIL);
   if (rc == SLURM_SUCCESS && info && info->record_count > 0 && info->job_array[0].comment)
     comment = info->job_array[0].comment;
   if (info) slurm_free_job_info_msg(info);
@@ -65,14 +65,14 @@ bool ProgressPoster::post(const ProgressRecord& r) {
     }
     job_desc_msg_t desc;
     slurm_init_job_desc_msg(&desc);
-    desc.job_id = job_id_;
+    slurm_compat::set_job_id(desc, job_id_);
     std::string text = *merged;
     desc.comment = text.data();
     rc = slurm_update_job(&desc);
   }
   if (rc != SLURM_SUCCESS) {
     if (!warned_)
-      std::cerr << "tune run: cannot post progress in the Comment of job " << job_id_ << ": " << slurm_strerror(slurm_get_errno())
+      std::cerr << "tune run: cannot post progress in the Comment of job " << job_id_ << ": " << slurm_compat::last_error()
                 << " (the study goes on; sched/tune sees it as a plain job)\n";
     warned_ = true;
     return false;

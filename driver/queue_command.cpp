@@ -1,8 +1,6 @@
 #include "queue_command.hpp"
 
 #include <pwd.h>
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -16,12 +14,8 @@
 
 #include "priority/job_summary.hpp"
 #include "run_command.hpp"
+#include "trial_jobs/slurm_compat.hpp"
 
-extern "C" {
-// Exported by libslurm, not declared in its public header.
-char* slurm_job_reason_string(enum job_state_reason inx);
-char* slurm_job_state_string(uint32_t inx);
-}
 
 namespace tune {
 namespace {
@@ -58,7 +52,7 @@ int show_queue(const std::string& user, bool json) {
   slurm_init(nullptr);
   job_info_msg_t* info = nullptr;
   if (slurm_load_jobs(0, &info, SHOW_ALL) != SLURM_SUCCESS) {
-    std::cerr << "tune queue: error: cannot read the queue from slurmctld: " << slurm_strerror(slurm_get_errno())
+    std::cerr << "tune queue: error: cannot read the queue from slurmctld: " << slurm_compat::last_error()
               << " (is SLURM_CONF right, and slurmctld up?)\n";
     return kExitUsage;
   }
@@ -67,8 +61,8 @@ int show_queue(const std::string& user, bool json) {
     const slurm_job_info_t& j = info->job_array[i];
     const std::uint32_t base = j.job_state & JOB_STATE_BASE;
     if (base != JOB_PENDING && base != JOB_RUNNING) continue;
-    Row r{j.job_id, user_of(j.user_id, j.user_name), slurm_job_state_string(j.job_state),
-          base == JOB_PENDING ? slurm_job_reason_string(static_cast<job_state_reason>(j.state_reason)) : "",
+    Row r{j.job_id, user_of(j.user_id, j.user_name), slurm_compat::state_string(j.job_state),
+          base == JOB_PENDING ? slurm_compat::reason_string(j.state_reason) : "",
           base == JOB_PENDING, j.priority, j.system_comment ? parse_summary(j.system_comment) : std::nullopt,
           StudyRole::Study, ""};
     if (!user.empty() && r.user != user) continue;

@@ -1,17 +1,13 @@
 #include "writer_owner.hpp"
 
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
+#include "trial_jobs/slurm_compat.hpp"
+
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <string>
 
-extern "C" {
-// Exported by libslurm, not declared in its public header.
-char* slurm_job_state_string(uint32_t inx);
-}
 
 namespace tune {
 namespace {
@@ -41,10 +37,10 @@ JobStatus slurm_job_status(std::uint32_t job) {
   (void)initialised;
   if (slurm_conf_t* conf = nullptr; slurm_load_ctl_conf(0, &conf) == SLURM_SUCCESS) {
     if (conf->cluster_name) st.cluster = conf->cluster_name;
-    slurm_free_ctl_conf(conf);
+    slurm_compat::free_conf(conf);
   }
   job_info_msg_t* info = nullptr;
-  if (slurm_load_job(&info, job, SHOW_ALL) != SLURM_SUCCESS) {
+  if (slurm_compat::load_job(&info, job, SHOW_ALL) != SLURM_SUCCESS) {
     const int err = errno;
     if (err == ESLURM_INVALID_JOB_ID) {
       st.kind = JobStatus::Kind::Ended;
@@ -60,7 +56,7 @@ JobStatus slurm_job_status(std::uint32_t job) {
   } else {
     const slurm_job_info_t& j = info->job_array[0];
     const std::uint32_t state = j.job_state;
-    st.detail = slurm_job_state_string(state);
+    st.detail = slurm_compat::state_string(state);
     st.restarts = j.restart_cnt;
     const std::uint32_t base = state & JOB_STATE_BASE;
     st.kind = base == JOB_PENDING || base == JOB_RUNNING || base == JOB_SUSPENDED || (state & JOB_COMPLETING)

@@ -1,20 +1,17 @@
 #include "trial_jobs/slurm_trial_jobs.hpp"
+#include "trial_jobs/slurm_compat.hpp"
 
 #include <signal.h>
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
 #include <unistd.h>
 
 #include <cmath>
 
-// Exported by libslurm, not declared in its public header.
-extern "C" char* slurm_job_reason_string(enum job_state_reason inx);
 
 namespace tune {
 
 namespace {
 
-std::string slurm_message() { return slurm_strerror(slurm_get_errno()); }
+std::string slurm_message() { return slurm_compat::last_error(); }
 
 JobEnd end_of(std::uint32_t state) {
   switch (state & JOB_STATE_BASE) {
@@ -60,7 +57,7 @@ std::uint32_t SlurmTrialJobs::submit(const TrialJobRequest& r) {
   d.cpus_per_task = static_cast<std::uint16_t>(r.spec.cpus_per_task);
   d.min_cpus = d.num_tasks * d.cpus_per_task;
   d.pn_min_memory = static_cast<std::uint64_t>(r.spec.mem_mb);
-  std::string gres = r.spec.gpus_per_node > 0 ? "gres:gpu:" + std::to_string(r.spec.gpus_per_node) : "";
+  std::string gres = r.spec.gpus_per_node > 0 ? slurm_compat::gpus_per_node_tres(r.spec.gpus_per_node) : "";
   d.tres_per_node = gres.empty() ? nullptr : gres.data();
   if (r.spec.time_limit_s > 0) d.time_limit = static_cast<std::uint32_t>(std::ceil(r.spec.time_limit_s / 60.0));
   if (r.spec.nice) d.nice = static_cast<std::uint32_t>(NICE_OFFSET + r.spec.nice);
@@ -78,7 +75,7 @@ std::uint32_t SlurmTrialJobs::submit(const TrialJobRequest& r) {
     if (resp) slurm_free_submit_response_response_msg(resp);
     throw SlurmError("Slurm refused a trial job: " + why);
   }
-  const std::uint32_t id = resp->job_id;
+  const std::uint32_t id = slurm_compat::submitted_job_id(*resp);
   slurm_free_submit_response_response_msg(resp);
   return id;
 }
@@ -99,13 +96,13 @@ std::map<std::uint32_t, TrialJobInfo> SlurmTrialJobs::look_up(const std::vector<
     t.nodes = j.nodes ? j.nodes : "";
     if (base == JOB_PENDING) {
       t.state = TrialJobInfo::State::Pending;
-      t.reason = slurm_job_reason_string(static_cast<job_state_reason>(j.state_reason));
+      t.reason = slurm_compat::reason_string(j.state_reason);
     } else if (base == JOB_RUNNING || base == JOB_SUSPENDED) {
       t.state = TrialJobInfo::State::Running;
     } else {
       t.state = TrialJobInfo::State::Ended;
       t.end = end_of(j.job_state);
-      t.reason = j.state_reason ? slurm_job_reason_string(static_cast<job_state_reason>(j.state_reason)) : "";
+      t.reason = j.state_reason ? slurm_compat::reason_string(j.state_reason) : "";
       if (j.state_desc && *j.state_desc) t.reason += (t.reason.empty() ? "" : ": ") + std::string(j.state_desc);
     }
   }
@@ -113,6 +110,6 @@ std::map<std::uint32_t, TrialJobInfo> SlurmTrialJobs::look_up(const std::vector<
   return out;
 }
 
-bool SlurmTrialJobs::cancel(std::uint32_t id) { return slurm_kill_job(id, SIGKILL, 0) == SLURM_SUCCESS; }
+bool SlurmTrialJobs::cancel(std::uint32_t id) { return slurm_compat::kill_job(id, SIGKILL); }
 
 }  // namespace tune

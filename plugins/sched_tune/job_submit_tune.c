@@ -6,6 +6,8 @@
  */
 #include "slurm/slurm_errno.h"
 
+#include "slurm_compat.h"
+
 #include "src/common/log.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
@@ -45,7 +47,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	return SLURM_SUCCESS;
 }
 
-extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid)
+extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid TUNE_JOB_MODIFY_TAIL_PARAMS)
 {
 	(void) job_desc;
 	(void) job_ptr;

@@ -17,7 +17,9 @@
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
 
-#include "src/common/gres.h"
+#include "slurm_compat.h"
+
+#include TUNE_SLURM_GRES_H
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
@@ -84,10 +86,10 @@ static char *_state_path(void)
 	return xstrdup_printf("%s/sched_tune.state", slurm_conf.state_save_location);
 }
 
-static double _gpus_of(List gres, bool allocated, job_record_t *job_ptr)
+static double _gpus_of(tune_list_t *gres, bool allocated, job_record_t *job_ptr)
 {
 	double gpus = 0;
-	ListIterator it;
+	tune_list_itr_t *it;
 	gres_state_t *gs;
 
 	if (!gres)
@@ -157,7 +159,7 @@ static void _pass(void)
 	struct timeval t0, t1;
 	job_record_t *job_ptr, **refs;
 	node_record_t *node_ptr;
-	ListIterator it;
+	tune_list_itr_t *it;
 	tune_job_t *jobs;
 	tune_decision_t *out;
 	double cap_cpus = 0, cap_mem = 0, cap_gpus;
@@ -172,7 +174,7 @@ static void _pass(void)
 		cap_cpus += node_ptr->config_ptr ? node_ptr->config_ptr->cpus : node_ptr->cpus;
 		cap_mem += node_ptr->real_memory;
 	}
-	cap_gpus = (double) gres_get_system_cnt("gpu");
+	cap_gpus = (double) TUNE_GRES_SYSTEM_CNT("gpu");
 	cap = list_count(job_list);
 	jobs = xcalloc(cap ? cap : 1, sizeof(*jobs));
 	out = xcalloc(cap ? cap : 1, sizeof(*out));
@@ -325,7 +327,16 @@ extern int tune_agent_start(const char *host)
 	info("%s: loaded %s, a pass every %.0f s", host_name, conf_path, tune_policy_interval(policy));
 
 	agent_stop = false;
-	slurm_thread_create(&agent_thread, _agent, NULL);
+	/* A thread of our own (Slurm's thread helpers differ between series). */
+	if ((rc = pthread_create(&agent_thread, NULL, _agent, NULL))) {
+		error("%s: cannot start its thread: %s", host_name, strerror(rc));
+		agent_thread = 0;
+		tune_policy_free(policy);
+		policy = NULL;
+		xfree(conf_path);
+		xfree(state_path);
+		return SLURM_ERROR;
+	}
 	return SLURM_SUCCESS;
 }
 

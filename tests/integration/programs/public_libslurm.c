@@ -11,6 +11,7 @@
  *   public_libslurm [--dlopen PLUGIN.so]...
  * prints "jobs N nodes N partitions N"; exits 1 naming what failed.
  */
+#include <errno.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,15 +40,15 @@ int main(int argc, char **argv)
 	node_info_msg_t *nodes = NULL;
 	partition_info_msg_t *parts = NULL;
 	if (slurm_load_jobs(0, &jobs, SHOW_ALL | SHOW_DETAIL) != SLURM_SUCCESS) {
-		fprintf(stderr, "public_libslurm: slurm_load_jobs: %s\n", slurm_strerror(slurm_get_errno()));
+		fprintf(stderr, "public_libslurm: slurm_load_jobs: %s\n", slurm_strerror(errno));
 		return 1;
 	}
 	if (slurm_load_node(0, &nodes, SHOW_ALL | SHOW_DETAIL) != SLURM_SUCCESS) {
-		fprintf(stderr, "public_libslurm: slurm_load_node: %s\n", slurm_strerror(slurm_get_errno()));
+		fprintf(stderr, "public_libslurm: slurm_load_node: %s\n", slurm_strerror(errno));
 		return 1;
 	}
 	if (slurm_load_partitions(0, &parts, SHOW_ALL) != SLURM_SUCCESS) {
-		fprintf(stderr, "public_libslurm: slurm_load_partitions: %s\n", slurm_strerror(slurm_get_errno()));
+		fprintf(stderr, "public_libslurm: slurm_load_partitions: %s\n", slurm_strerror(errno));
 		return 1;
 	}
 	printf("jobs %u nodes %u partitions %u\n", jobs->record_count, nodes->record_count, parts->record_count);
