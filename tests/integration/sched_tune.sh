@@ -143,12 +143,16 @@ else not_ok "hostile Comments" "ids ${ids[*]} worse=$worse control=$pc" "before 
 scancel -u "$alice" -u "$bob" 2>/dev/null; wait_idle
 
 # (f) a broken sched_tune.conf: reconfigure keeps the old settings; a start is refused, both naming the line.
+# Slurm 22.05 reconfigures in place (sched_p_reconfig: "NOT re-read"); from
+# 24.11 `scontrol reconfigure` starts a new slurmctld, which refuses to load
+# the plugin and exits, and the running one carries on with the old settings.
 broken=$conf_dir/broken.conf
 printf 'interval = 1;\nfairshare = {\n  half_life = -3;\n};\n' >"$broken"
 cp "$broken" "$CLUSTER_DIR/etc/sched_tune.conf"
 scontrol reconfigure
 sleep 2
 reconf=$(grep "NOT re-read" "$log" | tail -1)
+[ -n "$reconf" ] || reconf=$(sed -n '/Attempting to reconfigure/,$p' "$log" | grep "sched/tune: not loaded" | tail -1)
 alive=$(scontrol ping | grep -c UP)
 "$cluster" stop --dir "$CLUSTER_DIR" --port "$CLUSTER_PORT" >/dev/null 2>&1
 "$cluster" start --dir "$CLUSTER_DIR" --port "$CLUSTER_PORT" "${opts[@]}" --sched-conf "$broken" --timeout 15 >/dev/null 2>&1
@@ -180,7 +184,7 @@ hlog=$CLUSTER_DIR/log/slurmctld.log
 # job_submit/tune is the controller's alone: slurmd and the commands never load it.
 loads="slurmctld: $(plugins_mapped "$(cat "$CLUSTER_DIR/run/slurmctld.pid")"); slurmd: $(plugins_mapped "$(cat "$CLUSTER_DIR/run/slurmd-node1.pid")"); squeue: $(plugins_opened squeue); sbatch: $(plugins_opened sbatch --test-only --wrap true)"
 if [[ "$het" =~ ^[0-9]+$ ]] && [ -n "$sys" ] && [ "$(grep -c . het-"$het".out 2>/dev/null)" -eq 3 ] &&
-   grep -q "job_submit/tune: loaded" "$hlog" && grep -q "^slurmctld: job_submit_tune.so " <<<"$loads" &&
+   grep -q "job_submit/tune: loaded" "$hlog" && grep -Eq "^slurmctld: job_submit_tune.so( |;)" <<<"$loads" &&
    [ "$(grep -o job_submit_tune <<<"$loads" | wc -l)" -eq 1 ]; then
   ok "JobSubmitPlugins=tune: hetjob $het ran (3 tasks) and was scored ($sys); only slurmctld loads job_submit_tune.so"
 else not_ok "hetjob under job_submit/tune" "het=$het sys=$sys" "$(cat het-"$het".out 2>&1)" "$(grep -i tune "$hlog" | tail -5)" "$loads"; fi
