@@ -10,3 +10,12 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,tcp
 echo '{"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]}' >space.json
+# The Slurm the benchmark's cluster runs: TUNE_CLUSTER_SLURM (built by
+# scripts/setup --slurm) or the installed one.
+slurm_under_test() {
+  if [ -n "${TUNE_CLUSTER_SLURM:-}" ]; then
+    "$top/scripts/slurm-build" --prefix "$TUNE_CLUSTER_SLURM" | sed 's|.*/slurm-\([^/]*\)/prefix$|\1|'
+  else
+    /usr/sbin/slurmctld -V | awk '{print $2}'
+  fi
+}

@@ -3,7 +3,8 @@
 # select/cons_tres_gang, beside plain select/cons_tres in the same run: the
 # test cluster (4 nodes x 4 GPUs) with every GPU busy and JOBS (200) pending
 # 1-GPU jobs, so that each scheduling cycle tries job_test on the queue.
-# Figure: sdiag's main scheduler mean cycle under each, and the ratio.
+# Figure: sdiag's main scheduler mean cycle under each, and the ratio. On the
+# installed Slurm, or on TUNE_CLUSTER_SLURM=VERSION (scripts/setup --slurm).
 source "$(dirname "$0")/bench_env.sh"
 n=${JOBS:-200}
 cluster=$top/scripts/cluster
@@ -22,4 +23,4 @@ cycle() {  # SELECT -> mean cycle in us
 }
 plain=$( (cycle select/cons_tres) )
 gang=$( (cycle select/cons_tres_gang) )
-echo "main scheduler mean cycle with $n pending GPU jobs: cons_tres $plain us, cons_tres_gang $gang us; ratio $(awk -v a="$gang" -v b="$plain" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')"
+echo "Slurm $(slurm_under_test): main scheduler mean cycle with $n pending GPU jobs: cons_tres $plain us, cons_tres_gang $gang us; ratio $(awk -v a="$gang" -v b="$plain" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')"

@@ -9,8 +9,10 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <sys/time.h>
 #include <time.h>
 
@@ -52,16 +54,54 @@ static struct timespec _mtime(const char *path)
 	return stat(path, &st) == 0 ? st.st_mtim : none;
 }
 
+/*
+ * The last sched_tune.conf that loaded, kept in StateSaveLocation. From
+ * Slurm 24.11 `scontrol reconfigure` starts a new slurmctld (with
+ * SLURMCTLD_RECONF=1 in its environment) in which every plugin starts
+ * afresh: there a broken file falls back on this copy, as a reconfigure in
+ * place (22.05) keeps the old settings. Without it the new slurmctld would
+ * refuse to start and, in 26.05, the running one goes down with it.
+ */
+static char *_last_good_path(void)
+{
+	return xstrdup_printf("%s/sched_tune.conf.last-good", slurm_conf.state_save_location);
+}
+
+static void _keep_last_good(void)
+{
+	char *path = _last_good_path(), *tmp = xstrdup_printf("%s.new", path), buf[8192];
+	FILE *in = fopen(conf_path, "r"), *out = in ? fopen(tmp, "w") : NULL;
+	size_t n;
+	bool ok = in && out;
+
+	while (ok && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		ok = fwrite(buf, 1, n, out) == n;
+	ok = ok && !ferror(in);
+	if (out && fclose(out) != 0)
+		ok = false;
+	if (in)
+		fclose(in);
+	if (!ok || rename(tmp, path) != 0) {
+		error("%s: cannot keep a copy of %s in %s (%m); a reconfigure with a broken file would stop slurmctld",
+		      host_name, conf_path, path);
+		unlink(tmp);
+	}
+	xfree(tmp);
+	xfree(path);
+}
+
 /* Re-read sched_tune.conf; called with agent_lock held. */
 static void _reread(void)
 {
 	char err[1024] = "";
 
 	conf_mtime = _mtime(conf_path);
-	if (tune_policy_reconfigure(policy, conf_path, err, sizeof(err)) != 0)
+	if (tune_policy_reconfigure(policy, conf_path, err, sizeof(err)) != 0) {
 		error("%s: %s NOT re-read, keeping the previous settings: %s", host_name, conf_path, err);
-	else
+	} else {
 		info("%s: re-read %s", host_name, conf_path);
+		_keep_last_good();
+	}
 }
 
 /* sched_tune.conf beside slurm.conf, or SchedulerParameters=tune_conf=PATH. */
@@ -313,6 +353,17 @@ extern int tune_agent_start(const char *host)
 	conf_path = _conf_path();
 	conf_mtime = _mtime(conf_path);
 	policy = tune_policy_load(conf_path, err, sizeof(err));
+	if (!policy && getenv("SLURMCTLD_RECONF")) {
+		char *last = _last_good_path(), last_err[1024] = "";
+
+		if ((policy = tune_policy_load(last, last_err, sizeof(last_err))))
+			error("%s: %s NOT re-read, keeping the previous settings: %s", host_name, conf_path, err);
+		else
+			error("%s: no usable copy of the previous settings in %s: %s", host_name, last, last_err);
+		xfree(last);
+	} else if (policy) {
+		_keep_last_good();
+	}
 	if (!policy) {
 		error("%s: not loaded: %s", host_name, err);
 		xfree(conf_path);

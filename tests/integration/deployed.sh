@@ -84,7 +84,7 @@ else
   diag "Slurm $TUNE_CLUSTER_SLURM:" "$loads"
   if grep -qx "slurmctld: sched_tune.so select_cons_tres_gang.so" <<<"$loads" &&
      [ "$(grep -c sched_tune <<<"$loads")" -eq 1 ]; then
-    ok "Slurm $TUNE_CLUSTER_SLURM: sched/tune is loaded by slurmctld only; select/cons_tres_gang by slurmctld and $(grep -c 'select_cons_tres_gang' <<<"$loads") of the 9 processes looked at"
+    ok "Slurm $TUNE_CLUSTER_SLURM: sched/tune is loaded by slurmctld only; select/cons_tres_gang by $(grep -c 'select_cons_tres_gang' <<<"$loads") of the 9 processes looked at, slurmctld among them"
   else not_ok "which process loads which plugin (Slurm $TUNE_CLUSTER_SLURM)" "$loads"; fi
 fi
 
