@@ -10,8 +10,8 @@ n=${JOBS:-200}
 cluster=$top/scripts/cluster
 cycle() {  # SELECT -> mean cycle in us
   dir=$work/c-${1//\//_}
-  "$cluster" start --fresh --dir "$dir" --port 17950 --nodes 4 --cpus 8 --gpus 4 --select "$1" >/dev/null || exit 1
-  trap '"$cluster" stop --dir "$dir" --port 17950 >/dev/null 2>&1' EXIT
+  "$cluster" start --fresh --dir "$dir" --port 18050 --nodes 4 --cpus 8 --gpus 4 --select "$1" >/dev/null || exit 1
+  trap '"$cluster" stop --dir "$dir" --port 18050 >/dev/null 2>&1' EXIT
   # shellcheck disable=SC1091
   source "$dir/env"
   for i in 1 2 3 4; do sbatch -Q -o /dev/null -n1 --gres=gpu:4 --wrap 'sleep 1000'; done
