@@ -21,6 +21,14 @@ cycle() {  # SELECT -> mean cycle in us
   sleep 30
   sdiag | awk '/^Main schedule statistics/ {m = 1} m && /Mean cycle:/ {print $3; exit}'
 }
-plain=$( (cycle select/cons_tres) )
-gang=$( (cycle select/cons_tres_gang) )
-echo "Slurm $(slurm_under_test): main scheduler mean cycle with $n pending GPU jobs: cons_tres $plain us, cons_tres_gang $gang us; ratio $(awk -v a="$gang" -v b="$plain" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')"
+# ROUNDS (3) alternating rounds of each; the figure is each one's median, as
+# one 30 s window holds few cycles and varies with the machine's load.
+median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+plains=() gangs=()
+for _ in $(seq 1 "${ROUNDS:-3}"); do
+  plains+=("$( (cycle select/cons_tres) )")
+  gangs+=("$( (cycle select/cons_tres_gang) )")
+done
+plain=$(printf '%s\n' "${plains[@]}" | median)
+gang=$(printf '%s\n' "${gangs[@]}" | median)
+echo "Slurm $(slurm_under_test): main scheduler mean cycle with $n pending GPU jobs (median of ${#plains[@]} rounds: ${plains[*]} / ${gangs[*]}): cons_tres $plain us, cons_tres_gang $gang us; ratio $(awk -v a="$gang" -v b="$plain" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')"
