@@ -13,7 +13,13 @@ stop() { cluster_down; }
 sub() { sbatch --parsable -D "$work" -o /dev/null "$@"; }
 where() { squeue -h -j "$1" -o %N; }
 state() { squeue -h -j "$1" -o %T; }
-settle() { sleep "${1:-3}"; }
+# settle [SECONDS]: let the scheduler act: wait SECONDS (3), then until no
+# pending job is still unseen by it (reason None), at most 30 s more: how
+# soon slurmctld looks at a new job differs between series and with load.
+settle() {
+  sleep "${1:-3}"
+  for _ in $(seq 1 150); do squeue -h -t PD -o %r 2>/dev/null | grep -qx None || return 0; sleep 0.2; done
+}
 
 # 1. Eight 1-GPU jobs, then a 4-GPU job.
 eight_then_four() {
