@@ -2,7 +2,6 @@
 
 #include "trial_jobs/slurm_compat.hpp"
 
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>

@@ -16,7 +16,6 @@
 #include "run_command.hpp"
 #include "trial_jobs/slurm_compat.hpp"
 
-
 namespace tune {
 namespace {
 

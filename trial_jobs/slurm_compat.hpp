@@ -19,7 +19,7 @@ extern "C" {
 // Exported by libslurm (slurm_xlator.h aliases), not declared in its public header.
 char* slurm_job_state_string(std::uint32_t inx);
 #if HAVE_SLURM_JOB_STATE_REASON_STRING
-char* slurm_job_state_reason_string(enum job_state_reason inx);  // 23.02 and later
+char* slurm_job_state_reason_string(enum job_state_reason inx);  // 24.11 and 26.05
 #else
 char* slurm_job_reason_string(enum job_state_reason inx);  // 22.05
 #endif

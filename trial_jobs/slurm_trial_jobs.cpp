@@ -6,12 +6,9 @@
 
 #include <cmath>
 
-
 namespace tune {
 
 namespace {
-
-std::string slurm_message() { return slurm_compat::last_error(); }
 
 JobEnd end_of(std::uint32_t state) {
   switch (state & JOB_STATE_BASE) {
@@ -71,7 +68,7 @@ std::uint32_t SlurmTrialJobs::submit(const TrialJobRequest& r) {
   d.env_size = static_cast<std::uint32_t>(env_copy.size());
   submit_response_msg_t* resp = nullptr;
   if (slurm_submit_batch_job(&d, &resp) != SLURM_SUCCESS) {
-    const std::string why = slurm_message();
+    const std::string why = slurm_compat::last_error();
     if (resp) slurm_free_submit_response_response_msg(resp);
     throw SlurmError("Slurm refused a trial job: " + why);
   }
@@ -85,7 +82,7 @@ std::map<std::uint32_t, TrialJobInfo> SlurmTrialJobs::look_up(const std::vector<
   if (ids.empty()) return out;
   job_info_msg_t* info = nullptr;
   if (slurm_load_job_user(&info, getuid(), SHOW_ALL) != SLURM_SUCCESS)
-    throw SlurmError("cannot read the study's jobs from slurmctld: " + slurm_message());
+    throw SlurmError("cannot read the study's jobs from slurmctld: " + slurm_compat::last_error());
   for (auto id : ids) out[id] = TrialJobInfo{TrialJobInfo::State::Ended, JobEnd::Vanished, "", ""};
   for (std::uint32_t i = 0; i < info->record_count; ++i) {
     const slurm_job_info_t& j = info->job_array[i];

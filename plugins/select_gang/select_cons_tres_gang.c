@@ -8,8 +8,9 @@
  * set again and chooses itself; the reason is logged. See
  * select_cons_tres_gang(8).
  *
- * Every process that reads Slurm's job or node records loads every select
- * plugin in PluginDir: slurmctld, slurmd, Slurm's commands (which link
+ * In Slurm 22.05 every process that reads job or node records loads every
+ * select plugin in PluginDir (24.11: slurmctld, slurmd, slurmstepd, sinfo
+ * and node readers; 26.05: slurmctld only): Slurm's commands (which link
  * libslurmfull) and programs linked against the public libslurm.so (tune,
  * pyslurm, site tools), which exports only slurm_* names. So this file calls
  * Slurm's common functions through slurm_xlator.h (their slurm_* aliases,
