@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
 
   std::string queue_user;
   bool queue_json = false;
-  auto* qu = app.add_subcommand("queue", "Pending and running jobs with sched/tune's view: tenant, share, study, yield, priority");
+  auto* qu = app.add_subcommand("queue", "Pending and running jobs with tune's view: tenant, study, yield level, priority and its factors");
   qu->add_option("-u,--user", queue_user, "only this user's jobs");
   qu->add_flag("--json", queue_json, "JSON instead of a table");
 

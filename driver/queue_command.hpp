@@ -1,6 +1,8 @@
 // `tune queue`: pending and running jobs with what sched/tune decided about
 // them (tenant, dominant share, fair-share factor, study, yield level,
-// priority): the answer to "why is my job waiting?".
+// priority), or under priority/multifactor its factors as sprio shows them
+// beside the study's yield level and site_factor/tune's SITE term: the
+// answer to "why is my job waiting?".
 #pragma once
 
 #include <string>

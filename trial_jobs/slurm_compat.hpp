@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "tune_config.h"
 
@@ -109,6 +110,65 @@ inline std::string gpus_per_node_tres(int gpus) {
 #else
   return "gres:gpu:" + std::to_string(gpus);
 #endif
+}
+
+// One pending job's priority factors as priority/multifactor computes them
+// for sprio (weighted; site and nice without NICE_OFFSET).
+struct PriorityFactors {
+  std::uint32_t job_id = 0;
+  std::string partition;
+  bool direct = false;  // an admin set the priority: no factors
+  double age = 0, fairshare = 0, job_size = 0, partition_factor = 0, qos = 0, assoc = 0, tres = 0;
+  std::int64_t site = 0, nice = 0;
+};
+
+namespace detail {
+template <class Object>
+PriorityFactors factors_of(const Object& o) {
+  PriorityFactors f;
+  if constexpr (requires { o.step_id.job_id; })
+    f.job_id = o.step_id.job_id;  // 26.05
+  else
+    f.job_id = o.job_id;
+  if (o.partition) f.partition = o.partition;
+  auto fill = [&f](const auto& p) {
+    f.age = p.priority_age, f.fairshare = p.priority_fs, f.job_size = p.priority_js;
+    f.partition_factor = p.priority_part, f.qos = p.priority_qos, f.assoc = p.priority_assoc;
+    for (std::uint32_t i = 0; p.priority_tres && i < p.tres_cnt; ++i) f.tres += p.priority_tres[i];
+    f.site = static_cast<std::int64_t>(p.priority_site) - static_cast<std::int64_t>(NICE_OFFSET);
+    f.nice = static_cast<std::int64_t>(p.nice) - static_cast<std::int64_t>(NICE_OFFSET);
+  };
+  if constexpr (requires { o.prio_factors; }) {  // 24.11 and 26.05: NULL when set by hand
+    if (o.prio_factors) fill(*o.prio_factors);
+    else f.direct = true;
+  } else {  // 22.05: the factors in the object
+    fill(o);
+    f.direct = o.direct_prio > 0;
+  }
+  return f;
+}
+}  // namespace detail
+
+// The priority factors of every pending job (what sprio shows), one entry
+// per job and partition; false when slurmctld cannot answer (priority/basic
+// answers with none). 22.05 takes filters, later series none.
+template <class Response = priority_factors_response_msg_t>
+bool load_priority_factors(std::vector<PriorityFactors>& out) {
+  Response* resp = nullptr;
+  int rc;
+  if constexpr (requires(Response** r) { slurm_load_job_prio(r, std::uint16_t{0}); })
+    rc = slurm_load_job_prio(&resp, 0);
+  else
+    rc = slurm_load_job_prio(&resp, nullptr, nullptr, nullptr, 0);
+  if (rc != SLURM_SUCCESS) return false;
+  if (resp && resp->priority_factors_list) {
+    auto* it = slurm_list_iterator_create(resp->priority_factors_list);
+    while (const auto* o = static_cast<const priority_factors_object_t*>(slurm_list_next(it)))
+      out.push_back(detail::factors_of(*o));
+    slurm_list_iterator_destroy(it);
+  }
+  slurm_free_priority_factors_response_msg(resp);
+  return true;
 }
 
 }  // namespace tune::slurm_compat

@@ -21,9 +21,12 @@ bool number(std::string_view s, T& out) {
 }  // namespace
 
 std::string format_summary(const JobSummary& s) {
-  std::string out = "tune:tenant=" + s.tenant + ";ds=" + compact(s.dominant_share) + ";fs=" + compact(s.factor);
+  std::string out = "tune:tenant=" + s.tenant;
+  if (s.dominant_share) out += ";ds=" + compact(*s.dominant_share);
+  if (s.factor) out += ";fs=" + compact(*s.factor);
   if (s.study) out += ";study=" + *s.study + ";level=" + std::to_string(s.level);
   if (s.priority) out += ";prio=" + std::to_string(*s.priority);
+  if (s.site) out += ";site=" + std::to_string(*s.site);
   return out;
 }
 
@@ -42,11 +45,12 @@ std::optional<JobSummary> parse_summary(std::string_view c) {
     const auto key = field.substr(0, eq), value = field.substr(eq + 1);
     bool ok = true;
     if (key == "tenant") s.tenant = value;
-    else if (key == "ds") ok = number(value, s.dominant_share);
-    else if (key == "fs") ok = number(value, s.factor);
+    else if (key == "ds") ok = number(value, s.dominant_share.emplace());
+    else if (key == "fs") ok = number(value, s.factor.emplace());
     else if (key == "study") s.study = std::string(value);
     else if (key == "level") ok = number(value, s.level);
     else if (key == "prio") ok = number(value, s.priority.emplace());
+    else if (key == "site") ok = number(value, s.site.emplace());
     if (!ok) return std::nullopt;
   }
   return s;

@@ -1,8 +1,10 @@
 #pragma once
-// What sched/tune decided about one job, as it publishes it in the job's
-// SystemComment for `tune queue`:
-//   tune:tenant=T;ds=0.31;fs=0.81;study=KEY;level=2;prio=80612
-// (study and level only for study jobs, prio only for pending ones).
+// What sched/tune or site_factor/tune decided about one job, as it publishes
+// it in the job's SystemComment for `tune queue`:
+//   tune:tenant=T;ds=0.31;fs=0.81;study=KEY;level=2;prio=80612   (sched/tune)
+//   tune:tenant=T;study=KEY;level=2;site=-40306                   (site_factor/tune)
+// (study and level only for study jobs, prio and site only for pending ones;
+// ds and fs only where tune computes the fair share).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,11 +14,12 @@ namespace tune {
 
 struct JobSummary {
   std::string tenant;
-  double dominant_share = 0;
-  double factor = 1;
+  std::optional<double> dominant_share;
+  std::optional<double> factor;
   std::optional<std::string> study;
   int level = 0;
   std::optional<std::uint32_t> priority;
+  std::optional<std::int64_t> site;  // the SITE term given to priority/multifactor (<= 0)
 };
 
 std::string format_summary(const JobSummary& s);

@@ -79,10 +79,15 @@ class Reader {
   std::string file_;
 };
 
-SchedConfig read(const libconfig::Config& cfg, const std::string& file) {
+SchedConfig read(const libconfig::Config& cfg, const std::string& file, ConfigHost host) {
   Reader r(file);
   const auto& root = cfg.getRoot();
   r.only(root, {"interval", "state_file", "fairshare", "adaptive", "yield"});
+  if (host == ConfigHost::SiteFactor && root.exists("fairshare"))
+    r.fail(root["fairshare"],
+           "'fairshare' applies to sched/tune only: under priority/multifactor the fair share and age terms are "
+           "slurm.conf's (PriorityWeightFairshare, PriorityWeightAge, PriorityFlags=MAX_TRES); remove the group "
+           "(see site_factor_tune(8))");
   SchedConfig c;
   c.interval = r.number(root, "interval", c.interval, 1, 3600);
   c.state_file = r.text(root, "state_file", "");
@@ -152,22 +157,26 @@ int signal_number(const std::string& name) {
   return -1;
 }
 
-SchedConfig parse_sched_config(const std::string& text, const std::string& name) {
+SchedConfig parse_sched_config(const std::string& text, const std::string& name, ConfigHost host) {
   libconfig::Config cfg;
   try {
     cfg.readString(text);
   } catch (const libconfig::ParseException& e) {
     throw ConfigError(name, e.getLine(), std::string("syntax error: ") + e.getError());
   }
-  return read(cfg, name);
+  return read(cfg, name, host);
 }
 
-SchedConfig load_sched_config(const std::string& path) {
+SchedConfig load_sched_config(const std::string& path, ConfigHost host) {
   std::ifstream in(path);
-  if (!in) throw ConfigError(path, 0, "cannot read the file (create it, or point SchedulerParameters=tune_conf=PATH elsewhere)");
+  if (!in)
+    throw ConfigError(path, 0,
+                      host == ConfigHost::SiteFactor
+                          ? "cannot read the file (create it, or point PrioritySiteFactorParameters=tune_conf=PATH elsewhere)"
+                          : "cannot read the file (create it, or point SchedulerParameters=tune_conf=PATH elsewhere)");
   std::stringstream text;
   text << in.rdbuf();
-  return parse_sched_config(text.str(), path);
+  return parse_sched_config(text.str(), path, host);
 }
 
 }  // namespace tune

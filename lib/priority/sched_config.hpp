@@ -7,6 +7,7 @@
 
 #include "adaptive/yield_level.hpp"
 #include "fairshare/fair_share.hpp"
+#include "priority/study_tracker.hpp"
 
 namespace tune {
 
@@ -14,14 +15,6 @@ struct PriorityWeights {
   double fairshare = 100000;  // points for a tenant with no usage
   double age = 10000;         // points for a job that has waited max_age
   double max_age = 7 * 86400;  // seconds; age points grow linearly until then
-};
-
-struct YieldOptions {
-  bool enabled = true;
-  int level = 2;          // signal a running study at or above this yield level
-  int signal = 10;        // SIGUSR1
-  double wait = 300;      // ... when another tenant's job has waited this long
-  double cooldown = 900;  // seconds between two signals to one study
 };
 
 struct SchedConfig {
@@ -43,10 +36,15 @@ struct ConfigError : std::runtime_error {
   std::string reason;
 };
 
+// Which plugin reads the file: site_factor/tune reads the same format but
+// refuses the fairshare group (priority/multifactor computes that term).
+enum class ConfigHost { SchedTune, SiteFactor };
+
 // Reads and checks the file. Throws ConfigError.
-SchedConfig load_sched_config(const std::string& path);
+SchedConfig load_sched_config(const std::string& path, ConfigHost host = ConfigHost::SchedTune);
 // The same from text (tests, fuzzing); `name` stands for the file in messages.
-SchedConfig parse_sched_config(const std::string& text, const std::string& name);
+SchedConfig parse_sched_config(const std::string& text, const std::string& name,
+                               ConfigHost host = ConfigHost::SchedTune);
 
 // "USR1", "SIGUSR1" or a number -> signal number; -1 if unknown.
 int signal_number(const std::string& name);

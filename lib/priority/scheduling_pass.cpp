@@ -9,9 +9,6 @@
 #include <unordered_set>
 
 namespace tune {
-namespace {
-
-}  // namespace
 
 SchedulingPolicy::SchedulingPolicy(SchedConfig c) : c_(std::move(c)), fs_(c_.fairshare) {}
 
@@ -52,61 +49,7 @@ std::vector<JobDecision> SchedulingPolicy::pass(double now, const Resources& cap
   double total_shares = 0;
   for (const auto& [t, s] : active) total_shares += s;
 
-  // Who waits: tenants with pending work, and since when.
-  std::unordered_map<std::string, double> oldest_wait;  // tenant -> longest wait of its waiting jobs
-  for (const auto& j : jobs)
-    if (j.state == JobView::State::Pending && j.waiting) {
-      const double w = std::max(0.0, now - j.eligible);
-      auto [it, fresh] = oldest_wait.emplace(j.tenant, w);
-      if (!fresh) it->second = std::max(it->second, w);
-    }
-
-  // Algorithm 1 on every study's newest record; jobs without a valid record
-  // have no study and are never touched by the adaptive part.
-  std::vector<const StudyState*> study_of(jobs.size(), nullptr);
-  std::vector<std::string> study_key(jobs.size());
-  std::vector<StudyRole> role(jobs.size(), StudyRole::Study);
-  std::unordered_map<std::uint32_t, std::size_t> studies_per_user;
-  for (const auto& [id, s] : studies_) ++studies_per_user[static_cast<std::uint32_t>(std::stoul(id))];
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    const auto& j = jobs[i];
-    if (!c_.adaptive_enabled || j.comment.find("tune:") == std::string::npos) continue;
-    const auto record = parse_progress(j.comment);
-    if (!record) continue;
-    const std::string id = study_id(j.uid, record->study);
-    auto it = studies_.find(id);
-    if (it == studies_.end()) {
-      // A user cannot grow the plugin's state without bound.
-      if (studies_per_user[j.uid] >= kMaxStudiesPerUser) continue;
-      ++studies_per_user[j.uid];
-      it = studies_.emplace(id, StudyState{}).first;
-      it->second.last_contended = now;
-    }
-    StudyState& s = it->second;
-    s.last_seen = now;
-    if (s.yield.observe(*record, c_.adaptive)) s.last_change = now;
-    study_of[i] = &s;
-    study_key[i] = record->study;
-    role[i] = record->role;
-  }
-
-  // Relax: a study whose tenant alone has work waiting (or nobody has) for
-  // relax_time drops a level per relax_time.
-  std::unordered_map<const StudyState*, std::string> tenant_of_study;
-  for (std::size_t i = 0; i < jobs.size(); ++i)
-    if (study_of[i]) tenant_of_study.emplace(study_of[i], jobs[i].tenant);
-  for (auto& [id, s] : studies_) {
-    const auto t = tenant_of_study.find(&s);
-    // Someone else waits: any waiting tenant other than the study's own.
-    const bool contended = oldest_wait.size() > 1 ||
-                           (oldest_wait.size() == 1 && (t == tenant_of_study.end() || !oldest_wait.count(t->second)));
-    if (contended) s.last_contended = now;
-    if (s.yield.level() > 0 && now - std::max(s.last_contended, s.last_change) >= c_.adaptive.relax_time) {
-      s.yield.relax();
-      s.last_change = now;
-    }
-  }
-  std::erase_if(studies_, [&](const auto& kv) { return now - kv.second.last_seen > kForgetStudyAfter; });
+  tracker_.update(now, jobs, c_.adaptive, c_.adaptive_enabled);
 
   // Priorities, yield signals and what tune queue shows.
   std::unordered_map<std::string, double> share_cache;
@@ -116,8 +59,9 @@ std::vector<JobDecision> SchedulingPolicy::pass(double now, const Resources& cap
     auto [sc, fresh] = share_cache.emplace(j.tenant, 0.0);
     if (fresh) sc->second = fs_.dominant_share(j.tenant, capacity, total_shares);
     const double ds = sc->second;
-    const StudyState* s = study_of[i];
-    const int level = s ? s->yield.level() : 0;
+    const auto& member = tracker_.of(i);
+    const StudyState* s = member.state;
+    const int level = tracker_.level(i);
     JobDecision& d = out[i];
     d.id = j.id;
     std::uint32_t prio = 0;
@@ -127,26 +71,14 @@ std::vector<JobDecision> SchedulingPolicy::pass(double now, const Resources& cap
       prio = s ? static_cast<std::uint32_t>(std::max(1.0, std::floor(base * s->yield.multiplier(c_.adaptive)))) : base;
       prio = std::min(prio, base);
       if (j.may_set) d.priority = prio;
-    } else if (s && role[i] == StudyRole::Study && c_.yield.enabled && level >= c_.yield.level) {
-      // Only a whole-allocation study yields by signal. A study of trial jobs
-      // yields at every trial boundary through its pending trial jobs'
-      // priority; its running trials and its AppCore are left alone.
-      bool others_waited = false;
-      for (const auto& [tenant, w] : oldest_wait)
-        if (tenant != j.tenant && w >= c_.yield.wait) others_waited = true;
-      auto& st = studies_.at(study_id(j.uid, study_key[i]));
-      const bool progressed = st.yield.trials_seen() > st.signalled_at;
-      if (others_waited && progressed && now - st.last_signal >= c_.yield.cooldown) {
-        d.signal = c_.yield.signal;
-        st.last_signal = now;
-        st.signalled_at = st.yield.trials_seen();
-      }
+    } else {
+      d.signal = tracker_.signal_for(i, j, now, c_.yield);
     }
     JobSummary summary;
     summary.tenant = j.tenant;
     summary.dominant_share = ds;
     summary.factor = FairShare::factor(ds);
-    if (s) summary.study = study_key[i], summary.level = level;
+    if (s) summary.study = member.key, summary.level = level;
     if (j.state == JobView::State::Pending) summary.priority = prio;
     d.summary = format_summary(summary);
   }
@@ -159,18 +91,7 @@ nlohmann::json SchedulingPolicy::save() const {
     const auto& r = u.resource_seconds();
     tenants[t] = {r.cpus, r.mem_mb, r.gpus};
   }
-  nlohmann::json studies = nlohmann::json::object();
-  for (const auto& [id, s] : studies_) {
-    const auto y = s.yield.save();
-    studies[id] = {{"level", y.level},         {"j", y.j},
-                   {"last_n", y.last_n},       {"gap_sum", y.gap_sum},
-                   {"gaps", y.gaps},           {"judged_n", y.judged_n},
-                   {"last_seen", s.last_seen},
-                   {"last_contended", s.last_contended}, {"last_change", s.last_change},
-                   {"last_signal", std::max(s.last_signal, -1.0)},
-                   {"signalled_at", s.signalled_at}};
-  }
-  return {{"version", 1}, {"last_pass", last_pass_}, {"tenants", tenants}, {"studies", studies}};
+  return {{"version", 1}, {"last_pass", last_pass_}, {"tenants", tenants}, {"studies", tracker_.save()}};
 }
 
 void SchedulingPolicy::restore(const nlohmann::json& j) {
@@ -187,28 +108,11 @@ void SchedulingPolicy::restore(const nlohmann::json& j) {
       fs.tenants()[t].set({std::max(0.0, finite(v[0], "cpu usage")), std::max(0.0, finite(v[1], "memory usage")),
                            std::max(0.0, finite(v[2], "gpu usage"))});
     }
-    std::map<std::string, StudyState> studies;
-    for (const auto& [id, v] : j.at("studies").items()) {
-      if (id.find(':') == std::string::npos || id.find_first_not_of("0123456789") != id.find(':'))
-        throw std::runtime_error("bad study id " + id);
-      YieldLevel::Saved y{v.at("level").get<int>(), v.at("j").get<int>(), v.at("last_n").get<std::int64_t>(),
-                          finite(v.at("gap_sum"), "gap_sum"), v.at("gaps").get<std::int64_t>(),
-                          // absent from state saved before judgements were counted: judge the next record
-                          v.value("judged_n", std::int64_t{-1})};
-      StudyState s;
-      s.yield = YieldLevel::restore(y, c_.adaptive);
-      s.last_seen = finite(v.at("last_seen"), "last_seen");
-      s.last_contended = finite(v.at("last_contended"), "last_contended");
-      s.last_change = finite(v.at("last_change"), "last_change");
-      s.last_signal = finite(v.at("last_signal"), "last_signal");
-      // absent from state saved before it was kept: the next signal may come
-      s.signalled_at = v.value("signalled_at", std::int64_t{-1});
-      if (s.signalled_at < -1) throw std::runtime_error("bad signalled_at of study " + id);
-      studies.emplace(id, s);
-    }
+    StudyTracker tracker;
+    tracker.restore(j.at("studies"), c_.adaptive);
     const double last = finite(j.at("last_pass"), "last_pass");
     fs_ = std::move(fs);
-    studies_ = std::move(studies);
+    tracker_ = std::move(tracker);
     last_pass_ = last;
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(std::string("malformed state: ") + e.what());

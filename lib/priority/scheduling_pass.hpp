@@ -12,44 +12,17 @@
 #include <unordered_map>
 #include <vector>
 
-#include "adaptive/yield_level.hpp"
 #include "fairshare/fair_share.hpp"
 #include "priority/sched_config.hpp"
+#include "priority/study_tracker.hpp"
 
 namespace tune {
-
-struct JobView {
-  enum class State { Pending, Running };
-  std::uint32_t id = 0;
-  std::uint32_t uid = 0;
-  std::string tenant;   // the account, or "user:NAME" when the job has none
-  std::string comment;  // untrusted: written by the job's owner
-  State state = State::Pending;
-  bool may_set = true;  // pending and not held, not set by an admin by hand
-  bool waiting = true;  // pending for resources or priority (not dependency, begin time, hold)
-  double eligible = 0;  // when the job became eligible to start (submit or begin time)
-  double started = 0;   // running jobs: start time
-  Resources request;    // what it asks for (pending) or holds (running)
-};
 
 struct JobDecision {
   std::uint32_t id = 0;
   std::optional<std::uint32_t> priority;  // set for may_set jobs
   int signal = 0;                         // non-zero: ask this running study to yield
   std::string summary;                    // "tune:tenant=...;..." for tune queue
-};
-
-struct StudyState {
-  YieldLevel yield;
-  double last_seen = 0;       // last pass with a job carrying the record
-  double last_contended = 0;  // last pass another tenant had work waiting
-  double last_change = 0;     // last rise or relaxation
-  double last_signal = -1e300;
-  // Results the study had when it was last asked to yield (-1: never): it is
-  // not asked again before it records a new one, so a study whose trials
-  // outlast cooldown - drain still finishes one per yield instead of having
-  // the same trial cut at every signal forever.
-  std::int64_t signalled_at = -1;
 };
 
 // Where the policy's priorities go in slurmctld. priority/basic gives a new
@@ -80,7 +53,7 @@ class SchedulingPolicy {
   double max_points() const { return c_.weights.fairshare + c_.weights.age; }
   void reconfigure(SchedConfig c);
   const FairShare& fair_share() const { return fs_; }
-  const std::map<std::string, StudyState>& studies() const { return studies_; }
+  const std::map<std::string, StudyState>& studies() const { return tracker_.studies(); }
 
   // Decayed usage, yield levels and times, as JSON (the plugin writes it to
   // StateSaveLocation). restore() accepts only well-formed state and throws
@@ -88,14 +61,10 @@ class SchedulingPolicy {
   nlohmann::json save() const;
   void restore(const nlohmann::json& state);
 
-  static std::string study_id(std::uint32_t uid, const std::string& key) { return std::to_string(uid) + ":" + key; }
-  static constexpr std::size_t kMaxStudiesPerUser = 64;
-  static constexpr double kForgetStudyAfter = 7 * 86400;
-
  private:
   SchedConfig c_;
   FairShare fs_;
-  std::map<std::string, StudyState> studies_;  // "uid:key"
+  StudyTracker tracker_;
   double last_pass_ = 0;
 };
 

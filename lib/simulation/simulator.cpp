@@ -644,7 +644,7 @@ class Sim {
         if (d.signal) yield(static_cast<int>(d.id - 1));
       }
       for (std::size_t s = 0; s < studies_.size(); ++s) {
-        const auto it = tune_->studies().find(SchedulingPolicy::study_id(studies_[s].uid, studies_[s].replay.key()));
+        const auto it = tune_->studies().find(StudyTracker::study_id(studies_[s].uid, studies_[s].replay.key()));
         if (it != tune_->studies().end())
           study_res_[s].max_level = std::max(study_res_[s].max_level, it->second.yield.level());
       }

@@ -12,6 +12,7 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "sched_pass.h"
 #include "tune_agent.h"
 
 const char plugin_name[] = "tune fair-share and adaptive priority (job_submit hosting)";
@@ -26,7 +27,12 @@ extern int init(void)
 		info("job_submit/tune: SchedulerType=sched/tune already runs the policy; this plugin passes jobs through");
 		return SLURM_SUCCESS;
 	}
-	if (tune_agent_start(plugin_type) != SLURM_SUCCESS)
+	if (!xstrcmp(slurm_conf.priority_type, "priority/multifactor")) {
+		error("%s: PriorityType=priority/multifactor recomputes every pending priority, so this plugin's would not hold: its policy is off. Use PrioritySiteFactorPlugin=site_factor/tune instead (site_factor_tune(8))",
+		      plugin_type);
+		return SLURM_SUCCESS;
+	}
+	if (tune_agent_start(tune_sched_host(plugin_type)) != SLURM_SUCCESS)
 		return SLURM_ERROR;
 	hosting = true;
 	return SLURM_SUCCESS;

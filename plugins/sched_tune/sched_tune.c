@@ -7,8 +7,10 @@
 
 #include "src/common/log.h"
 #include "src/common/plugin.h"
+#include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "sched_pass.h"
 #include "tune_agent.h"
 
 const char plugin_name[] = "tune fair-share and adaptive priority scheduler";
@@ -26,8 +28,12 @@ extern int init(void)
 {
 	if (slurmctld_config.scheduling_disabled)
 		return SLURM_SUCCESS;
-	if (tune_agent_start(plugin_type) != SLURM_SUCCESS)
+	if (!xstrcmp(slurm_conf.priority_type, "priority/multifactor")) {
+		error("%s: PriorityType=priority/multifactor recomputes every pending priority, so this plugin's would not hold: its policy is off. Use PrioritySiteFactorPlugin=site_factor/tune instead (site_factor_tune(8))",
+		      plugin_type);
+	} else if (tune_agent_start(tune_sched_host(plugin_type)) != SLURM_SUCCESS) {
 		return SLURM_ERROR;
+	}
 	backfill = plugin_context_create("sched", "sched/backfill", (void **) &backfill_ops,
 					 sched_syms, sizeof(sched_syms));
 	if (!backfill) {

@@ -1,12 +1,27 @@
-/* The policy thread shared by sched/tune and job_submit/tune. */
+/* The policy thread shared by sched/tune, job_submit/tune and site_factor/tune. */
 #ifndef TUNE_AGENT_H
 #define TUNE_AGENT_H
 
-/* Reads sched_tune.conf and the saved state, starts the thread.
+#include "tune_policy.h"
+
+typedef struct {
+	const char *name;	/* plugin_type, for messages */
+	tune_host_t kind;	/* which policy the file configures */
+	const char *conf_name;	/* default file beside slurm.conf */
+	const char *params;	/* the slurm.conf parameters that may name it (tune_conf=PATH) */
+	const char *params_name;	/* their name, for messages */
+	const char *state_name;	/* default state file in StateSaveLocation */
+	/* One pass, called every interval from the agent's thread. */
+	void (*pass)(tune_policy_t *policy, const char *name);
+} tune_host_ops_t;
+
+/* Reads the configuration and the saved state, starts the thread.
  * SLURM_ERROR (and the reason in the log) when the configuration is broken. */
-extern int tune_agent_start(const char *host);
+extern int tune_agent_start(const tune_host_ops_t *host);
 extern void tune_agent_stop(void);
-/* Re-read sched_tune.conf; a broken file keeps the old settings. */
+/* Re-read the configuration; a broken file keeps the old settings. */
 extern void tune_agent_reconfig(void);
+/* The running policy (NULL when not started): for site_factor_p_set. */
+extern tune_policy_t *tune_agent_policy(void);
 
 #endif

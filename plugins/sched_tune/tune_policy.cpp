@@ -1,4 +1,5 @@
-// The C face of lib/priority's SchedulingPolicy for the sched/tune shim.
+// The C face of lib/priority's SchedulingPolicy (sched/tune) and
+// SiteFactorPolicy (site_factor/tune) for the plugins' shim.
 #include "tune_policy.h"
 
 #include <fcntl.h>
@@ -8,15 +9,30 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
+#include <mutex>
 #include <sstream>
 
 #include "../c_boundary.hpp"
 #include "priority/scheduling_pass.hpp"
+#include "priority/site_factor.hpp"
 
 struct tune_policy {
-  explicit tune_policy(tune::SchedConfig c) : policy(std::move(c)) {}
-  tune::SchedulingPolicy policy;
+  tune_policy(tune_host_t h, tune::SchedConfig c) : host(h) {
+    if (h == TUNE_HOST_SITE_FACTOR) site = std::make_unique<tune::SiteFactorPolicy>(std::move(c));
+    else sched = std::make_unique<tune::SchedulingPolicy>(std::move(c));
+  }
+  const tune::SchedConfig& config() const { return sched ? sched->config() : site->config(); }
+  tune::ConfigHost config_host() const {
+    return host == TUNE_HOST_SITE_FACTOR ? tune::ConfigHost::SiteFactor : tune::ConfigHost::SchedTune;
+  }
+  tune_host_t host;
+  std::unique_ptr<tune::SchedulingPolicy> sched;
+  std::unique_ptr<tune::SiteFactorPolicy> site;
   std::vector<tune::JobView> jobs;  // reused between passes
+  // Taken by every call, last: slurmctld threads ask tune_policy_site_for
+  // while the agent passes or re-reads the file.
+  mutable std::mutex lock;
 };
 
 static_assert(TUNE_BAND_LOW == tune::kSlurmBandLow, "tune_policy.h and lib/priority disagree on the band");
@@ -25,23 +41,34 @@ using tune::c_boundary;
 
 extern "C" {
 
-tune_policy_t* tune_policy_load(const char* conf_path, char* err, size_t errlen) {
-  return c_boundary<tune_policy_t*>(err, errlen, nullptr,
-                                    [&] { return new tune_policy(tune::load_sched_config(conf_path)); });
+tune_policy_t* tune_policy_load(const char* conf_path, tune_host_t host, char* err, size_t errlen) {
+  return c_boundary<tune_policy_t*>(err, errlen, nullptr, [&] {
+    const auto h = host == TUNE_HOST_SITE_FACTOR ? tune::ConfigHost::SiteFactor : tune::ConfigHost::SchedTune;
+    return new tune_policy(host, tune::load_sched_config(conf_path, h));
+  });
 }
 
 int tune_policy_reconfigure(tune_policy_t* p, const char* conf_path, char* err, size_t errlen) {
   return c_boundary(err, errlen, -1, [&] {
-    p->policy.reconfigure(tune::load_sched_config(conf_path));
+    auto c = tune::load_sched_config(conf_path, p->config_host());
+    std::lock_guard g(p->lock);
+    if (p->sched) p->sched->reconfigure(std::move(c));
+    else p->site->reconfigure(std::move(c));
     return 0;
   });
 }
 
 void tune_policy_free(tune_policy_t* p) { delete p; }
 
-double tune_policy_interval(const tune_policy_t* p) { return p->policy.config().interval; }
+double tune_policy_interval(const tune_policy_t* p) {
+  std::lock_guard g(p->lock);
+  return p->config().interval;
+}
 
-const char* tune_policy_state_file(const tune_policy_t* p) { return p->policy.config().state_file.c_str(); }
+const char* tune_policy_state_file(const tune_policy_t* p) {
+  std::lock_guard g(p->lock);
+  return p->config().state_file.c_str();
+}
 
 int tune_policy_restore(tune_policy_t* p, const char* path, char* err, size_t errlen) {
   return c_boundary(err, errlen, -1, [&] {
@@ -53,7 +80,10 @@ int tune_policy_restore(tune_policy_t* p, const char* path, char* err, size_t er
     std::stringstream text;
     text << in.rdbuf();
     try {
-      p->policy.restore(nlohmann::json::parse(text.str()));
+      const auto state = nlohmann::json::parse(text.str());
+      std::lock_guard g(p->lock);
+      if (p->sched) p->sched->restore(state);
+      else p->site->restore(state);
     } catch (const std::exception& e) {
       throw std::runtime_error(std::string(path) + ": " + e.what());
     }
@@ -63,7 +93,11 @@ int tune_policy_restore(tune_policy_t* p, const char* path, char* err, size_t er
 
 int tune_policy_save(const tune_policy_t* p, const char* path, char* err, size_t errlen) {
   return c_boundary(err, errlen, -1, [&] {
-    const std::string text = p->policy.save().dump() + "\n";
+    std::string text;
+    {
+      std::lock_guard g(p->lock);
+      text = (p->sched ? p->sched->save() : p->site->save()).dump() + "\n";
+    }
     const std::string tmp = std::string(path) + ".new";
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) throw std::runtime_error(tmp + ": " + std::strerror(errno));
@@ -87,6 +121,7 @@ int tune_policy_save(const tune_policy_t* p, const char* path, char* err, size_t
 int tune_policy_pass(tune_policy_t* p, double now, double cap_cpus, double cap_mem_mb, double cap_gpus,
                      const tune_job_t* jobs, size_t n, tune_decision_t* out, char* err, size_t errlen) {
   return c_boundary(err, errlen, -1, [&] {
+    std::lock_guard g(p->lock);
     auto& v = p->jobs;
     v.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -102,16 +137,41 @@ int tune_policy_pass(tune_policy_t* p, double now, double cap_cpus, double cap_m
       w.eligible = j.eligible;
       w.started = j.started;
       w.request = {j.cpus, j.mem_mb, j.gpus};
+      w.base_priority = j.base_priority;
     }
-    const auto decisions = p->policy.pass(now, {cap_cpus, cap_mem_mb, cap_gpus}, v);
+    if (p->site) {
+      const auto decisions = p->site->pass(now, v);
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto& d = decisions[i];
+        out[i] = tune_decision_t{};
+        out[i].set_site = d.site.has_value();
+        out[i].site = d.site.value_or(0);
+        out[i].signal = d.signal;
+        std::snprintf(out[i].summary, sizeof out[i].summary, "%s", d.summary.c_str());
+      }
+      return 0;
+    }
+    const auto decisions = p->sched->pass(now, {cap_cpus, cap_mem_mb, cap_gpus}, v);
     for (std::size_t i = 0; i < n; ++i) {
       const auto& d = decisions[i];
+      out[i] = tune_decision_t{};
       out[i].set_priority = d.priority.has_value();
-      out[i].priority = d.priority ? tune::slurm_priority(*d.priority, p->policy.max_points()) : 0;
+      out[i].priority = d.priority ? tune::slurm_priority(*d.priority, p->sched->max_points()) : 0;
       out[i].signal = d.signal;
       std::snprintf(out[i].summary, sizeof out[i].summary, "%s", d.summary.c_str());
     }
     return 0;
+  });
+}
+
+int tune_policy_site_for(tune_policy_t* p, uint32_t job_id, uint32_t user_id, const char* comment, int64_t* site) {
+  return c_boundary(nullptr, 0, 0, [&] {
+    std::lock_guard g(p->lock);
+    if (!p->site) return 0;
+    const auto v = p->site->site_for(job_id, user_id, comment ? comment : "");
+    if (!v) return 0;
+    *site = *v;
+    return 1;
   });
 }
 

@@ -1,7 +1,11 @@
 /*
- * The C interface between the sched/tune shim (C, Slurm's private headers)
- * and the policy in lib/ (C++). Every function is noexcept: an exception in
- * the policy becomes an error return and a message, never a slurmctld crash.
+ * The C interface between the plugins' shim (C, Slurm's private headers) and
+ * the policies in lib/ (C++): sched/tune's SchedulingPolicy or
+ * site_factor/tune's SiteFactorPolicy, chosen at load. Every function is
+ * noexcept: an exception in the policy becomes an error return and a
+ * message, never a slurmctld crash. Each call holds the policy's own lock
+ * (taken last, never held while waiting for another), so
+ * tune_policy_site_for may be called from any slurmctld thread.
  */
 #ifndef TUNE_POLICY_H
 #define TUNE_POLICY_H
@@ -24,6 +28,7 @@ typedef struct {
 	double eligible;     /* epoch seconds */
 	double started;      /* epoch seconds, running jobs */
 	double cpus, mem_mb, gpus;
+	double base_priority; /* site_factor/tune: priority without the SITE term */
 } tune_job_t;
 
 /* The lowest priority the policy gives in slurmctld (lib/priority's
@@ -34,14 +39,18 @@ typedef struct {
 typedef struct {
 	int set_priority;
 	uint32_t priority;
+	int set_site;   /* site_factor/tune */
+	int64_t site;   /* the SITE term, <= 0 */
 	int signal; /* non-zero: ask this job to yield */
 	char summary[TUNE_SUMMARY_LEN];
 } tune_decision_t;
 
 typedef struct tune_policy tune_policy_t;
 
+typedef enum { TUNE_HOST_SCHED = 0, TUNE_HOST_SITE_FACTOR = 1 } tune_host_t;
+
 /* NULL on error, with the reason (file:line: what) in err. */
-tune_policy_t *tune_policy_load(const char *conf_path, char *err, size_t errlen);
+tune_policy_t *tune_policy_load(const char *conf_path, tune_host_t host, char *err, size_t errlen);
 /* Re-read the configuration, keeping usage and yield levels. -1 on error
  * (the old settings stay). */
 int tune_policy_reconfigure(tune_policy_t *p, const char *conf_path, char *err, size_t errlen);
@@ -57,9 +66,16 @@ int tune_policy_restore(tune_policy_t *p, const char *path, char *err, size_t er
 /* Written to path.new, flushed, renamed over path. -1 on error. */
 int tune_policy_save(const tune_policy_t *p, const char *path, char *err, size_t errlen);
 
-/* One pass; out has n entries. -1 on error (reason in err). */
+/* One pass; out has n entries. -1 on error (reason in err). sched/tune
+ * fills set_priority/priority, site_factor/tune set_site/site. The
+ * capacities matter to sched/tune's fair share only. */
 int tune_policy_pass(tune_policy_t *p, double now, double cap_cpus, double cap_mem_mb, double cap_gpus,
 		     const tune_job_t *jobs, size_t n, tune_decision_t *out, char *err, size_t errlen);
+
+/* site_factor/tune: the SITE term to give a job Slurm (re)computes the
+ * priority of: 1 and *site set, or 0 (leave the job's term alone). */
+int tune_policy_site_for(tune_policy_t *p, uint32_t job_id, uint32_t user_id, const char *comment,
+			 int64_t *site);
 
 #ifdef __cplusplus
 }

@@ -317,11 +317,20 @@ TEST(JobSummary, RoundTrips) {
   const auto back = parse_summary("admin text " + format_summary(s));
   ASSERT_TRUE(back);
   EXPECT_EQ(back->tenant, "physics");
-  EXPECT_DOUBLE_EQ(back->dominant_share, 0.3125);
+  EXPECT_DOUBLE_EQ(back->dominant_share.value(), 0.3125);
   EXPECT_EQ(back->study, "k-1");
   EXPECT_EQ(back->level, 2);
   EXPECT_EQ(back->priority, 80512u);
+  EXPECT_FALSE(back->site);
   EXPECT_FALSE(parse_summary("nothing here"));
+
+  JobSummary m;  // site_factor/tune's: no fair share of its own, a SITE term
+  m.tenant = "bio", m.study = "s", m.level = 1, m.site = -4000;
+  EXPECT_EQ(format_summary(m), "tune:tenant=bio;study=s;level=1;site=-4000");
+  const auto mb = parse_summary(format_summary(m));
+  ASSERT_TRUE(mb);
+  EXPECT_FALSE(mb->dominant_share);
+  EXPECT_EQ(mb->site, -4000);
 }
 
 TEST(SchedConfig, DefaultsAndEverySetting) {

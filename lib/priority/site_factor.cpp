@@ -1,0 +1,98 @@
+#include "priority/site_factor.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "priority/job_summary.hpp"
+
+namespace tune {
+
+std::int64_t SiteFactorPolicy::site_factor(double base, int level) const {
+  if (level <= 0 || !(base > 0)) return 0;
+  const double mult = std::pow(c_.adaptive.yield_factor, level);
+  const double cut = std::floor(std::min(base, 4294967295.0) * (1 - mult));
+  return std::max(kMostNegative, -static_cast<std::int64_t>(cut));
+}
+
+std::vector<SiteDecision> SiteFactorPolicy::pass(double now, const std::vector<JobView>& jobs) {
+  last_pass_ = now;
+  tracker_.update(now, jobs, c_.adaptive, c_.adaptive_enabled);
+  std::vector<SiteDecision> out(jobs.size());
+  given_.clear();
+  study_newest_.clear();
+  std::unordered_map<std::string, double> newest_eligible;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const auto& j = jobs[i];
+    const auto& member = tracker_.of(i);
+    SiteDecision& d = out[i];
+    d.id = j.id;
+    JobSummary summary;
+    summary.tenant = j.tenant;
+    if (member.state) summary.study = member.key, summary.level = tracker_.level(i);
+    if (j.state == JobView::State::Pending) {
+      if (member.state && j.may_set) {
+        const std::int64_t site = site_factor(j.base_priority, tracker_.level(i));
+        d.site = site;
+        summary.site = site;
+        given_[j.id] = site;
+        const std::string id = StudyTracker::study_id(j.uid, member.key);
+        auto [it, fresh] = newest_eligible.emplace(id, j.eligible);
+        if (fresh || j.eligible >= it->second) {
+          it->second = j.eligible;
+          study_newest_[id] = site;
+        }
+      }
+    } else {
+      d.signal = tracker_.signal_for(i, j, now, c_.yield);
+    }
+    d.summary = format_summary(summary);
+  }
+  return out;
+}
+
+std::optional<std::int64_t> SiteFactorPolicy::site_for(std::uint32_t job_id, std::uint32_t uid,
+                                                       const std::string& comment) const {
+  if (const auto it = given_.find(job_id); it != given_.end()) return it->second;
+  if (!c_.adaptive_enabled || comment.find("tune:") == std::string::npos) return std::nullopt;
+  const auto record = parse_progress(comment);
+  if (!record) return std::nullopt;
+  const auto it = study_newest_.find(StudyTracker::study_id(uid, record->study));
+  if (it == study_newest_.end() || it->second >= 0) return std::nullopt;
+  return it->second;
+}
+
+nlohmann::json SiteFactorPolicy::save() const {
+  nlohmann::json given = nlohmann::json::object();
+  for (const auto& [id, site] : given_) given[std::to_string(id)] = site;
+  return {{"version", 1}, {"host", "site_factor/tune"}, {"last_pass", last_pass_},
+          {"studies", tracker_.save()}, {"given", given}};
+}
+
+void SiteFactorPolicy::restore(const nlohmann::json& j) {
+  try {
+    if (!j.is_object() || j.value("version", 0) != 1 || j.value("host", "") != "site_factor/tune")
+      throw std::runtime_error("not a version 1 site_factor/tune state");
+    const auto& last = j.at("last_pass");
+    if (!last.is_number() || !std::isfinite(last.get<double>())) throw std::runtime_error("bad last_pass");
+    StudyTracker tracker;
+    tracker.restore(j.at("studies"), c_.adaptive);
+    std::unordered_map<std::uint32_t, std::int64_t> given;
+    for (const auto& [id, v] : j.at("given").items()) {
+      if (id.empty() || id.size() > 10 || id.find_first_not_of("0123456789") != std::string::npos)
+        throw std::runtime_error("bad job id " + id);
+      const auto site = v.get<std::int64_t>();
+      // Never positive, whatever the file says: the term only ever lowers.
+      if (site > 0 || site < kMostNegative) throw std::runtime_error("bad term of job " + id);
+      given[static_cast<std::uint32_t>(std::stoul(id))] = site;
+    }
+    tracker_ = std::move(tracker);
+    given_ = std::move(given);
+    study_newest_.clear();
+    last_pass_ = last.get<double>();
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(std::string("malformed state: ") + e.what());
+  }
+}
+
+}  // namespace tune

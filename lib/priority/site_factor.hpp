@@ -1,0 +1,70 @@
+#pragma once
+// site_factor/tune's policy: Algorithm 1's yield level of each study (the
+// same StudyTracker and progress records as sched/tune) turned into the SITE
+// term that priority/multifactor adds to a job's priority. A pending job of
+// a study at level L whose priority without the term is B gets
+//   site = -floor(B * (1 - yield_factor^L))
+// so that its priority becomes about B * yield_factor^L, as under sched/tune;
+// the term is never positive (a study gains nothing by lying), 0 at level 0,
+// and jobs without a study are not touched. No Slurm here.
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "priority/sched_config.hpp"
+#include "priority/study_tracker.hpp"
+
+namespace tune {
+
+struct SiteDecision {
+  std::uint32_t id = 0;
+  std::optional<std::int64_t> site;  // set for pending, settable jobs of a study
+  int signal = 0;                    // non-zero: ask this running study to yield
+  std::string summary;               // "tune:tenant=...;study=...;level=...;site=..."
+};
+
+class SiteFactorPolicy {
+ public:
+  // The most the term lowers a priority: slurmctld stores it as a uint32
+  // offset by NICE_OFFSET (2^31).
+  static constexpr std::int64_t kMostNegative = -(std::int64_t{1} << 31) + 1;
+
+  // `c` as load_sched_config(..., ConfigHost::SiteFactor) reads it.
+  explicit SiteFactorPolicy(SchedConfig c) : c_(std::move(c)) {}
+
+  // One pass. Every JobView's base_priority is its priority without the
+  // site term. Decisions come in the order of `jobs`.
+  std::vector<SiteDecision> pass(double now, const std::vector<JobView>& jobs);
+
+  // The term for a job at yield `level` whose priority without it is `base`.
+  std::int64_t site_factor(double base, int level) const;
+
+  // What Slurm's site_factor_p_set gets for a job it (re)computes: the value
+  // the last pass gave this job, so that a recompute does not undo it; for a
+  // job submitted since, the term of its study's newest pending job when
+  // that study yields (it starts below the study's other jobs, not above them
+  // until the next pass); nullopt for jobs of no yielding study.
+  std::optional<std::int64_t> site_for(std::uint32_t job_id, std::uint32_t uid, const std::string& comment) const;
+
+  const SchedConfig& config() const { return c_; }
+  void reconfigure(SchedConfig c) { c_ = std::move(c); }
+  const std::map<std::string, StudyState>& studies() const { return tracker_.studies(); }
+
+  // Yield levels and the terms given, as JSON (the plugin keeps it in
+  // StateSaveLocation); restore() throws std::runtime_error naming what is wrong.
+  nlohmann::json save() const;
+  void restore(const nlohmann::json& state);
+
+ private:
+  SchedConfig c_;
+  StudyTracker tracker_;
+  std::unordered_map<std::uint32_t, std::int64_t> given_;       // job id -> term of the last pass
+  std::unordered_map<std::string, std::int64_t> study_newest_;  // "uid:key" -> term of its newest pending job
+  double last_pass_ = 0;
+};
+
+}  // namespace tune

@@ -1,0 +1,11 @@
+/* sched/tune's pass, for the two plugins that host it. */
+#ifndef TUNE_SCHED_PASS_H
+#define TUNE_SCHED_PASS_H
+
+#include "tune_agent.h"
+
+extern void tune_sched_pass(tune_policy_t *policy, const char *name);
+/* The agent's description of sched/tune hosted by plugin `name`. */
+extern const tune_host_ops_t *tune_sched_host(const char *name);
+
+#endif

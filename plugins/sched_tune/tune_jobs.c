@@ -1,0 +1,175 @@
+/*
+ * Copying slurmctld's jobs into plain structs for a policy pass, and the
+ * parts of applying a pass that every hosting form shares. No decision is
+ * made here.
+ */
+#include <string.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+#include "slurm_compat.h"
+
+#include TUNE_SLURM_GRES_H
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/uid.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "tune_jobs.h"
+
+static double _gpus_of(tune_list_t *gres, bool allocated, job_record_t *job_ptr, uint32_t gpu_id)
+{
+	double gpus = 0;
+	tune_list_itr_t *it;
+	gres_state_t *gs;
+
+	if (!gres)
+		return 0;
+	it = list_iterator_create(gres);
+	while ((gs = list_next(it))) {
+		gres_job_state_t *js = gs->gres_data;
+		if (gs->plugin_id != gpu_id || !js)
+			continue;
+		if (allocated) {
+			gpus += js->total_gres;
+		} else if (js->gres_per_job) {
+			gpus += js->gres_per_job;
+		} else if (js->gres_per_node) {
+			gpus += js->gres_per_node *
+				MAX(1, job_ptr->details ? job_ptr->details->min_nodes : 1);
+		} else if (js->gres_per_task) {
+			gpus += js->gres_per_task *
+				MAX(1, job_ptr->details ? job_ptr->details->num_tasks : 1);
+		} else if (js->gres_per_socket) {
+			gpus += js->gres_per_socket *
+				MAX(1, job_ptr->details ? job_ptr->details->min_nodes : 1);
+		}
+	}
+	list_iterator_destroy(it);
+	return gpus;
+}
+
+static bool _waiting(job_record_t *job_ptr)
+{
+	switch (job_ptr->state_reason) {
+	case WAIT_NO_REASON:
+	case WAIT_PRIORITY:
+	case WAIT_RESOURCES:
+		return true;
+	default:
+		return false;
+	}
+}
+
+extern void tune_jobs_collect(tune_jobs_t *t)
+{
+	static uint32_t gpu_id = 0;
+	job_record_t *job_ptr;
+	node_record_t *node_ptr;
+	tune_list_itr_t *it;
+	size_t cap;
+
+	if (!gpu_id)
+		gpu_id = gres_build_id("gpu");
+	memset(t, 0, sizeof(*t));
+	for (int idx = 0; (node_ptr = next_node(&idx)); idx++) {
+		t->cap_cpus += node_ptr->config_ptr ? node_ptr->config_ptr->cpus : node_ptr->cpus;
+		t->cap_mem_mb += node_ptr->real_memory;
+	}
+	t->cap_gpus = (double) TUNE_GRES_SYSTEM_CNT("gpu");
+	cap = list_count(job_list);
+	t->cap = cap;
+	t->jobs = xcalloc(cap ? cap : 1, sizeof(*t->jobs));
+	t->out = xcalloc(cap ? cap : 1, sizeof(*t->out));
+	t->refs = xcalloc(cap ? cap : 1, sizeof(*t->refs));
+	t->tenants = xcalloc(cap ? cap : 1, sizeof(*t->tenants));
+
+	it = list_iterator_create(job_list);
+	while ((job_ptr = list_next(it)) && t->n < cap) {
+		tune_job_t *j = &t->jobs[t->n];
+		bool pending = IS_JOB_PENDING(job_ptr);
+
+		if (!pending && !IS_JOB_RUNNING(job_ptr))
+			continue;
+		j->job_id = job_ptr->job_id;
+		j->user_id = job_ptr->user_id;
+		if (job_ptr->account && job_ptr->account[0])
+			t->tenants[t->n] = xstrdup(job_ptr->account);
+		else
+			t->tenants[t->n] = xstrdup_printf("user:%s", uid_to_string_cached(job_ptr->user_id));
+		j->tenant = t->tenants[t->n];
+		j->comment = job_ptr->comment;
+		j->running = !pending;
+		/* Held jobs (priority 0) and priorities set by an admin are left alone. */
+		j->may_set = pending && job_ptr->priority != 0 && !job_ptr->direct_set_prio;
+		j->waiting = pending && job_ptr->priority != 0 && _waiting(job_ptr);
+		/* Under priority/multifactor: the priority without the SITE term. */
+		j->base_priority = (double) job_ptr->priority -
+				   ((double) job_ptr->site_factor - (double) NICE_OFFSET);
+		if (job_ptr->details) {
+			time_t begin = job_ptr->details->begin_time;
+			j->eligible = begin ? begin : job_ptr->details->submit_time;
+		}
+		j->started = job_ptr->start_time;
+		if (pending) {
+			if (job_ptr->tres_req_cnt) {
+				j->cpus = job_ptr->tres_req_cnt[TRES_ARRAY_CPU];
+				j->mem_mb = job_ptr->tres_req_cnt[TRES_ARRAY_MEM];
+			} else if (job_ptr->details) {
+				j->cpus = job_ptr->details->min_cpus;
+			}
+			j->gpus = _gpus_of(job_ptr->gres_list_req, false, job_ptr, gpu_id);
+		} else {
+			j->cpus = job_ptr->total_cpus;
+			if (job_ptr->tres_alloc_cnt)
+				j->mem_mb = job_ptr->tres_alloc_cnt[TRES_ARRAY_MEM];
+			j->gpus = _gpus_of(job_ptr->gres_list_alloc, true, job_ptr, gpu_id);
+		}
+		t->refs[t->n++] = job_ptr;
+	}
+	list_iterator_destroy(it);
+}
+
+extern void tune_jobs_free(tune_jobs_t *t)
+{
+	for (size_t i = 0; i < t->cap; i++)
+		xfree(t->tenants[i]);
+	xfree(t->tenants);
+	xfree(t->jobs);
+	xfree(t->out);
+	xfree(t->refs);
+	memset(t, 0, sizeof(*t));
+}
+
+extern void tune_jobs_set_summary(job_record_t *job_ptr, const char *summary)
+{
+	char *old = job_ptr->system_comment, *mine, *merged;
+
+	if (old && (mine = strstr(old, "tune:tenant=")) && !xstrcmp(mine, summary))
+		return;
+	if (old && (mine = strstr(old, "tune:tenant="))) {
+		int keep = mine - old;
+		while (keep > 0 && old[keep - 1] == ' ')
+			keep--;
+		merged = keep ? xstrdup_printf("%.*s %s", keep, old, summary) : xstrdup(summary);
+	} else if (old && old[0]) {
+		merged = xstrdup_printf("%s %s", old, summary);
+	} else {
+		merged = xstrdup(summary);
+	}
+	xfree(job_ptr->system_comment);
+	job_ptr->system_comment = merged;
+}
+
+extern void tune_jobs_signal(const char *name, job_record_t *job_ptr, int signal)
+{
+	/* The batch shell only: its trap tells tune run to yield; signalling
+	 * every step would kill the trials. */
+	int rc = job_signal(job_ptr, signal, KILL_JOB_BATCH, 0, false);
+	info("%s: JobId=%u study yields: signal %d to its batch shell (%s)",
+	     name, job_ptr->job_id, signal, rc == SLURM_SUCCESS ? "sent" : slurm_strerror(rc));
+}
