@@ -188,7 +188,8 @@ extern int tune_agent_start(const tune_host_ops_t *ops)
 	if (rc < 0)
 		error("%s: state file unreadable, starting afresh (it will be replaced): %s", host_name, err);
 	else if (rc == 0)
-		info("%s: usage and yield levels restored from %s", host_name, state_path);
+		info("%s: %s restored from %s", host_name,
+		     host->kind == TUNE_HOST_SITE_FACTOR ? "yield levels" : "usage and yield levels", state_path);
 	info("%s: loaded %s, a pass every %.0f s", host_name, conf_path, tune_policy_interval(policy));
 
 	agent_stop = false;
