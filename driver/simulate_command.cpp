@@ -47,9 +47,11 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
   app.add_option("--times-from", o.times_from,
                  "for a workload of sizes only (openb multigpu50): draw each job's submission and run time from this "
                  "workload's jobs of the same GPU count");
-  app.add_option("--priority", o.priorities, "priority policies to compare: fifo, fairshare, tune")
+  app.add_option("--priority", o.priorities,
+                 "priority policies to compare: fifo (priority/basic), multifactor (its age and fair share; also "
+                 "'fairshare'), tune (sched/tune), multifactor+tune (multifactor with site_factor/tune)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"fifo", "fairshare", "tune"}))
+      ->check(CLI::IsMember({"fifo", "fairshare", "multifactor", "tune", "multifactor+tune"}))
       ->capture_default_str();
   app.add_option("--placement", o.placements, "placement policies to compare: cons_tres, gang, fgd, first-fit")
       ->delimiter(',')
@@ -72,6 +74,8 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   app.add_option("--sched-conf", o.sched_conf, "sched_tune.conf for the tune priority policy (default: its defaults)");
+  app.add_option("--site-conf", o.site_conf,
+                 "site_factor_tune.conf for the multifactor+tune priority policy (default: its defaults)");
   app.add_option("--limit", o.limit, "replay only the first N jobs")->check(CLI::PositiveNumber);
   app.add_option("--seed", o.seed, "seed for --times-from")->capture_default_str();
   app.add_option("--csv", o.csv_dir, "write one CSV per run (one row per job) into this directory");
@@ -95,7 +99,7 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
 int run_simulation(const SimulateOptions& o) {
   sim::Cluster cluster;
   sim::Workload base;
-  SchedConfig tune_conf;
+  SchedConfig tune_conf, site_conf;
   try {
     cluster = sim::read_cluster(o.cluster);
     if (o.cluster_share < 1) cluster = sim::scale_cluster(cluster, o.cluster_share);
@@ -115,6 +119,7 @@ int run_simulation(const SimulateOptions& o) {
     }
     if (o.limit > 0 && static_cast<long>(base.jobs.size()) > o.limit) base.jobs.resize(o.limit);
     if (!o.sched_conf.empty()) tune_conf = load_sched_config(o.sched_conf);
+    if (!o.site_conf.empty()) site_conf = load_sched_config(o.site_conf, ConfigHost::SiteFactor);
   } catch (const std::exception& e) {
     std::cerr << "tune simulate: error: " << e.what() << "\n";
     return kExitUsage;
@@ -156,7 +161,8 @@ int run_simulation(const SimulateOptions& o) {
     for (const auto& prio : o.priorities)
       for (const auto& place : o.placements) {
         Combo c;
-        c.options.priority = prio, c.options.placement = place, c.options.tune = tune_conf;
+        c.options.priority = prio, c.options.placement = place;
+        c.options.tune = prio == "multifactor+tune" ? site_conf : tune_conf;
         c.options.cpus_per_gpu = o.cpus_per_gpu, c.options.study_mode = mode, c.options.drain = o.drain;
         c.options.timer_phase = o.timer_phase;
         c.label = prio + "+" + place + (modes.size() > 1 ? "/" + mode : "");

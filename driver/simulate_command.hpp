@@ -10,7 +10,7 @@
 namespace tune {
 
 struct SimulateOptions {
-  std::string cluster, jobs, format, times_from, sched_conf, csv_dir, html;
+  std::string cluster, jobs, format, times_from, sched_conf, site_conf, csv_dir, html;
   std::vector<std::string> priorities{"fifo"}, placements{"cons_tres"};
   std::vector<double> loads;         // arrival compression factors
   std::vector<double> utilisations;  // target offered loads (0-1]; alternative to loads

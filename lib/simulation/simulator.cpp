@@ -14,6 +14,7 @@
 
 #include "adaptive/progress_record.hpp"
 #include "priority/scheduling_pass.hpp"
+#include "priority/site_factor.hpp"
 #include "study/progress.hpp"
 #include "study/trial_jobs.hpp"
 
@@ -57,8 +58,10 @@ class Sim {
         s_(c.settings),
         policy_(make_placement(o.placement)),
         plan_policy_(o.placement == "first-fit" ? make_placement("first-fit") : make_placement("cons_tres")) {
-    if (o.priority != "fifo" && o.priority != "fairshare" && o.priority != "tune")
-      throw std::invalid_argument("unknown priority policy '" + o.priority + "': use fifo, fairshare or tune");
+    if (o.priority != "fifo" && o.priority != "fairshare" && o.priority != "multifactor" && o.priority != "tune" &&
+        o.priority != "multifactor+tune")
+      throw std::invalid_argument("unknown priority policy '" + o.priority +
+                                  "': use fifo, multifactor (or fairshare), tune or multifactor+tune");
     for (const auto& n : topo_.nodes) max_gpn_ = std::max(max_gpn_, n.gpus()), max_cores_ = std::max(max_cores_, n.cores);
     hist_.assign(max_gpn_ + 1, 0);
     core_hist_.assign(max_cores_ + 1, 0);
@@ -71,7 +74,10 @@ class Sim {
     for (const auto& j : w.jobs) shapes_.push_back(shape_of(j, max_gpn_, o.cpus_per_gpu));
     res_.assign(w.jobs.size(), {});
     prio_.assign(w.jobs.size(), 0);
+    base_.assign(w.jobs.size(), 0);
+    site_term_.assign(w.jobs.size(), 0);
     if (o.priority == "tune") tune_.emplace(o.tune);
+    if (o.priority == "multifactor+tune") site_.emplace(o.tune);
     if (o.study_mode != "trials" && o.study_mode != "whole")
       throw std::invalid_argument("unknown study mode '" + o.study_mode + "': use trials or whole");
     std::unordered_map<std::string, int> seen;
@@ -98,7 +104,9 @@ class Sim {
     const auto t0 = std::chrono::steady_clock::now();
     SimResult r;
     r.priority = o_.priority, r.placement = o_.placement;
-    const double prio_period = o_.priority == "tune" ? o_.tune.interval : s_.priority_calc_period;
+    // sched/tune's pass, or site_factor/tune's (whose thread runs every
+    // interval; multifactor's own recompute stays every PriorityCalcPeriod).
+    const double prio_period = adaptive() ? o_.tune.interval : s_.priority_calc_period;
     const double sample_every = o_.sample_every > 0 ? o_.sample_every : s_.bf_interval;
     // slurmctld's timers run from its own start, not from the trace's first
     // submission: timer_phase says how far into their periods they are at 0.
@@ -278,9 +286,20 @@ class Sim {
       return false;
     }
     policy_->observe(shapes_[j]);
-    if (o_.priority == "fifo") prio_[j] = 0;
-    else if (o_.priority == "tune") prio_[j] = -1;  // below the policy's band until its next pass
-    else prio_[j] = classic_priority(j);
+    if (o_.priority == "fifo") {
+      prio_[j] = 0;
+    } else if (o_.priority == "tune") {
+      prio_[j] = -1;  // below the policy's band until its next pass
+    } else {
+      base_[j] = classic_priority(j);
+      // site_factor_p_set at submission: a trial job of a yielding study
+      // starts with its study's term.
+      if (site_) {
+        const auto term = site_->site_for(static_cast<std::uint32_t>(j + 1), uid_of(j), comment_of(j));
+        site_term_[j] = term.value_or(0);
+      }
+      prio_[j] = with_site(j);
+    }
     pending_.insert(key(j));
     if (shapes_[j].total_gpus() > 1) ++pending_multi_;
     return true;
@@ -348,6 +367,8 @@ class Sim {
     extra_.push_back(std::move(sj));
     res_.emplace_back();
     prio_.push_back(0);
+    base_.push_back(0);
+    site_term_.push_back(0);
     ++study_res_[extra_.back().study].jobs;
     study_submitted_ = true;
     return j;
@@ -466,15 +487,15 @@ class Sim {
     const std::uint64_t remaining = run.replay.remaining();
     int n = trial_jobs_to_submit(w_.studies[s].parallel, static_cast<int>(run.trial_jobs.size()),
                                  static_cast<std::uint64_t>(run.pending_trial_jobs), remaining, 1);
-    if (n > 0 && o_.priority == "tune") last_trial_comment_ = format_progress(run.replay.progress(StudyRole::Trial));
+    if (n > 0 && adaptive()) last_trial_comment_ = format_progress(run.replay.progress(StudyRole::Trial));
     for (; n > 0; --n) {
       const int j = add_job(study_job(s, SimJob::Kind::Trial));
+      if (adaptive()) trial_comment_[j] = last_trial_comment_;
       if (!submit(j)) {
         res_[j].cancelled = true;
         stop_study(s);
         return;
       }
-      if (o_.priority == "tune") trial_comment_[j] = last_trial_comment_;
       run.trial_jobs.insert(j);
       ++run.pending_trial_jobs;
     }
@@ -580,8 +601,29 @@ class Sim {
   }
 
   // --- priorities ----------------------------------------------------------
+  // The policy families: multifactor's sum (with or without site_factor/tune),
+  // and tune's adaptive part (sched/tune or site_factor/tune).
+  bool multifactor() const { return o_.priority == "fairshare" || o_.priority == "multifactor" || site_.has_value(); }
+  bool adaptive() const { return o_.priority == "tune" || o_.priority == "multifactor+tune"; }
+  // multifactor's priority with the SITE term, clamped as Slurm does (>= 1).
+  double with_site(int j) const { return std::max(1.0, base_[j] + static_cast<double>(site_term_[j])); }
+
+  std::uint32_t uid_of(int j) const { return job(j).study >= 0 ? studies_[job(j).study].uid : 0; }
+  // A job's Comment as the plugins read it: a trial job's record from its
+  // submission, an AppCore's or whole study's newest.
+  std::string comment_of(int j) const {
+    const int s = job(j).study;
+    if (s < 0) return {};
+    if (job(j).kind == SimJob::Kind::Trial) {
+      const auto it = trial_comment_.find(j);
+      return it == trial_comment_.end() ? std::string{} : it->second;
+    }
+    return format_progress(
+        studies_[s].replay.progress(job(j).kind == SimJob::Kind::AppCore ? StudyRole::AppCore : StudyRole::Study));
+  }
+
   void charge(int j, Run& run) {
-    if (o_.priority != "fairshare") return;
+    if (!multifactor()) return;
     const double dt = now_ - run.charged_until;
     run.charged_until = now_;
     usage_[job(j).account] += dt * (cpus_of(run.placement) + gpu_billing_ * gpus_of(run.placement));
@@ -599,55 +641,78 @@ class Sim {
     return std::floor(o_.weight_fairshare * std::pow(2.0, -u / s) + o_.weight_age * age);
   }
 
+  // Pending then running jobs as the plugins copy them out of slurmctld.
+  std::vector<JobView> views_of(const std::vector<int>& pending) const {
+    std::vector<JobView> views;
+    views.reserve(pending.size() + running_.size());
+    std::vector<std::string> newest(studies_.size());  // each study's record now
+    auto view = [&](int j, JobView::State st) {
+      JobView v;
+      v.id = static_cast<std::uint32_t>(j + 1);
+      v.tenant = job(j).account;
+      if (const int s = job(j).study; s >= 0) {
+        v.uid = studies_[s].uid;
+        if (job(j).kind == SimJob::Kind::Trial) {
+          v.comment = comment_of(j);
+        } else {
+          if (newest[s].empty()) newest[s] = comment_of(j);
+          v.comment = newest[s];
+        }
+      }
+      v.state = st;
+      v.eligible = job(j).submit;
+      v.started = res_[j].start;
+      v.base_priority = base_[j];
+      const JobShape& s = shapes_[j];
+      v.request = {static_cast<double>(s.tasks * s.cpus_per_task), job(j).mem_mb, static_cast<double>(s.total_gpus())};
+      views.push_back(std::move(v));
+    };
+    for (int j : pending) view(j, JobView::State::Pending);
+    for (const auto& [j, run] : running_) view(j, JobView::State::Running);
+    return views;
+  }
+
+  void record_levels(const std::map<std::string, StudyState>& levels) {
+    for (std::size_t s = 0; s < studies_.size(); ++s) {
+      const auto it = levels.find(StudyTracker::study_id(studies_[s].uid, studies_[s].replay.key()));
+      if (it != levels.end()) study_res_[s].max_level = std::max(study_res_[s].max_level, it->second.yield.level());
+    }
+  }
+
   void reprioritise() {
     if (o_.priority == "fifo") return;
     std::vector<int> jobs;
     jobs.reserve(pending_.size());
     for (const auto& k : pending_) jobs.push_back(k.idx);
-    if (o_.priority == "fairshare") {
-      const double dt = now_ - last_decay_;
-      last_decay_ = now_;
-      for (auto& [a, u] : usage_) u *= std::pow(0.5, dt / s_.priority_decay_half_life);
-      for (auto& [j, run] : running_) charge(j, run);
-      for (int j : jobs) prio_[j] = classic_priority(j);
-    } else {
-      std::vector<JobView> views;
-      views.reserve(jobs.size() + running_.size());
-      std::vector<std::string> newest(studies_.size());  // each study's record now
-      auto view = [&](int j, JobView::State st) {
-        JobView v;
-        v.id = static_cast<std::uint32_t>(j + 1);
-        v.tenant = job(j).account;
-        if (const int s = job(j).study; s >= 0) {
-          v.uid = studies_[s].uid;
-          if (job(j).kind == SimJob::Kind::Trial) {
-            v.comment = trial_comment_[j];
-          } else {
-            if (newest[s].empty())
-              newest[s] = format_progress(studies_[s].replay.progress(
-                  job(j).kind == SimJob::Kind::AppCore ? StudyRole::AppCore : StudyRole::Study));
-            v.comment = newest[s];
-          }
+    if (multifactor()) {
+      // multifactor's decay thread: every PriorityCalcPeriod (with
+      // site_factor/tune this runs every interval, the recompute less often).
+      if (!site_ || now_ - last_decay_ >= s_.priority_calc_period - 1e-9) {
+        const double dt = now_ - last_decay_;
+        last_decay_ = now_;
+        for (auto& [a, u] : usage_) u *= std::pow(0.5, dt / s_.priority_decay_half_life);
+        for (auto& [j, run] : running_) charge(j, run);
+        for (int j : jobs) base_[j] = classic_priority(j);
+      }
+      if (site_) {
+        // site_factor/tune's thread: the term of each study's pending jobs,
+        // the priority recomputed with it (set_job_prio), yield signals.
+        const auto decisions = site_->pass(now_, views_of(jobs));
+        for (const auto& d : decisions) {
+          const int j = static_cast<int>(d.id - 1);
+          if (d.site) site_term_[j] = *d.site;
+          if (d.signal) yield(j);
         }
-        v.state = st;
-        v.eligible = job(j).submit;
-        v.started = res_[j].start;
-        const JobShape& s = shapes_[j];
-        v.request = {static_cast<double>(s.tasks * s.cpus_per_task), job(j).mem_mb, static_cast<double>(s.total_gpus())};
-        views.push_back(std::move(v));
-      };
-      for (int j : jobs) view(j, JobView::State::Pending);
-      for (const auto& [j, run] : running_) view(j, JobView::State::Running);
-      const auto decisions = tune_->pass(now_, capacity_, views);
+        record_levels(site_->studies());
+      }
+      for (int j : jobs) prio_[j] = with_site(j);
+    } else {
+      const auto decisions = tune_->pass(now_, capacity_, views_of(jobs));
       for (const auto& d : decisions) {
         if (d.priority) prio_[d.id - 1] = *d.priority;
         if (d.signal) yield(static_cast<int>(d.id - 1));
       }
-      for (std::size_t s = 0; s < studies_.size(); ++s) {
-        const auto it = tune_->studies().find(StudyTracker::study_id(studies_[s].uid, studies_[s].replay.key()));
-        if (it != tune_->studies().end())
-          study_res_[s].max_level = std::max(study_res_[s].max_level, it->second.yield.level());
-      }
+      record_levels(tune_->studies());
     }
     pending_.clear();
     for (int j : jobs) pending_.insert(key(j));
@@ -788,6 +853,9 @@ class Sim {
   int never_fit_ = 0;
   Resources capacity_;
   std::optional<SchedulingPolicy> tune_;
+  std::optional<SiteFactorPolicy> site_;  // priority "multifactor+tune"
+  std::vector<double> base_;               // multifactor's priority without the SITE term
+  std::vector<std::int64_t> site_term_;    // site_factor/tune's term
   std::unordered_map<std::string, double> usage_;
   double last_decay_ = 0, gpu_billing_ = 0;
   int accounts_ = 0;

@@ -32,10 +32,15 @@ prio_of() { squeue -h -j "$1" -o %Q 2>/dev/null; }
 # 1. The accounting cluster: slurmdbd holds the associations; multifactor with the plugin.
 assocs=$(sacctmgr -n -P list assoc cluster=tune format=account,user 2>&1)
 conf=$(scontrol show config 2>&1)
+# Where the plugin loads: slurmctld only (README's table of hosts).
+loads="slurmctld: $(plugins_mapped "$(cat "$CLUSTER_DIR/run/slurmctld.pid")")
+slurmd: $(plugins_mapped "$(cat "$CLUSTER_DIR/run/slurmd-node1.pid")")
+sprio: $(plugins_opened sprio)"
 if grep -qx "physics|$alice" <<<"$assocs" && grep -qx "bio|$bob" <<<"$assocs" && grep -qx "bio|root" <<<"$assocs" &&
-   grep -Eq "^PriorityType += priority/multifactor" <<<"$conf" && grep -q "site_factor/tune: loaded" "$log"; then
-  ok "slurmdbd with MariaDB holds accounts physics and bio for root, $alice and $bob; slurmctld runs priority/multifactor with site_factor/tune"
-else not_ok "the accounting cluster" "$assocs" "$(grep -E '^Priority|^Accounting' <<<"$conf")" "$(grep site_factor "$log")"; fi
+   grep -Eq "^PriorityType += priority/multifactor" <<<"$conf" && grep -q "site_factor/tune: loaded" "$log" &&
+   grep -q "^slurmctld: .*site_factor_tune.so" <<<"$loads" && [ "$(grep -c site_factor_tune <<<"$loads")" -eq 1 ]; then
+  ok "slurmdbd with MariaDB holds accounts physics and bio for root, $alice and $bob; slurmctld runs priority/multifactor with site_factor/tune, loaded in slurmctld only"
+else not_ok "the accounting cluster" "$assocs" "$(grep -E '^Priority|^Accounting' <<<"$conf")" "$(grep site_factor "$log")" "$loads"; fi
 
 # 2. An account the user is not in is refused by name, and nothing is left in the queue.
 out=$(as "$bob" "$tune submit --trial-jobs --name stray --space $programs/flat.json --trials 2 -A nosuch -- $programs/behave.sh" 2>&1)

@@ -97,7 +97,7 @@ cluster_down() {
 
 # Which of our plugins a process has loaded: plugins_mapped PID (a running
 # daemon), plugins_opened COMMAND... (a command run now, by the dynamic loader's log).
-plugin_names='(sched_tune|job_submit_tune|select_cons_tres_gang)\.so'
+plugin_names='(sched_tune|job_submit_tune|site_factor_tune|select_cons_tres_gang)\.so'
 plugins_mapped() { grep -oE "$plugin_names" "/proc/$1/maps" 2>/dev/null | sort -u | paste -sd' '; }
 plugins_opened() { LD_DEBUG=files "$@" 2>&1 >/dev/null | grep -oE "file=[^ ]*$plugin_names" | sed 's|.*/||' | sort -u | paste -sd' '; }
 

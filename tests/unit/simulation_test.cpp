@@ -560,6 +560,30 @@ TEST_F(SimulationStudies, SchedTunePutsAPlateauedStudysTrialJobsBehindAnImprovin
   EXPECT_EQ(tn.studies[0].trials, 60) << "the plateaued study still runs every trial";
 }
 
+TEST_F(SimulationStudies, SiteFactorTuneUnderMultifactorPutsThePlateauedStudyBehind) {
+  // As above, under priority/multifactor: both accounts start with the same
+  // fair share; the plateaued study's SITE term puts its pending trial jobs
+  // behind the improving one's, as site_factor/tune does in slurmctld.
+  std::vector<double> flat(60, 0.5), rising;
+  for (int i = 1; i <= 60; ++i) rising.push_back(static_cast<double>(i) * i);
+  const Workload w = with_studies({study_of("flat", "f", flat, 60, 2, std::nullopt),
+                                   study_of("rising", "r", rising, 60, 2, 900.0)});
+  const Cluster c = gpu_cluster(1, 1);
+  const SimResult mf = run_studies(c, w, "multifactor", "trials");
+  const SimResult st = run_studies(c, w, "multifactor+tune", "trials");
+  ASSERT_GE(mf.studies[1].reached, 0);
+  ASSERT_GE(st.studies[1].reached, 0);
+  EXPECT_EQ(mf.studies[0].max_level, 0) << "no levels without the plugin";
+  EXPECT_GE(st.studies[0].max_level, 1);
+  EXPECT_EQ(st.studies[1].max_level, 0);
+  EXPECT_LT(st.studies[1].reached, mf.studies[1].reached)
+      << "multifactor " << mf.studies[1].reached << " s, with site_factor/tune " << st.studies[1].reached << " s";
+  EXPECT_EQ(st.studies[0].trials, 60) << "the plateaued study still runs every trial";
+  EXPECT_EQ(run_studies(c, w, "fairshare", "trials").studies[1].reached, mf.studies[1].reached)
+      << "fairshare is multifactor's other name";
+  EXPECT_THROW(run_studies(c, w, "multifactor+sched", "trials"), std::invalid_argument);
+}
+
 TEST_F(SimulationStudies, AWholeStudyYieldsDrainsRequeuesAndLosesNoTrial) {
   // "flat" holds the only GPU as one allocation; another account's job
   // arrives and waits. Once flat's level reaches sched/tune's yield level
