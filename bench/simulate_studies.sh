@@ -7,8 +7,9 @@
 # about 10 minutes, submitted 5 minutes apart, replayed on CLUSTER:
 #   small  4 nodes x 4 GPUs, the studies alone (default)
 #   openb  a tenth of Alibaba's openb GPU nodes with its default pods at 80%
-# as trial jobs and as whole allocations, under FIFO, classic fair share,
-# sched/tune with Algorithm 1 off (fair share only) and on. REPLICATES (3)
+# as trial jobs and as whole allocations, under FIFO, priority/multifactor
+# (classic fair share) without and with site_factor/tune, sched/tune with
+# Algorithm 1 off (fair share only) and on. REPLICATES (3)
 # runs with submissions jittered by 0-300 s.
 source "$(dirname "$0")/bench_env.sh"
 studies=${STUDIES:-12}
@@ -34,7 +35,7 @@ case ${CLUSTER:-small} in
   *) echo "simulate_studies: unknown CLUSTER '${CLUSTER}': use small or openb" >&2; exit 2 ;;
 esac
 common=("${where[@]}" "${specs[@]}" --study-mode trials,whole --replicates "${REPLICATES:-3}" --jitter 300)
-echo "== FIFO, classic fair share, sched/tune ($studies studies, ${CLUSTER:-small})"
-"$tune" simulate "${common[@]}" --priority fifo,fairshare,tune | sed -n '/^STUDIES/,/^bounds/p;/^across/,$p'
+echo "== FIFO, multifactor, multifactor with site_factor/tune, sched/tune ($studies studies, ${CLUSTER:-small})"
+"$tune" simulate "${common[@]}" --priority fifo,multifactor,multifactor+tune,tune | sed -n '/^STUDIES/,/^bounds/p;/^across/,$p'
 echo "== sched/tune with Algorithm 1 off (adaptive.enabled = false)"
 "$tune" simulate "${common[@]}" --priority tune --sched-conf fs_only.conf | sed -n '/^STUDIES/,/^bounds/p;/^across/,$p'

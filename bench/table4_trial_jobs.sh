@@ -18,23 +18,39 @@
 #               plateau get --nice 10000 from their first trial job: what a
 #               policy that lowers plateaued studies could reach at best, knowing
 #               the future instead of detecting the plateau from results
+# With PRIORITY=multifactor the cluster runs accounting (a private MariaDB and
+# slurmdbd, accounts lab1..lab4) and priority/multifactor with fair share and
+# age, as most sites do, and the policies are:
+#   multifactor       multifactor alone (fair share between the studies' accounts)
+#   multifactor+tune  the same with PrioritySiteFactorPlugin=site_factor/tune
+#   oracle            (heterogeneous only) multifactor, the studies that will
+#                     plateau given --nice 1000000 (below every other job) from
+#                     their first trial job
 # Search: ALGOS (default "random", the paper's; "random bayes" runs both).
 # Per study: time from submission to its target (or, without one reached, to
 # its end) and to within 1% of its final best; per run the averages. RUNS
 # repetitions (default 1), the policies interleaved within each; the summary
 # lines give the mean over runs and sched/tune's ratio to each baseline.
 #   STUDIES="1 4" WORKLOADS="identical heterogeneous" ALGOS="random bayes" RUNS=3 bench/table4_trial_jobs.sh
+#   PRIORITY=multifactor RUNS=3 ALGOS="random bayes" bench/table4_trial_jobs.sh
 source "$(dirname "$0")/bench_env.sh"
 cluster=$top/scripts/cluster
 port=${PORT:-17870}
 export CURVE_EPOCH=${CURVE_EPOCH:-0.6} TUNE_PROGRESS_INTERVAL=${TUNE_PROGRESS_INTERVAL:-2}
 target=${TARGET:-0.93}
+mode=${PRIORITY:-basic}
+case $mode in
+  basic) baseline=fifo tuned=sched/tune ;;
+  multifactor) baseline=multifactor tuned=multifactor+tune ;;
+  *) echo "table4_trial_jobs: PRIORITY must be basic or multifactor, not '$mode'" >&2; exit 2 ;;
+esac
 budget=${BUDGET:-30}
 cp "$top/bench/programs/curve.json" .
 cat >sched.conf <<'CONF'
 interval = 1;
 adaptive = { k = 1; m = 3; thresholds = [0.01]; relax_time = 60; };
 CONF
+cp sched.conf site.conf
 
 # study I of workload W: "TARGET CEILING" (ceiling 1 = none)
 shape() {
@@ -46,12 +62,15 @@ shape() {
 
 run() {  # POLICY WORKLOAD N ALGO -> one line per study: "s<i> to_target to_1pct reached"
   local policy=$1 workload=$2 n=$3 algo=$4 dir=$work/cluster i t0
-  local sched=sched/backfill
+  local sched=sched/backfill extra=()
   [ "$policy" = sched/tune ] && sched=sched/tune
+  [ "$mode" = multifactor ] && extra=(--accounting --accounts lab1,lab2,lab3,lab4 --site-conf site.conf)
+  [ "$policy" = multifactor+tune ] && extra+=(--site-factor site_factor/tune)
   trap "\"$cluster\" stop --dir \"$dir\" --port $port >/dev/null 2>&1" EXIT  # expanded now: dir is local
   rm -rf "$work"/s[0-9]*
   "$cluster" start --fresh --dir "$dir" --port "$port" --nodes 3 --cpus 12 --memory 20000 --gpus 0 \
-    --scheduler "$sched" --sched-conf sched.conf --conf SchedulerParameters=batch_sched_delay=0 --conf Epilog=/bin/true >/dev/null
+    --scheduler "$sched" --sched-conf sched.conf --conf SchedulerParameters=batch_sched_delay=0 --conf Epilog=/bin/true \
+    "${extra[@]}" >/dev/null
   # shellcheck disable=SC1091
   source "$dir/env"
   t0=$(date +%s.%N)
@@ -59,7 +78,7 @@ run() {  # POLICY WORKLOAD N ALGO -> one line per study: "s<i> to_target to_1pct
     read -r tgt ceiling < <(shape "$workload" "$i")
     local nice=()
     [ "$policy" = study-fifo ] && nice=(--nice $((i * 1000)))
-    [ "$policy" = oracle ] && [ "$ceiling" != 1 ] && nice=(--nice 10000)
+    [ "$policy" = oracle ] && [ "$ceiling" != 1 ] && nice=(--nice $([ "$mode" = multifactor ] && echo 1000000 || echo 10000))
     mkdir -p "$work/s$i"
     (cd "$work/s$i" && "$tune" submit --trial-jobs --name "s$i" --space "$work/curve.json" --seed $((100 + i)) \
       --trials "$budget" --algo "$algo" --parallel 4 --cpus-per-trial 4 --mem-per-trial 2G --direction max --target "$tgt" \
@@ -83,7 +102,7 @@ print('s$i %.1f %.1f %s' % (to_target, near, 'yes' if hit else 'no'))"
   done
 }
 
-printf '%-14s %-6s %-7s %-4s %-11s %10s %10s %10s  %s\n' workload algo studies run policy "to target" "reached" "to 1%" "per study (to target s, target reached)"
+printf '%-14s %-6s %-7s %-4s %-16s %10s %10s %10s  %s\n' workload algo studies run policy "to target" "reached" "to 1%" "per study (to target s, target reached)"
 summary=()
 for workload in ${WORKLOADS:-identical heterogeneous}; do
   for algo in ${ALGOS:-random}; do
@@ -91,6 +110,7 @@ for workload in ${WORKLOADS:-identical heterogeneous}; do
       rows=""
       for r in $(seq 1 "${RUNS:-1}"); do
         policies="fifo study-fifo sched/tune"
+        [ "$mode" = multifactor ] && policies="multifactor multifactor+tune"
         [ "$workload" = heterogeneous ] && [ "$n" -gt 1 ] && policies+=" oracle"
         for policy in $policies; do
           lines=$(run "$policy" "$workload" "$n" "$algo")
@@ -102,7 +122,7 @@ to_t = [float(x[1]) for x in rows]
 near = [float(x[2]) for x in rows]
 reached = [float(x[1]) for x in rows if x[3] == "yes"]
 per = " ".join("%s:%s%s" % (x[0], x[1], "" if x[3] == "yes" else "(no)") for x in rows)
-print("%-14s %-6s %-7s %-4s %-11s %10.1f %10.1f %10.1f  %s" % (
+print("%-14s %-6s %-7s %-4s %-16s %10.1f %10.1f %10.1f  %s" % (
     w, a, n, r, p, sum(to_t) / len(to_t), sum(reached) / len(reached) if reached else float("nan"),
     sum(near) / len(near), per))
 PY
@@ -111,25 +131,30 @@ PY
           rows+="$row"$'\n'
         done
       done
-      summary+=("$(/usr/bin/python3 - "$rows" <<'PY'
+      summary+=("$(/usr/bin/python3 - "$rows" "$baseline" "$tuned" <<'PY'
 import sys, statistics as st
 rows = [l.split() for l in sys.argv[1].split("\n") if l.strip()]
+base, tuned = sys.argv[2], sys.argv[3]
 by = {}
 for x in rows:
     by.setdefault(x[4], []).append((float(x[5]), float(x[6]), float(x[7])))
 w, a, n = rows[0][0], rows[0][1], rows[0][2]
 mean = {p: [st.mean(v[i] for v in by[p]) for i in range(3)] for p in by}
-out = "%-14s %-6s %-7s %-4s" % (w, a, n, len(by["fifo"]))
-for p in ("fifo", "study-fifo", "sched/tune", "oracle"):
+out = "%-14s %-6s %-7s %-4s" % (w, a, n, len(by[base]))
+for p in ("fifo", "study-fifo", "sched/tune", "multifactor", "multifactor+tune", "oracle"):
     if p in mean:
         out += "  %s %.1f/%.1f/%.1f" % (p, *mean[p])
-t = mean["sched/tune"]
-out += "  | sched/tune / fifo %.2f %.2f %.2f, / study-fifo %.2f %.2f %.2f" % (
-    t[0] / mean["fifo"][0], t[1] / mean["fifo"][1], t[2] / mean["fifo"][2],
-    t[0] / mean["study-fifo"][0], t[1] / mean["study-fifo"][1], t[2] / mean["study-fifo"][2])
+t, b = mean[tuned], mean[base]
+out += "  | %s / %s %.2f %.2f %.2f" % (tuned, base, t[0] / b[0], t[1] / b[1], t[2] / b[2])
+if "study-fifo" in mean:
+    f = mean["study-fifo"]
+    out += ", / study-fifo %.2f %.2f %.2f" % (t[0] / f[0], t[1] / f[1], t[2] / f[2])
 if "oracle" in mean:
     o = mean["oracle"]
-    out += "; oracle / fifo %.2f %.2f %.2f" % (o[0] / mean["fifo"][0], o[1] / mean["fifo"][1], o[2] / mean["fifo"][2])
+    out += "; oracle / %s %.2f %.2f %.2f" % (base, o[0] / b[0], o[1] / b[1], o[2] / b[2])
+    # Of what the oracle gains over the baseline, the share the policy gets.
+    if b[0] != o[0]:
+        out += "; share of the oracle's gain in time to target %.2f" % ((b[0] - t[0]) / (b[0] - o[0]))
 print(out)
 PY
 )")
@@ -137,7 +162,7 @@ PY
   done
 done
 echo
-echo "mean over runs (workload algo studies runs; per policy: to target (or end) / over targets reached / to 1%; ratios < 1: sched/tune faster)"
+echo "mean over runs (workload algo studies runs; per policy: to target (or end) / over targets reached / to 1%; ratios < 1: $tuned faster)"
 printf '%s\n' "${summary[@]}"
 echo "aim (issue 11): heterogeneous at 4 studies, sched/tune >= 30% lower time to target than both baselines; 1 study <= 3% slower than fifo"
 echo "paper (Table 4, s, parallelism 4): FIFO 75.4 / 80.2 / 121.2 / 156.7; dynamic 80.8 / 82.4 / 104.5 / 124.7"
