@@ -94,8 +94,8 @@ int main(int argc, char** argv) {
   needs_tj(r->add_option("--qos", run.qos, "trial jobs: Slurm QOS"));
   needs_tj(r->add_option("--constraint", run.constraint, "trial jobs: Slurm node features (sbatch --constraint)"));
   needs_tj(r->add_option("--reservation", run.reservation, "trial jobs: Slurm reservation"));
-  needs_tj(r->add_option("--nice", run.nice, "trial jobs: sbatch --nice, lowers their priority (0 to 10000)")
-               ->check(CLI::Range(0, 10000)));
+  needs_tj(r->add_option("--nice", run.nice, "trial jobs: sbatch --nice, lowers their priority (0 to 2147483645, Slurm's range)")
+               ->check(CLI::Range(0, 2147483645)));
   needs_tj(r->add_option("--appcore-wait", run.appcore_wait,
                          "trial jobs: how long a job whose AppCore is gone waits for a resumed one")
                ->capture_default_str());
