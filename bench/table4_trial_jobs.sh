@@ -164,5 +164,5 @@ done
 echo
 echo "mean over runs (workload algo studies runs; per policy: to target (or end) / over targets reached / to 1%; ratios < 1: $tuned faster)"
 printf '%s\n' "${summary[@]}"
-echo "aim (issue 11): heterogeneous at 4 studies, sched/tune >= 30% lower time to target than both baselines; 1 study <= 3% slower than fifo"
+[ "$mode" = basic ] && echo "aim (issue 11): heterogeneous at 4 studies, sched/tune >= 30% lower time to target than both baselines; 1 study <= 3% slower than fifo"
 echo "paper (Table 4, s, parallelism 4): FIFO 75.4 / 80.2 / 121.2 / 156.7; dynamic 80.8 / 82.4 / 104.5 / 124.7"
