@@ -1,7 +1,8 @@
 // libFuzzer target: a job Comment, as any user may write it, through the
-// progress-record parser and a whole sched/tune pass. Checks: the parser
-// round-trips what it accepts, and the job's priority is never above what
-// the same job gets with no Comment (strategy-proof).
+// progress-record parser and a whole sched/tune pass and site_factor/tune
+// pass. Checks: the parser round-trips what it accepts, the job's priority is
+// never above what the same job gets with no Comment, and its SITE term is
+// never positive (strategy-proof).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 #include "adaptive/progress_record.hpp"
 #include "priority/job_summary.hpp"
 #include "priority/scheduling_pass.hpp"
+#include "priority/site_factor.hpp"
 
 using namespace tune;
 
@@ -26,6 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   SchedConfig c;
   c.fairshare.half_life = 600;
   SchedulingPolicy with(c), without(c);
+  SiteFactorPolicy site(c);
   JobView mine;
   mine.id = 1, mine.uid = 1000, mine.tenant = "alice", mine.eligible = 0, mine.request = {4, 1000, 1};
   JobView other = mine;
@@ -42,6 +45,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto b = without.pass(now, cluster, {mine, other, running});
     if (!a[0].priority || !b[0].priority || *a[0].priority > *b[0].priority || *a[0].priority < 1) std::abort();
     if (*a[1].priority != *b[1].priority) std::abort();  // another user's job is untouched
+    commented.base_priority = 50000, other.base_priority = 40000;
+    const auto s = site.pass(now, {commented, other, r2});
+    if (s[0].site && *s[0].site > 0) std::abort();
+    if (s[1].site) std::abort();  // no record: no term
+    if (const auto t = site.site_for(9, 1000, comment); t && *t > 0) std::abort();
   }
   return 0;
 }
