@@ -14,8 +14,6 @@
  * Held jobs (priority 0) and priorities an admin set are never recomputed.
  */
 #include <pthread.h>
-#include <sys/time.h>
-#include <time.h>
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
@@ -23,7 +21,6 @@
 #include "src/common/log.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/job_scheduler.h"
-#include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
 #include "tune_agent.h"
@@ -51,58 +48,26 @@ static bool _may_recompute(job_record_t *job_ptr)
 	return IS_JOB_PENDING(job_ptr) && job_ptr->priority != 0 && !job_ptr->direct_set_prio;
 }
 
+/* The SITE term, and Slurm's own recompute of the priority with it (it asks
+ * site_factor_p_set, which answers the same term). */
+static void _apply_site(job_record_t *job_ptr, const tune_decision_t *d, tune_pass_counts_t *counts)
+{
+	uint32_t stored;
+
+	if (!d->set_site || !_may_recompute(job_ptr))
+		return;
+	stored = _stored(d->site);
+	counts->set++;
+	if (job_ptr->site_factor != stored) {
+		job_ptr->site_factor = stored;
+		set_job_prio(job_ptr);
+		counts->changed++;
+	}
+}
+
 static void _site_pass(tune_policy_t *policy, const char *name)
 {
-	/* conf, job, node, part, fed: the node write lock is for job_signal(),
-	 * the partition read lock for set_job_prio's partition factors. */
-	slurmctld_lock_t lock = { READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK, NO_LOCK };
-	struct timeval t0, t1;
-	tune_jobs_t t;
-	char err[512] = "";
-	size_t n, i;
-	int changed = 0, signalled = 0, set = 0;
-	time_t now = time(NULL);
-
-	lock_slurmctld(lock);
-	gettimeofday(&t0, NULL);
-	tune_jobs_collect(&t);
-	n = t.n;
-	if (tune_policy_pass(policy, (double) now, t.cap_cpus, t.cap_mem_mb, t.cap_gpus,
-			     t.jobs, n, t.out, err, sizeof(err)) != 0) {
-		error("%s: policy pass failed, site factors unchanged: %s", name, err);
-		n = 0;
-	}
-	for (i = 0; i < n; i++) {
-		job_record_t *job_ptr = t.refs[i];
-		tune_decision_t *d = &t.out[i];
-
-		if (d->set_site && _may_recompute(job_ptr)) {
-			uint32_t stored = _stored(d->site);
-			set++;
-			if (job_ptr->site_factor != stored) {
-				job_ptr->site_factor = stored;
-				/* Slurm's own recompute; it asks site_factor_p_set,
-				 * which answers the same term. */
-				set_job_prio(job_ptr);
-				changed++;
-			}
-		}
-		tune_jobs_set_summary(job_ptr, d->summary);
-		if (d->signal) {
-			tune_jobs_signal(name, job_ptr, d->signal);
-			signalled++;
-		}
-	}
-	if (changed)
-		last_job_update = now;
-	gettimeofday(&t1, NULL);
-	unlock_slurmctld(lock);
-
-	debug("%s: pass over %zu jobs (%d site factors, %d changed, %d yield signals) held the job write lock %ld us",
-	      name, n, set, changed, signalled,
-	      (long) ((t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_usec - t0.tv_usec)));
-	tune_jobs_free(&t);
-	if (changed)
+	if (tune_jobs_pass(policy, name, "site factors", _apply_site).changed)
 		queue_job_scheduler();
 }
 

@@ -4,6 +4,8 @@
  * made here.
  */
 #include <string.h>
+#include <sys/time.h>
+#include <time.h>
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
@@ -17,6 +19,7 @@
 #include "src/common/uid.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
+#include "src/slurmctld/locks.h"
 #include "src/slurmctld/slurmctld.h"
 
 #include "tune_jobs.h"
@@ -172,4 +175,51 @@ extern void tune_jobs_signal(const char *name, job_record_t *job_ptr, int signal
 	int rc = job_signal(job_ptr, signal, KILL_JOB_BATCH, 0, false);
 	info("%s: JobId=%u study yields: signal %d to its batch shell (%s)",
 	     name, job_ptr->job_id, signal, rc == SLURM_SUCCESS ? "sent" : slurm_strerror(rc));
+}
+
+extern tune_pass_counts_t tune_jobs_pass(tune_policy_t *policy, const char *name, const char *what,
+					 void (*apply)(job_record_t *job_ptr, const tune_decision_t *d,
+						       tune_pass_counts_t *counts))
+{
+	/* conf, job, node, part, fed: the node write lock is for job_signal(),
+	 * the partition read lock for set_job_prio's partition factors. */
+	slurmctld_lock_t lock = { READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK, NO_LOCK };
+	tune_pass_counts_t counts = { 0, 0, 0 };
+	struct timeval t0, t1;
+	tune_jobs_t t;
+	char err[512] = "";
+	size_t n, i;
+	int signalled = 0;
+	time_t now = time(NULL);
+
+	lock_slurmctld(lock);
+	gettimeofday(&t0, NULL);
+	tune_jobs_collect(&t);
+	n = t.n;
+	if (tune_policy_pass(policy, (double) now, t.cap_cpus, t.cap_mem_mb, t.cap_gpus,
+			     t.jobs, n, t.out, err, sizeof(err)) != 0) {
+		error("%s: policy pass failed, %s unchanged: %s", name, what, err);
+		n = 0;
+	}
+	for (i = 0; i < n; i++) {
+		job_record_t *job_ptr = t.refs[i];
+		tune_decision_t *d = &t.out[i];
+
+		apply(job_ptr, d, &counts);
+		tune_jobs_set_summary(job_ptr, d->summary);
+		if (d->signal) {
+			tune_jobs_signal(name, job_ptr, d->signal);
+			signalled++;
+		}
+	}
+	if (counts.changed)
+		last_job_update = now;
+	gettimeofday(&t1, NULL);
+	unlock_slurmctld(lock);
+
+	debug("%s: pass over %zu jobs (%d %s, %d changed, %d yield signals) held the job write lock %ld us",
+	      name, n, counts.set, what, counts.changed, signalled,
+	      (long) ((t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_usec - t0.tv_usec)));
+	tune_jobs_free(&t);
+	return counts;
 }

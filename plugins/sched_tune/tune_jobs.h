@@ -29,4 +29,19 @@ extern void tune_jobs_set_summary(job_record_t *job_ptr, const char *summary);
 /* Asks a whole-allocation study to yield: the signal to its batch shell. */
 extern void tune_jobs_signal(const char *name, job_record_t *job_ptr, int signal);
 
+/* What a host's pass did: decisions it applied, jobs it changed, and jobs
+ * it placed that waited for their first pass (sched/tune). */
+typedef struct {
+	int set, changed, placed;
+} tune_pass_counts_t;
+
+/* One pass in every hosting form: under the job write lock (and node write
+ * for yield signals, partition read), copy the jobs out, ask the policy,
+ * give each decision to `apply` (the host's part: a priority, a site
+ * term), publish the summary, send yield signals; log the lock time with
+ * `what` naming the decisions. */
+extern tune_pass_counts_t tune_jobs_pass(tune_policy_t *policy, const char *name, const char *what,
+					 void (*apply)(job_record_t *job_ptr, const tune_decision_t *d,
+						       tune_pass_counts_t *counts));
+
 #endif

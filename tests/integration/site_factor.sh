@@ -69,9 +69,7 @@ as "$bob" "TRIAL_SLEEP=3 $tune submit --trial-jobs --name flat --space flat.json
 bob_core=$(submitted bob.out)
 level=0
 for _ in $(seq 1 300); do
-  level=$(as "$bob" "$tune queue --json" | /usr/bin/python3 -c '
-import json, sys
-print(max([j.get("yield_level", 0) for j in json.load(sys.stdin) if j.get("role") in ("trial", "appcore")] or [0]))' 2>/dev/null)
+  level=$(trial_study_level "$bob")
   [ "${level:-0}" -ge 1 ] && [ "$(squeue -h -u "$bob" -t PD -n flat.trial | wc -l)" -ge 8 ] && break
   sleep 0.2
 done
@@ -172,9 +170,7 @@ before=$(grep -c "site_factor/tune: loaded" "$log")
 "$cluster" daemon-start slurmctld --dir "$CLUSTER_DIR" --port "$CLUSTER_PORT" --nodes 4 >/dev/null 2>&1
 restored=$(grep -c "site_factor/tune: .*restored from" "$log")
 sleep 3
-level2=$(as "$bob" "$tune queue --json" | /usr/bin/python3 -c '
-import json, sys
-print(max([j.get("yield_level", 0) for j in json.load(sys.stdin) if j.get("role") in ("trial", "appcore")] or [0]))' 2>/dev/null)
+level2=$(trial_study_level "$bob")
 queued=$(squeue -h -j "$bob_core" 2>/dev/null)
 scancel -u "$bob" -n flat 2>/dev/null
 for _ in $(seq 1 300); do [ -z "$(squeue -h -u "$bob")" ] && break; sleep 0.3; done

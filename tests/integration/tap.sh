@@ -124,6 +124,14 @@ CONF
 # as USER COMMAND...: runs COMMAND as USER in $work on this cluster.
 as() { local u=$1; shift; su "$u" -c "cd $work && SLURM_CONF=$SLURM_CONF TUNE_PROGRESS_INTERVAL=1 $*"; }
 
+# The highest yield level of USER's trial-job studies, as tune queue --json
+# shows it (0 when none has one yet).
+trial_study_level() {
+  as "$1" "$tune queue --json" | /usr/bin/python3 -c '
+import json, sys
+print(max([j.get("yield_level", 0) for j in json.load(sys.stdin) if j.get("role") in ("trial", "appcore")] or [0]))' 2>/dev/null
+}
+
 # Waits for batch job $1 to leave the queue (up to $2 seconds, default 60).
 wait_job() {
   local i

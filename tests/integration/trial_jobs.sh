@@ -137,9 +137,7 @@ JSON
 chmod 644 flat.json improving.json
 as "$bob" "TRIAL_SLEEP=3 $tune submit --trial-jobs --name flat --space flat.json --trials 80 --parallel 16 --cpus-per-trial 4 --mem-per-trial 500M -A physics -- $work/where.sh" >bob.out 2>&1
 for _ in $(seq 1 300); do
-  level=$(as "$bob" "$tune queue --json" | /usr/bin/python3 -c '
-import json, sys
-print(max([j.get("yield_level", 0) for j in json.load(sys.stdin) if j.get("role") in ("trial", "appcore")] or [0]))' 2>/dev/null)
+  level=$(trial_study_level "$bob")
   [ "${level:-0}" -ge 1 ] && [ "$(squeue -h -u "$bob" -t PD -n flat.trial | wc -l)" -ge 8 ] && break
   sleep 0.2
 done
