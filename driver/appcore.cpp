@@ -239,7 +239,9 @@ bool AppCore::interrupt_running(double now) const {
 
 // The progress record sched/tune reads (posted at most every 30 s).
 ProgressRecord AppCore::progress(StudyRole role) const {
-  ProgressRecord r = progress_of(key_, history_->trials(), history_->study().minimize);
+  StudyGoal goal;
+  if (study_) goal = {study_->limits().target, study_->limits().trials};
+  ProgressRecord r = progress_of(key_, history_->trials(), history_->study().minimize, goal);
   r.role = role;
   return r;
 }

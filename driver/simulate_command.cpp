@@ -49,9 +49,14 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
                  "workload's jobs of the same GPU count");
   app.add_option("--priority", o.priorities,
                  "priority policies to compare: fifo (priority/basic), multifactor (its age and fair share; also "
-                 "'fairshare'), tune (sched/tune), multifactor+tune (multifactor with site_factor/tune)")
+                 "'fairshare'), tune (sched/tune), multifactor+tune (multifactor with site_factor/tune); "
+                 "tune:ESTIMATOR and multifactor+tune:ESTIMATOR with the named estimator (algorithm1, tail) "
+                 "instead of the configuration's; oracle and multifactor+oracle (fifo's or multifactor's order, "
+                 "the studies that never meet their target below every other job from the start)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"fifo", "fairshare", "multifactor", "tune", "multifactor+tune"}))
+      ->check(CLI::IsMember({"fifo", "fairshare", "multifactor", "tune", "multifactor+tune", "tune:algorithm1",
+                             "tune:tail", "multifactor+tune:algorithm1", "multifactor+tune:tail", "oracle",
+                             "multifactor+oracle"}))
       ->capture_default_str();
   app.add_option("--placement", o.placements, "placement policies to compare: cons_tres, gang, fgd, first-fit")
       ->delimiter(',')
@@ -154,6 +159,7 @@ int run_simulation(const SimulateOptions& o) {
   struct Combo {
     sim::SimOptions options;
     std::string label;
+    std::string priority;  // as given, e.g. "tune:tail"
   };
   std::vector<Combo> combos;
   const std::vector<std::string> modes = base.studies.empty() ? std::vector<std::string>{"trials"} : o.study_modes;
@@ -161,10 +167,15 @@ int run_simulation(const SimulateOptions& o) {
     for (const auto& prio : o.priorities)
       for (const auto& place : o.placements) {
         Combo c;
-        c.options.priority = prio, c.options.placement = place;
-        c.options.tune = prio == "multifactor+tune" ? site_conf : tune_conf;
+        // "tune:tail": the policy, and the estimator instead of the file's.
+        const auto colon = prio.find(':');
+        c.options.priority = prio.substr(0, colon), c.options.placement = place;
+        c.options.tune = c.options.priority == "multifactor+tune" ? site_conf : tune_conf;
+        if (colon != std::string::npos)
+          c.options.tune.adaptive.estimator = prio.substr(colon + 1) == "tail" ? Estimator::Tail : Estimator::Algorithm1;
         c.options.cpus_per_gpu = o.cpus_per_gpu, c.options.study_mode = mode, c.options.drain = o.drain;
         c.options.timer_phase = o.timer_phase;
+        c.priority = prio;
         c.label = prio + "+" + place + (modes.size() > 1 ? "/" + mode : "");
         combos.push_back(std::move(c));
       }
@@ -199,7 +210,7 @@ int run_simulation(const SimulateOptions& o) {
         std::filesystem::create_directories(o.csv_dir);
         char name[256];
         std::snprintf(name, sizeof name, "%s/x%g-%s-%s%s.csv", o.csv_dir.c_str(), f,
-                      combo.options.priority.c_str(), combo.options.placement.c_str(),
+                      combo.priority.c_str(), combo.options.placement.c_str(),
                       modes.size() > 1 ? ("-" + combo.options.study_mode).c_str() : "");
         std::ofstream out(name);
         sim::write_jobs_csv(out, w, r, &cluster.topology);

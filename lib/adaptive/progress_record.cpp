@@ -45,6 +45,8 @@ std::string format_progress(const ProgressRecord& r) {
   std::string s = std::string(kPrefix) + "study=" + r.study + ";n=" + std::to_string(r.trials) +
                   ";dir=" + (r.minimize ? "min" : "max") + ";top=";
   for (std::size_t i = 0; i < r.top.size(); ++i) s += (i ? "," : "") + number(r.top[i]);
+  if (r.target) s += ";tgt=" + number(*r.target);
+  if (r.left) s += ";left=" + std::to_string(*r.left);
   if (r.role == StudyRole::Trial) s += ";role=trial";
   if (r.role == StudyRole::AppCore) s += ";role=appcore";
   return s;
@@ -65,6 +67,7 @@ std::optional<ProgressRecord> parse_progress(std::string_view comment) {
   if (body.size() > 512) return std::nullopt;
   ProgressRecord r;
   bool have_study = false, have_n = false, have_dir = false, have_top = false, have_role = false;
+  bool have_target = false, have_left = false;
   while (!body.empty()) {
     const auto end = body.find(';');
     const std::string_view field = body.substr(0, end);
@@ -96,6 +99,16 @@ std::optional<ProgressRecord> parse_progress(std::string_view comment) {
         if (comma != std::string_view::npos && value.empty()) return std::nullopt;
       }
       have_top = true;
+    } else if (key == "tgt" && !have_target) {
+      double v;
+      if (!parse_double(value, v)) return std::nullopt;
+      r.target = v;
+      have_target = true;
+    } else if (key == "left" && !have_left) {
+      std::int64_t v;
+      if (!parse_int(value, v) || v < 0 || v > ProgressRecord::kMaxTrials) return std::nullopt;
+      r.left = v;
+      have_left = true;
     } else if (key == "role" && !have_role) {
       if (value == "trial") r.role = StudyRole::Trial;
       else if (value == "appcore") r.role = StudyRole::AppCore;

@@ -1,6 +1,10 @@
 #pragma once
 // The progress summary `tune run` posts in its job's Comment, and that
-// sched/tune reads:  [user text] tune:study=KEY;n=N;dir=min|max;top=V1,V2,...[;role=trial|appcore]
+// sched/tune reads:
+//   [user text] tune:study=KEY;n=N;dir=min|max;top=V1,V2,...[;tgt=T][;left=L][;role=trial|appcore]
+// tgt is the study's --target, left the trials its --trials budget has left
+// (what the tail estimator, lib/adaptive/tail_estimate, weighs besides the
+// values).
 // The role says what the job is to its study: the whole study in one
 // allocation (no role field), one trial job, or the AppCore of a study whose
 // trials are jobs of their own. Only a whole study is ever asked to yield.
@@ -26,6 +30,8 @@ struct ProgressRecord {
   std::int64_t trials = 0;   // n: results so far
   bool minimize = true;      // dir
   std::vector<double> top;   // best first, finite, at most kMaxTop
+  std::optional<double> target;      // tgt: the study stops once its best meets it
+  std::optional<std::int64_t> left;  // left: trials its budget has left (0..kMaxTrials)
   StudyRole role = StudyRole::Study;
 
   bool operator==(const ProgressRecord&) const = default;

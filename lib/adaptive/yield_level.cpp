@@ -13,9 +13,22 @@ double smallest_top_gap(const ProgressRecord& r, const AdaptiveOptions& o) {
   return g / std::max(std::fabs(r.top[0]), 1e-12);
 }
 
+const char* estimator_name(Estimator e) { return e == Estimator::Tail ? "tail" : "algorithm1"; }
+
+bool YieldLevel::observe_tail(const ProgressRecord& r, const AdaptiveOptions& o) {
+  const auto e = tail_estimate(r, o.tail, o.thresholds.empty() ? 0 : o.thresholds.front());
+  if (!e) return false;
+  judged_n_ = r.trials;
+  last_p_ = e->p;
+  const int before = level_;
+  level_ = tail_level(e->p, o.tail, o.max_level);
+  return level_ > before;
+}
+
 bool YieldLevel::observe(const ProgressRecord& r, const AdaptiveOptions& o) {
   if (r.trials <= last_n_) return false;
   last_n_ = r.trials;
+  if (o.estimator == Estimator::Tail) return observe_tail(r, o);
   if (judged_n_ >= 0 && r.trials < judged_n_ + o.m) return false;
   const double g = smallest_top_gap(r, o);
   if (g < 0) return false;

@@ -15,10 +15,19 @@
 #include <vector>
 
 #include "adaptive/progress_record.hpp"
+#include "adaptive/tail_estimate.hpp"
 
 namespace tune {
 
+// Which estimator turns a study's records into its yield level (adaptive.
+// estimator in sched_tune.conf): the source design's Algorithm 1, or the
+// tail estimator (tail_estimate.hpp).
+enum class Estimator { Algorithm1, Tail };
+const char* estimator_name(Estimator e);
+
 struct AdaptiveOptions {
+  Estimator estimator = Estimator::Algorithm1;
+  TailOptions tail;  // the tail estimator's settings
   int k = 2;   // results needed: n > k*m
   int m = 5;   // sample size: the top m results
   // G_0, G_1, ...: thresholds on g relative to the best value's magnitude
@@ -37,9 +46,11 @@ double smallest_top_gap(const ProgressRecord& r, const AdaptiveOptions& o);
 class YieldLevel {
  public:
   // A new record of the study. Only a record with more results than the last
-  // one counts (a requeued job repeats its last Comment), and it is judged
-  // only when it has m results more than the last one judged. Returns true
-  // when the level rose.
+  // one counts (a requeued job repeats its last Comment). Algorithm 1 judges
+  // it when it has m results more than the last one judged and raises the
+  // level by one; the tail estimator judges every new result and sets the
+  // level its estimate gives (lower again when the estimate recovers).
+  // Returns true when the level rose.
   bool observe(const ProgressRecord& r, const AdaptiveOptions& o);
   // One level down (not below 0).
   void relax() {
@@ -52,6 +63,9 @@ class YieldLevel {
   // n of the last record judged (-1: none yet).
   std::int64_t trials_judged() const { return judged_n_; }
   double mean_gap() const { return gaps_ ? gap_sum_ / gaps_ : -1; }
+  // The tail estimator's last chance of improvement (-1: none yet, or
+  // Algorithm 1).
+  double last_chance() const { return last_p_; }
   // The priority multiplier: yield_factor^level, in (0, 1].
   double multiplier(const AdaptiveOptions& o) const;
 
@@ -72,6 +86,9 @@ class YieldLevel {
   double gap_sum_ = 0;
   std::int64_t gaps_ = 0;
   std::int64_t judged_n_ = -1;
+  double last_p_ = -1;
+
+  bool observe_tail(const ProgressRecord& r, const AdaptiveOptions& o);
 };
 
 }  // namespace tune

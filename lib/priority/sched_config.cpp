@@ -106,9 +106,22 @@ SchedConfig read(const libconfig::Config& cfg, const std::string& file, ConfigHo
   if (c.weights.fairshare + c.weights.age > 1e9)
     throw ConfigError(file, 0, "fairshare.weight + fairshare.age_weight must not exceed 1e9 (priorities are 32-bit)");
   if (const auto* g = r.group(root, "adaptive")) {
-    r.only(*g, {"enabled", "k", "m", "thresholds", "tolerance", "yield_factor", "max_level", "relax_time"});
+    r.only(*g, {"enabled", "estimator", "k", "m", "thresholds", "tolerance", "yield_factor", "max_level", "relax_time",
+                "tail"});
     auto& a = c.adaptive;
     c.adaptive_enabled = r.boolean(*g, "enabled", true);
+    const std::string estimator = r.text(*g, "estimator", "algorithm1");
+    if (estimator == "algorithm1") a.estimator = Estimator::Algorithm1;
+    else if (estimator == "tail") a.estimator = Estimator::Tail;
+    else r.fail((*g)["estimator"], "'adaptive.estimator' = \"" + estimator +
+                                       "\" is not an estimator: use \"algorithm1\" (the source design's) or \"tail\"");
+    if (const auto* t = r.group(*g, "tail")) {
+      r.only(*t, {"horizon", "p_min", "min_results", "spacings"});
+      a.tail.horizon = r.integer(*t, "horizon", a.tail.horizon, 1, 10000);
+      a.tail.p_min = r.number(*t, "p_min", a.tail.p_min, 1e-9, 1);
+      a.tail.min_results = r.integer(*t, "min_results", a.tail.min_results, 2, 100000);
+      a.tail.spacings = r.integer(*t, "spacings", a.tail.spacings, 1, static_cast<int>(ProgressRecord::kMaxTop) - 1);
+    }
     a.k = r.integer(*g, "k", a.k, 1, 1000);
     a.m = r.integer(*g, "m", a.m, 2, static_cast<int>(ProgressRecord::kMaxTop));
     if (g->exists("thresholds")) {

@@ -54,6 +54,8 @@ class SchedulingPolicy {
   void reconfigure(SchedConfig c);
   const FairShare& fair_share() const { return fs_; }
   const std::map<std::string, StudyState>& studies() const { return tracker_.studies(); }
+  // The yield level changes of the last pass (what the plugins log).
+  const std::vector<LevelChange>& changes() const { return tracker_.changes(); }
 
   // Decayed usage, yield levels and times, as JSON (the plugin writes it to
   // StateSaveLocation). restore() accepts only well-formed state and throws

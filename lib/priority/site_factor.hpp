@@ -53,6 +53,8 @@ class SiteFactorPolicy {
   const SchedConfig& config() const { return c_; }
   void reconfigure(SchedConfig c) { c_ = std::move(c); }
   const std::map<std::string, StudyState>& studies() const { return tracker_.studies(); }
+  // The yield level changes of the last pass (what the plugins log).
+  const std::vector<LevelChange>& changes() const { return tracker_.changes(); }
 
   // Yield levels and the terms given, as JSON (the plugin keeps it in
   // StateSaveLocation); restore() throws std::runtime_error naming what is wrong.

@@ -19,6 +19,7 @@ void StudyTracker::update(double now, const std::vector<JobView>& jobs, const Ad
   // Algorithm 1 on every study's newest record; jobs without a valid record
   // have no study and are never touched by the adaptive part.
   of_.assign(jobs.size(), Membership{});
+  changes_.clear();
   std::unordered_map<std::uint32_t, std::size_t> studies_per_user;
   for (const auto& [id, s] : studies_) ++studies_per_user[static_cast<std::uint32_t>(std::stoul(id))];
   for (std::size_t i = 0; i < jobs.size(); ++i) {
@@ -37,7 +38,12 @@ void StudyTracker::update(double now, const std::vector<JobView>& jobs, const Ad
     }
     StudyState& s = it->second;
     s.last_seen = now;
-    if (s.yield.observe(*record, o)) s.last_change = now;
+    const int before = s.yield.level();
+    s.yield.observe(*record, o);
+    if (s.yield.level() != before) {
+      s.last_change = now;
+      changes_.push_back({id, record->trials, before, s.yield.level(), s.yield.last_chance()});
+    }
     of_[i] = {&s, record->study, record->role};
   }
 
@@ -55,6 +61,7 @@ void StudyTracker::update(double now, const std::vector<JobView>& jobs, const Ad
     if (s.yield.level() > 0 && now - std::max(s.last_contended, s.last_change) >= o.relax_time) {
       s.yield.relax();
       s.last_change = now;
+      changes_.push_back({id, s.yield.trials_seen(), s.yield.level() + 1, s.yield.level(), -1});
     }
   }
   // Forgotten studies are not referenced by of_: they were not seen now.

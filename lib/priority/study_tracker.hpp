@@ -58,6 +58,15 @@ struct YieldOptions {
   double cooldown = 900;  // seconds between two signals to one study
 };
 
+// A study's yield level changed in an update(): what the plugins log and the
+// simulator counts (a rise is a decision to lower the study).
+struct LevelChange {
+  std::string study;    // "uid:key"
+  std::int64_t results = 0;  // n of the record that changed it (relaxation: the last seen)
+  int from = 0, to = 0;
+  double chance = -1;   // the tail estimator's p (-1: Algorithm 1, or relaxation)
+};
+
 class StudyTracker {
  public:
   // A job's study as the last update() saw it (state null: no study).
@@ -81,6 +90,8 @@ class StudyTracker {
   int signal_for(std::size_t i, const JobView& job, double now, const YieldOptions& y);
 
   const std::map<std::string, StudyState>& studies() const { return studies_; }
+  // The level changes of the last update(), in the order they happened.
+  const std::vector<LevelChange>& changes() const { return changes_; }
   // The studies as JSON (an object by "uid:key"); restore() takes the same
   // and throws std::runtime_error naming what is wrong.
   nlohmann::json save() const;
@@ -93,6 +104,7 @@ class StudyTracker {
  private:
   std::map<std::string, StudyState> studies_;  // "uid:key"
   std::vector<Membership> of_;
+  std::vector<LevelChange> changes_;
   std::unordered_map<std::string, double> oldest_wait_;  // tenant -> longest wait of its waiting jobs
 };
 

@@ -59,9 +59,10 @@ class Sim {
         policy_(make_placement(o.placement)),
         plan_policy_(o.placement == "first-fit" ? make_placement("first-fit") : make_placement("cons_tres")) {
     if (o.priority != "fifo" && o.priority != "fairshare" && o.priority != "multifactor" && o.priority != "tune" &&
-        o.priority != "multifactor+tune")
+        o.priority != "multifactor+tune" && o.priority != "oracle" && o.priority != "multifactor+oracle")
       throw std::invalid_argument("unknown priority policy '" + o.priority +
-                                  "': use fifo, multifactor (or fairshare), tune or multifactor+tune");
+                                  "': use fifo, multifactor (or fairshare), tune, multifactor+tune, oracle or "
+                                  "multifactor+oracle");
     for (const auto& n : topo_.nodes) max_gpn_ = std::max(max_gpn_, n.gpus()), max_cores_ = std::max(max_cores_, n.cores);
     hist_.assign(max_gpn_ + 1, 0);
     core_hist_.assign(max_cores_ + 1, 0);
@@ -84,6 +85,7 @@ class Sim {
     for (const auto& j : w.jobs) seen.emplace(j.account, 0);
     n_trace_ = static_cast<int>(w.jobs.size());
     study_res_.resize(w.studies.size());
+    last_judged_.assign(w.studies.size(), -1);
     studies_.reserve(w.studies.size());
     for (std::size_t i = 0; i < w.studies.size(); ++i) {
       const SimStudy& st = w.studies[i];
@@ -193,6 +195,7 @@ class Sim {
     r.jobs = res_;
     r.study_jobs.assign(extra_.begin(), extra_.end());
     r.studies = study_res_;
+    count_false_lowerings(r.studies);
     r.study_mode = o_.study_mode;
     r.never_fit = never_fit_;
     r.placement_calls = placement_calls_;
@@ -286,8 +289,8 @@ class Sim {
       return false;
     }
     policy_->observe(shapes_[j]);
-    if (o_.priority == "fifo") {
-      prio_[j] = 0;
+    if (o_.priority == "fifo" || o_.priority == "oracle") {
+      prio_[j] = oracle_lowers(j) ? -2 : 0;
     } else if (o_.priority == "tune") {
       prio_[j] = -1;  // below the policy's band until its next pass
     } else {
@@ -600,13 +603,49 @@ class Sim {
     if (run.stopped && run.trial_jobs.empty() && run.appcore < 0 && run.whole < 0 && res.ended < 0) res.ended = now_;
   }
 
+  // A lowering at n results was false when the study's best of its results
+  // n+1..n+10 (in the order they arrived) beat its best of the first n by
+  // more than the first threshold, relative to |best|.
+  void count_false_lowerings(std::vector<StudyResult>& out) const {
+    const double threshold = o_.tune.adaptive.thresholds.empty() ? 0.01 : o_.tune.adaptive.thresholds.front();
+    for (std::size_t s = 0; s < out.size(); ++s) {
+      const bool minimize = w_.studies[s].minimize;
+      std::vector<double> v;
+      for (const auto& t : studies_[s].replay.done())
+        if (t.state == TrialState::Ok && t.objective) v.push_back(minimize ? -*t.objective : *t.objective);
+      for (const std::int64_t n : out[s].lowered_at) {
+        const auto at = static_cast<std::size_t>(std::clamp<std::int64_t>(n, 0, static_cast<std::int64_t>(v.size())));
+        if (at == 0 || at >= v.size()) continue;
+        const double best = *std::max_element(v.begin(), v.begin() + static_cast<long>(at));
+        const double next = *std::max_element(v.begin() + static_cast<long>(at),
+                                               v.begin() + static_cast<long>(std::min(v.size(), at + 10)));
+        if (next > best + threshold * std::fabs(best)) ++out[s].false_lowerings;
+      }
+    }
+  }
+
   // --- priorities ----------------------------------------------------------
   // The policy families: multifactor's sum (with or without site_factor/tune),
   // and tune's adaptive part (sched/tune or site_factor/tune).
-  bool multifactor() const { return o_.priority == "fairshare" || o_.priority == "multifactor" || site_.has_value(); }
+  bool multifactor() const {
+    return o_.priority == "fairshare" || o_.priority == "multifactor" || o_.priority == "multifactor+oracle" ||
+           site_.has_value();
+  }
+  // The oracles: a job of a study that will never meet its target.
+  bool oracle_lowers(int j) const {
+    if (o_.priority != "oracle" && o_.priority != "multifactor+oracle") return false;
+    const int s = job(j).study;
+    if (s < 0) return false;
+    const SimStudy& st = w_.studies[s];
+    for (const auto& t : st.trials)
+      if (t.state == TrialState::Ok && t.objective && meets_target(st, *t.objective)) return false;
+    return true;
+  }
   bool adaptive() const { return o_.priority == "tune" || o_.priority == "multifactor+tune"; }
   // multifactor's priority with the SITE term, clamped as Slurm does (>= 1).
-  double with_site(int j) const { return std::max(1.0, base_[j] + static_cast<double>(site_term_[j])); }
+  double with_site(int j) const {
+    return oracle_lowers(j) ? 1.0 : std::max(1.0, base_[j] + static_cast<double>(site_term_[j]));
+  }
 
   std::uint32_t uid_of(int j) const { return job(j).study >= 0 ? studies_[job(j).study].uid : 0; }
   // A job's Comment as the plugins read it: a trial job's record from its
@@ -672,15 +711,24 @@ class Sim {
     return views;
   }
 
-  void record_levels(const std::map<std::string, StudyState>& levels) {
+  void record_levels(const std::map<std::string, StudyState>& levels, const std::vector<LevelChange>& changes) {
     for (std::size_t s = 0; s < studies_.size(); ++s) {
-      const auto it = levels.find(StudyTracker::study_id(studies_[s].uid, studies_[s].replay.key()));
-      if (it != levels.end()) study_res_[s].max_level = std::max(study_res_[s].max_level, it->second.yield.level());
+      const std::string id = StudyTracker::study_id(studies_[s].uid, studies_[s].replay.key());
+      const auto it = levels.find(id);
+      if (it == levels.end()) continue;
+      StudyResult& r = study_res_[s];
+      r.max_level = std::max(r.max_level, it->second.yield.level());
+      if (const auto judged = it->second.yield.trials_judged(); judged != last_judged_[s]) {
+        last_judged_[s] = judged;
+        ++r.judgements;
+      }
+      for (const auto& c : changes)
+        if (c.study == id && c.to > c.from) r.lowered_at.push_back(c.results);
     }
   }
 
   void reprioritise() {
-    if (o_.priority == "fifo") return;
+    if (o_.priority == "fifo" || o_.priority == "oracle") return;
     std::vector<int> jobs;
     jobs.reserve(pending_.size());
     for (const auto& k : pending_) jobs.push_back(k.idx);
@@ -703,7 +751,7 @@ class Sim {
           if (d.site) site_term_[j] = *d.site;
           if (d.signal) yield(j);
         }
-        record_levels(site_->studies());
+        record_levels(site_->studies(), site_->changes());
       }
       for (int j : jobs) prio_[j] = with_site(j);
     } else {
@@ -712,7 +760,7 @@ class Sim {
         if (d.priority) prio_[d.id - 1] = *d.priority;
         if (d.signal) yield(static_cast<int>(d.id - 1));
       }
-      record_levels(tune_->studies());
+      record_levels(tune_->studies(), tune_->changes());
     }
     pending_.clear();
     for (int j : jobs) pending_.insert(key(j));
@@ -864,6 +912,7 @@ class Sim {
   std::deque<SimJob> extra_;
   std::vector<StudyRun> studies_;
   std::vector<StudyResult> study_res_;
+  std::vector<std::int64_t> last_judged_;  // per study: n of the estimator's last judgement
   std::vector<int> study_order_;  // by submission
   std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>> study_events_;
   std::unordered_map<int, std::size_t> bound_;          // running trial job -> its trial

@@ -50,7 +50,12 @@
 namespace tune::sim {
 
 struct SimOptions {
-  std::string priority = "fifo";       // fifo | fairshare | tune
+  // fifo | fairshare (= multifactor) | tune | multifactor+tune | oracle |
+  // multifactor+oracle. The oracles know the future: a study whose recorded
+  // trials never meet its target gets its jobs below every other job from
+  // its first one (fifo's order, or multifactor with the job at priority 1):
+  // the best a policy that lowers plateauing studies could do.
+  std::string priority = "fifo";
   std::string placement = "cons_tres";  // a name make_placement() knows
   SchedConfig tune;                    // sched/tune's settings (priority "tune")
   // Classic fair share: PriorityWeightFairshare and PriorityWeightAge when
@@ -84,6 +89,13 @@ struct StudyResult {
   int jobs = 0;         // Slurm jobs it used (AppCore and trial jobs, or allocations)
   int yields = 0;       // yield signals it obeyed (whole allocation)
   int max_level = 0;    // highest sched/tune yield level it reached
+  // The estimator's judgements of its records, and the results it had at
+  // each decision that lowered it (a level rise).
+  int judgements = 0;
+  std::vector<std::int64_t> lowered_at;
+  // Whether a lowering was false: within its next 10 results the study
+  // improved its best by more than the first Algorithm 1 threshold (relative).
+  int false_lowerings = 0;
   bool killed = false;  // its AppCore reached its time limit: the rest of its trials never ran
   std::optional<double> best;
 };

@@ -148,7 +148,7 @@ bool StudyReplay::record(std::size_t t, bool timed_out, double now) {
 }
 
 ProgressRecord StudyReplay::progress(StudyRole role) const {
-  ProgressRecord r = progress_of(key_, done_, s_->minimize);
+  ProgressRecord r = progress_of(key_, done_, s_->minimize, {s_->target, s_->trials.size()});
   r.role = role;
   return r;
 }

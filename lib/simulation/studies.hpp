@@ -76,6 +76,7 @@ class StudyReplay {
   int results() const { return static_cast<int>(done_.size()); }
   const std::optional<double>& best() const { return best_; }
   double reached() const { return reached_; }  // -1: not yet
+  const std::vector<Trial>& done() const { return done_; }  // results in the order they arrived
 
  private:
   const SimStudy* s_;

@@ -132,6 +132,9 @@ Summary summarise(const std::string& label, const Cluster& c, const Workload& w,
     s.study_trials += x.trials;
     s.interrupted += x.interrupted;
     s.max_level = std::max(s.max_level, x.max_level);
+    s.judgements += x.judgements;
+    s.lowerings += static_cast<int>(x.lowered_at.size());
+    s.false_lowerings += x.false_lowerings;
     if (x.reached >= 0) {
       reached.push_back(x.reached - x.submitted);
       if (const auto b = alone_time_to_target(w.studies[i])) bounds.push_back(*b);
@@ -226,16 +229,21 @@ void write_jobs_csv(std::ostream& out, const Workload& w, const SimResult& r, co
 std::string format_studies(const std::vector<Summary>& rows) {
   std::ostringstream o;
   char b[512];
-  std::snprintf(b, sizeof b, "%-26s %8s %10s %10s %10s %10s %8s %8s %7s %6s\n", "STUDIES", "REACHED", "TTT", "TTT-ALL",
-                "TTT-BOUND", "TTT-MAX", "TRIALS", "CUT", "YIELDS", "LEVEL");
+  std::snprintf(b, sizeof b, "%-38s %8s %10s %10s %10s %10s %8s %8s %7s %6s  %s\n", "STUDIES", "REACHED", "TTT",
+                "TTT-ALL", "TTT-BOUND", "TTT-MAX", "TRIALS", "CUT", "YIELDS", "LEVEL", "FALSE-LOWERED/LOWERED (JUDGED)");
   o << b;
   for (const auto& s : rows) {
-    std::snprintf(b, sizeof b, "%-26s %8s %10s %10s %10s %10s %8d %8d %7d %6d\n", s.label.c_str(),
+    char lowered[96] = "-";
+    if (s.judgements > 0)
+      std::snprintf(lowered, sizeof lowered, "%d/%d %s (%d)", s.false_lowerings, s.lowerings,
+                    s.lowerings ? (std::to_string(static_cast<int>(std::lround(100.0 * s.false_lowerings / s.lowerings))) + "%").c_str() : "-",
+                    s.judgements);
+    std::snprintf(b, sizeof b, "%-38s %8s %10s %10s %10s %10s %8d %8d %7d %6d  %s\n", s.label.c_str(),
                   (std::to_string(s.time_to_target.n) + "/" + std::to_string(s.studies)).c_str(),
                   s.time_to_target.n ? dur(s.time_to_target.mean).c_str() : "-", dur(s.study_time_all).c_str(),
                   s.time_to_target.n ? dur(s.time_to_target_bound).c_str() : "-",
                   s.time_to_target.n ? dur(s.time_to_target.max).c_str() : "-", s.study_trials, s.interrupted,
-                  s.yields, s.max_level);
+                  s.yields, s.max_level, lowered);
     o << b;
   }
   return o.str();

@@ -43,6 +43,9 @@ struct Summary {
   // the mean counting the others at their end, and the mean of what those
   // that met it would take alone on an idle cluster (alone_time_to_target).
   int studies = 0, study_trials = 0, interrupted = 0, yields = 0, max_level = 0;
+  // The estimator's judgements, its decisions to lower a study (level
+  // rises), and those of them that were false (StudyResult::false_lowerings).
+  int judgements = 0, lowerings = 0, false_lowerings = 0;
   Stats time_to_target;
   double study_time_all = 0, time_to_target_bound = 0;
 };
@@ -56,7 +59,8 @@ std::string format_by_gpus(const std::vector<Summary>& rows);
 
 // Studies, one row per summary: how many met their target, time to target
 // (mean of those, mean of all counting the rest at their end, the bound,
-// the longest), trials replayed, trials cut short, yields, highest yield level.
+// the longest), trials replayed, trials cut short, yields, highest yield
+// level, and the estimator's lowerings: false ones / all (judgements).
 std::string format_studies(const std::vector<Summary>& rows);
 // Each study's time to target alone and in each run ("L2": highest yield
 // level reached, "Y1": yields obeyed).

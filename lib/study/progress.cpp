@@ -22,12 +22,20 @@ std::string study_key(const std::string& name, const std::string& history_path) 
   return (key.empty() ? "study" : key) + hex;
 }
 
-ProgressRecord progress_of(const std::string& key, const std::vector<Trial>& trials, bool minimize, std::size_t top) {
+ProgressRecord progress_of(const std::string& key, const std::vector<Trial>& trials, bool minimize,
+                           const StudyGoal& goal, std::size_t top) {
   ProgressRecord r;
   r.study = key;
   r.minimize = minimize;
-  for (const auto& t : trials)
+  std::int64_t used = 0;
+  for (const auto& t : trials) {
+    if (is_final(t.state)) ++used;
     if (t.state == TrialState::Ok && t.objective && std::isfinite(*t.objective)) r.top.push_back(*t.objective);
+  }
+  if (goal.target && std::isfinite(*goal.target) && std::fabs(*goal.target) < 1e300) r.target = goal.target;
+  if (goal.budget)
+    r.left = std::clamp<std::int64_t>(static_cast<std::int64_t>(std::min<std::uint64_t>(*goal.budget, ProgressRecord::kMaxTrials)) - used,
+                                      0, ProgressRecord::kMaxTrials);
   r.trials = static_cast<std::int64_t>(r.top.size());
   top = std::min(top, ProgressRecord::kMaxTop);
   auto better = [minimize](double a, double b) { return minimize ? a < b : a > b; };

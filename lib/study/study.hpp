@@ -83,6 +83,7 @@ class Study {
   void await_proposal(double seconds) const;
   // Trials the stand-in proposed because the sampler was busy.
   std::uint64_t stand_in_trials() const { return stand_in_trials_; }
+  const StudyLimits& limits() const { return limits_; }
   // Records an intermediate report. Returns true when the pruner says the
   // trial should stop now: the caller ends it and reports the run as pruned.
   bool on_report(std::uint64_t trial, const Report& report, double now);

@@ -221,5 +221,7 @@ extern tune_pass_counts_t tune_jobs_pass(tune_policy_t *policy, const char *name
 	      name, n, counts.set, what, counts.changed, signalled,
 	      (long) ((t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_usec - t0.tv_usec)));
 	tune_jobs_free(&t);
+	for (i = 0; tune_policy_change(policy, i, err, sizeof(err)); i++)
+		info("%s: %s", name, err);
 	return counts;
 }

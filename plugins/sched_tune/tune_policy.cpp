@@ -164,6 +164,23 @@ int tune_policy_pass(tune_policy_t* p, double now, double cap_cpus, double cap_m
   });
 }
 
+int tune_policy_change(tune_policy_t* p, size_t i, char* buf, size_t len) {
+  return c_boundary(nullptr, 0, 0, [&] {
+    std::lock_guard g(p->lock);
+    const auto& changes = p->sched ? p->sched->changes() : p->site->changes();
+    if (i >= changes.size() || len == 0) return 0;
+    const auto& c = changes[i];
+    const char* by = c.chance >= 0 ? "tail estimate" : c.to < c.from ? "relaxed, nobody else waits" : "Algorithm 1";
+    if (c.chance >= 0)
+      std::snprintf(buf, len, "study %s: yield level %d -> %d at %lld results, %s %.3g", c.study.c_str(), c.from, c.to,
+                    static_cast<long long>(c.results), by, c.chance);
+    else
+      std::snprintf(buf, len, "study %s: yield level %d -> %d at %lld results, %s", c.study.c_str(), c.from, c.to,
+                    static_cast<long long>(c.results), by);
+    return 1;
+  });
+}
+
 int tune_policy_site_for(tune_policy_t* p, uint32_t job_id, uint32_t user_id, const char* comment, int64_t* site) {
   return c_boundary(nullptr, 0, 0, [&] {
     std::lock_guard g(p->lock);

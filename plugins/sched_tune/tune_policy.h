@@ -72,6 +72,11 @@ int tune_policy_save(const tune_policy_t *p, const char *path, char *err, size_t
 int tune_policy_pass(tune_policy_t *p, double now, double cap_cpus, double cap_mem_mb, double cap_gpus,
 		     const tune_job_t *jobs, size_t n, tune_decision_t *out, char *err, size_t errlen);
 
+/* The i-th study whose yield level the last pass changed, as a line for
+ * slurmctld's log ("study UID:KEY: yield level 0 -> 3 at 14 results, tail
+ * estimate 0.0031"): 1 and buf filled, or 0 when there is no i-th. */
+int tune_policy_change(tune_policy_t *p, size_t i, char *buf, size_t len);
+
 /* site_factor/tune: the SITE term to give a job Slurm (re)computes the
  * priority of: 1 and *site set, or 0 (leave the job's term alone). */
 int tune_policy_site_for(tune_policy_t *p, uint32_t job_id, uint32_t user_id, const char *comment,

@@ -225,7 +225,9 @@ std::string hostile(std::mt19937_64& rng) {
   static const std::vector<std::string> pieces = {
       "tune:", "study=", "s", "x", ";", "n=", "dir=min", "dir=max", "top=", "1", "-1", "0.5", "nan", "inf", "1e308",
       "-1e308", "99999999999", ",", "=", " ", "\n", "\xff", std::string(1, '\0'), "tune:study=s;n=50;dir=min;top=1,1,1,1,1",
-      "tune:study=s;n=50;dir=max;top=9,8,7,6,5", "level=0", "prio=4294967295", std::string(300, 'a')};
+      "tune:study=s;n=50;dir=max;top=9,8,7,6,5", ";tgt=", ";tgt=1e300", ";left=0", ";left=1000000000", "0.9",
+      "tune:study=s;n=50;dir=max;top=0.9,0.9,0.9;tgt=0.5;left=99", "tune:study=s;n=50;dir=min;top=1,2,3;tgt=-1e308;left=0",
+      "level=0", "prio=4294967295", std::string(300, 'a')};
   std::uniform_int_distribution<std::size_t> pick(0, pieces.size() - 1), len(0, 24);
   std::string out;
   for (std::size_t i = 0, n = len(rng); i < n; ++i) out += pieces[pick(rng)];
@@ -236,8 +238,10 @@ std::string hostile(std::mt19937_64& rng) {
 
 TEST(SchedulingPass, NoCommentEverRaisesAJobsPriority) {
   std::mt19937_64 rng(2026);
-  for (int round = 0; round < 300; ++round) {
-    SchedulingPolicy with(fast()), without(fast());
+  for (int round = 0; round < 600; ++round) {
+    SchedConfig c = fast();
+    c.adaptive.estimator = round % 2 ? Estimator::Tail : Estimator::Algorithm1;  // both estimators
+    SchedulingPolicy with(c), without(c);
     std::vector<JobView> a, b;
     const int jobs = 2 + static_cast<int>(rng() % 8);
     for (int i = 0; i < jobs; ++i) {
@@ -413,13 +417,13 @@ TEST(StudyProgress, RecordHoldsFinishedResultsBestFirstAndAParsableKey) {
   EXPECT_EQ(key.rfind("my_study_1-", 0), 0u) << key;
   EXPECT_EQ(key, study_key("my study/1", "/data/runs/./s.h5")) << "same file, same key";
   EXPECT_NE(key, study_key("my study/1", "/data/runs/t.h5"));
-  const auto r = progress_of(key, trials, true, 3);
+  const auto r = progress_of(key, trials, true, {}, 3);
   EXPECT_EQ(r.trials, 4);
   EXPECT_EQ(r.top, (std::vector<double>{0.1, 0.2, 0.5}));
   const auto back = parse_progress(format_progress(r));
   ASSERT_TRUE(back) << format_progress(r);
   EXPECT_EQ(back->study, key);
-  EXPECT_EQ(progress_of(key, trials, false, 2).top, (std::vector<double>{0.9, 0.5}));
+  EXPECT_EQ(progress_of(key, trials, false, {}, 2).top, (std::vector<double>{0.9, 0.5}));
 }
 
 }  // namespace

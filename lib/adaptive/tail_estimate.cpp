@@ -1,0 +1,61 @@
+#include "adaptive/tail_estimate.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tune {
+namespace {
+
+// 1 - (1 - p)^h without losing a small p.
+double any_of(double p, double h) {
+  if (p <= 0 || h <= 0) return 0;
+  if (p >= 1) return 1;
+  return -std::expm1(h * std::log1p(-p));
+}
+
+}  // namespace
+
+std::optional<TailEstimate> tail_estimate(const ProgressRecord& r, const TailOptions& o, double threshold) {
+  const std::int64_t n = r.trials;
+  if (n < o.min_results || r.top.size() < 2 || (r.left && *r.left <= 0)) return std::nullopt;
+  const double sign = r.minimize ? -1 : 1;  // larger is better below
+  const double best = sign * r.top[0];
+  TailEstimate e;
+  std::optional<double> gap;  // to the target
+  if (r.target) {
+    gap = sign * *r.target - best;
+    if (*gap <= 0) return e;  // met: the study is ending
+  }
+  // The tail's scale from the top k values (never more than half the
+  // results: the rest of them is the body of the distribution, not its
+  // tail): S = sum of i*(x_i - x_{i+1}), a sum of k-1 exponential spacings.
+  const std::size_t k = std::min<std::size_t>({static_cast<std::size_t>(o.spacings) + 1, r.top.size(),
+                                               static_cast<std::size_t>(std::max<std::int64_t>(2, (n + 1) / 2))});
+  double S = 0;
+  for (std::size_t i = 1; i < k; ++i) S += static_cast<double>(i) * (sign * r.top[i - 1] - sign * r.top[i]);
+  // P(excess > need) averaged over the scale's posterior (prior 1/scale):
+  // (S / (S + need))^(k-1), heavier than exp(-need (k-1)/S) with the scale
+  // plugged in, which lowered studies drawn from a smooth distribution
+  // after a few close results by chance.
+  const double spacings = static_cast<double>(k - 1);
+  const auto per_result = [&](double need) {
+    return S > 0 ? std::pow(S / (S + need), spacings) / static_cast<double>(n + 1) : 0.0;
+  };
+
+  const double ahead = r.left ? static_cast<double>(*r.left) : static_cast<double>(o.horizon);
+  double need = std::max(threshold, 0.0) * std::max(std::fabs(best), 1e-12);
+  if (gap) need = std::min(need, *gap);
+  e.p_improve = any_of(per_result(need), std::min(static_cast<double>(o.horizon), ahead));
+  if (gap) e.p_target = any_of(per_result(*gap), ahead);
+  e.p = std::max(e.p_improve, e.p_target);
+  return e;
+}
+
+int tail_level(double p, const TailOptions& o, int max_level) {
+  if (!(p < o.p_min)) return 0;
+  if (p <= 0) return max_level;
+  const double halvings = std::floor(std::log2(o.p_min / p));
+  return static_cast<int>(std::min<double>(max_level, 1 + halvings));
+}
+
+}  // namespace tune

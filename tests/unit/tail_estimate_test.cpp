@@ -1,0 +1,193 @@
+// The tail estimator (lib/adaptive/tail_estimate), the record fields it
+// reads (tgt, left) and the progress record that carries them, and
+// sched_tune.conf's choice of estimator.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "adaptive/progress_record.hpp"
+#include "adaptive/tail_estimate.hpp"
+#include "adaptive/yield_level.hpp"
+#include "priority/sched_config.hpp"
+#include "study/progress.hpp"
+
+namespace tune {
+namespace {
+
+ProgressRecord maxrec(std::int64_t n, std::vector<double> top, std::optional<double> target = {},
+                      std::optional<std::int64_t> left = {}) {
+  ProgressRecord r{"s", n, false, std::move(top)};
+  r.target = target, r.left = left;
+  return r;
+}
+
+TEST(ProgressRecord, TargetAndTrialsLeftRoundTripAndAreBounded) {
+  ProgressRecord r = maxrec(12, {0.9, 0.8}, 0.95, 18);
+  r.role = StudyRole::Trial;
+  EXPECT_EQ(format_progress(r), "tune:study=s;n=12;dir=max;top=0.9,0.8;tgt=0.95;left=18;role=trial");
+  EXPECT_EQ(parse_progress(format_progress(r)), r);
+  const auto without = parse_progress("tune:study=s;n=12;dir=max;top=0.9");
+  ASSERT_TRUE(without);
+  EXPECT_FALSE(without->target);
+  EXPECT_FALSE(without->left);
+  for (const char* bad : {"tune:study=s;n=5;dir=min;top=1;tgt=", "tune:study=s;n=5;dir=min;top=1;tgt=nan",
+                          "tune:study=s;n=5;dir=min;top=1;tgt=1e400", "tune:study=s;n=5;dir=min;top=1;tgt=1;tgt=2",
+                          "tune:study=s;n=5;dir=min;top=1;left=-1", "tune:study=s;n=5;dir=min;top=1;left=1000000001",
+                          "tune:study=s;n=5;dir=min;top=1;left=2.5", "tune:study=s;n=5;dir=min;top=1;left=1;left=1"})
+    EXPECT_FALSE(parse_progress(bad)) << bad;
+}
+
+TEST(StudyProgress, RecordCarriesTheTargetAndTheTrialsTheBudgetHasLeft) {
+  std::vector<Trial> trials;
+  for (TrialState st : {TrialState::Ok, TrialState::Failed, TrialState::Ok, TrialState::Running,
+                        TrialState::Interrupted, TrialState::Pruned}) {
+    Trial t;
+    t.id = trials.size(), t.state = st;
+    if (st == TrialState::Ok) t.objective = 0.5 + 0.1 * static_cast<double>(t.id);
+    trials.push_back(t);
+  }
+  const auto r = progress_of("k", trials, false, {0.93, 30});
+  EXPECT_EQ(r.target, 0.93);
+  EXPECT_EQ(r.left, 26) << "ok, failed and pruned trials used the budget; running and interrupted ones not yet";
+  EXPECT_EQ(progress_of("k", trials, false, {std::nullopt, 3}).left, 0) << "never below 0";
+  EXPECT_FALSE(progress_of("k", trials, false).left);
+  EXPECT_EQ(parse_progress(format_progress(r)), r);
+}
+
+TEST(TailEstimate, NotJudgedWithTooFewResultsOrNoTrialsLeft) {
+  const TailOptions o;  // min_results 5
+  EXPECT_FALSE(tail_estimate(maxrec(4, {0.9, 0.8, 0.7, 0.6}), o, 0.01));
+  EXPECT_FALSE(tail_estimate(maxrec(9, {0.9}), o, 0.01));
+  EXPECT_FALSE(tail_estimate(maxrec(9, {0.9, 0.8, 0.7}, std::nullopt, 0), o, 0.01));
+  EXPECT_TRUE(tail_estimate(maxrec(5, {0.9, 0.8, 0.7, 0.6, 0.5}), o, 0.01));
+}
+
+TEST(TailEstimate, ResultsTiedAtTheBestMeanACeilingSpreadOnesAStudyStillImproving) {
+  const TailOptions o;
+  const auto spread = tail_estimate(maxrec(12, {0.90, 0.84, 0.80, 0.71, 0.66, 0.6}), o, 0.01);
+  const auto tied_fewer = tail_estimate(maxrec(12, {0.85, 0.85, 0.85, 0.80, 0.71, 0.6}), o, 0.01);
+  ASSERT_TRUE(spread && tied_fewer);
+  EXPECT_LT(tied_fewer->p, spread->p) << "ties at the best lower the chance";
+  ASSERT_TRUE(spread);
+  EXPECT_GT(spread->p, o.p_min);
+  EXPECT_EQ(tail_level(spread->p, o, 8), 0);
+  const auto tied = tail_estimate(maxrec(12, {0.85, 0.85, 0.85, 0.85, 0.85, 0.71}), o, 0.01);
+  ASSERT_TRUE(tied);
+  EXPECT_EQ(tied->p, 0);
+  EXPECT_EQ(tail_level(tied->p, o, 8), 8);
+  // The same with minimisation: the sign is the record's direction.
+  ProgressRecord low{"s", 8, true, {0.10, 0.16, 0.20, 0.29, 0.34}};
+  EXPECT_NEAR(tail_estimate(low, o, 0.01)->p_improve, tail_estimate(maxrec(8, {-0.10, -0.16, -0.20, -0.29, -0.34}), o, 0.01)->p_improve, 1e-12);
+}
+
+TEST(TailEstimate, FewerTrialsLeftAndAFartherTargetLowerTheChance) {
+  const TailOptions o;
+  const std::vector<double> top{0.88, 0.87, 0.85, 0.80};
+  double last = 2;
+  for (std::int64_t left : {40, 20, 10, 5, 2, 1}) {
+    const double p = tail_estimate(maxrec(12, top, 0.95, left), o, 0.01)->p_target;
+    EXPECT_LT(p, last) << left;
+    last = p;
+  }
+  EXPECT_GT(tail_estimate(maxrec(12, top, 0.89, 10), o, 0.01)->p_target, tail_estimate(maxrec(12, top, 0.95, 10), o, 0.01)->p_target);
+  EXPECT_EQ(tail_estimate(maxrec(12, top, 0.88, 10), o, 0.01)->p, 1) << "target met: the study is ending";
+  // A study that cannot improve soon but may still reach its target is kept.
+  const auto e = tail_estimate(maxrec(12, {0.88, 0.8799, 0.86, 0.80}, 0.885, 200), o, 0.01);
+  EXPECT_GE(e->p, e->p_target);
+}
+
+TEST(TailEstimate, LevelHalvesThePerChanceBelowPMin) {
+  const TailOptions o;  // p_min 0.05
+  EXPECT_EQ(tail_level(0.05, o, 8), 0);
+  EXPECT_EQ(tail_level(0.049, o, 8), 1);
+  EXPECT_EQ(tail_level(0.024, o, 8), 2);
+  EXPECT_EQ(tail_level(1e-9, o, 8), 8);
+  EXPECT_EQ(tail_level(0, o, 3), 3);
+}
+
+// Studies drawn at random from a continuous bounded distribution (random
+// search on a smooth problem): how often the estimator lowers one that then
+// improves its best by more than 1% within its next 10 results; and a
+// study capped at a ceiling (15% of its results at it), how soon it is
+// lowered. The first must stay rare, the second must happen.
+TEST(TailEstimate, RarelyLowersAStudyThatGoesOnToImproveAndLowersOneAtItsCeiling) {
+  std::mt19937_64 rng(7);
+  std::gamma_distribution<double> g(2.0, 1.0);
+  auto draw = [&] { const double a = g(rng), b = g(rng); return 0.5 + 0.47 * a / (a + b); };  // beta(2,2) on [0.5, 0.97]
+  AdaptiveOptions o;
+  o.estimator = Estimator::Tail;
+  int lowered = 0, false_lowered = 0, ceiling_found = 0;
+  for (int study = 0; study < 300; ++study) {
+    std::vector<double> free, capped;
+    for (int i = 0; i < 50; ++i) {
+      const double x = draw();
+      free.push_back(x);
+      capped.push_back(std::min(x, 0.82));  // P(x > 0.82) ~ 15%
+    }
+    YieldLevel y, z;
+    bool found = false;
+    for (int n = 1; n <= 40; ++n) {
+      const auto top = [&](const std::vector<double>& v) {
+        std::vector<double> t(v.begin(), v.begin() + n);
+        std::sort(t.rbegin(), t.rend());
+        t.resize(std::min<std::size_t>(t.size(), 10));
+        return t;
+      };
+      y.observe(maxrec(n, top(free), std::nullopt, 50 - n), o);
+      if (y.level() > 0) {
+        ++lowered;
+        const double best = *std::max_element(free.begin(), free.begin() + n);
+        if (*std::max_element(free.begin() + n, free.begin() + n + 10) > best * 1.01) ++false_lowered;
+      }
+      z.observe(maxrec(n, top(capped), std::nullopt, 50 - n), o);
+      if (n <= 30 && z.level() > 0) found = true;
+    }
+    ceiling_found += found;
+  }
+  EXPECT_LE(false_lowered, 0.05 * std::max(lowered, 1)) << lowered << " lowerings";
+  EXPECT_GE(ceiling_found, 200) << "of 300 capped studies lowered within 30 results";
+}
+
+TEST(TailEstimate, YieldLevelFollowsTheEstimateAndRecoversWithIt) {
+  AdaptiveOptions o;
+  o.estimator = Estimator::Tail;
+  YieldLevel y;
+  EXPECT_TRUE(y.observe(maxrec(12, {0.85, 0.85, 0.85, 0.85, 0.85, 0.7}), o));
+  EXPECT_EQ(y.level(), o.max_level);
+  EXPECT_FALSE(y.observe(maxrec(12, {0.85, 0.85, 0.85, 0.85, 0.85, 0.7}), o)) << "a repeated record is not judged again";
+  EXPECT_FALSE(y.observe(maxrec(13, {0.95, 0.85, 0.85, 0.85, 0.85, 0.85}), o)) << "a new best well above";
+  EXPECT_EQ(y.level(), 0);
+  EXPECT_GT(y.last_chance(), o.tail.p_min);
+}
+
+TEST(SchedConfig, ChoosesTheEstimatorByNameWithItsSettings) {
+  EXPECT_EQ(parse_sched_config("", "x.conf").adaptive.estimator, Estimator::Algorithm1);
+  const auto c = parse_sched_config(
+      "adaptive = { estimator = \"tail\"; tail = { horizon = 20; p_min = 0.01; min_results = 8; spacings = 3; }; };", "x.conf");
+  EXPECT_EQ(c.adaptive.estimator, Estimator::Tail);
+  EXPECT_EQ(c.adaptive.tail.horizon, 20);
+  EXPECT_EQ(c.adaptive.tail.p_min, 0.01);
+  EXPECT_EQ(c.adaptive.tail.min_results, 8);
+  EXPECT_EQ(c.adaptive.tail.spacings, 3);
+  EXPECT_EQ(parse_sched_config("adaptive = { estimator = \"algorithm1\"; };", "x.conf").adaptive.estimator,
+            Estimator::Algorithm1);
+  for (const char* bad : {"adaptive = {\n estimator = \"gittins\";\n};", "adaptive = {\n tail = { horizon = 0; };\n};",
+                          "adaptive = {\n tail = { p_mni = 0.1; };\n};", "adaptive = {\n tail = { spacings = 16; };\n};"}) {
+    try {
+      parse_sched_config(bad, "x.conf");
+      ADD_FAILURE() << "accepted: " << bad;
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(e.line, 2) << e.what();
+    }
+  }
+  try {
+    parse_sched_config("adaptive = { estimator = \"gittins\"; };", "x.conf");
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("use \"algorithm1\""), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tune
