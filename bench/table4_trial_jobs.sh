@@ -13,7 +13,10 @@
 #   fifo        Slurm's default order (sched/backfill, priority/basic): jobs by submission
 #   study-fifo  the paper's FIFO: the earlier study's trials first (each
 #               study's trial jobs a larger --nice than the one before)
-#   sched/tune  fair share and adaptive priority (lowers a plateaued study's pending trial jobs)
+#   sched/tune:algorithm1  sched/tune with the source design's Algorithm 1
+#   sched/tune:tail        sched/tune with the tail estimator (lib/adaptive/tail_estimate)
+#               (each: fair share and adaptive priority, lowering a plateaued
+#               study's pending trial jobs)
 #   oracle      (heterogeneous only) Slurm's order, but the studies that will
 #               plateau get --nice 10000 from their first trial job: what a
 #               policy that lowers plateaued studies could reach at best, knowing
@@ -22,10 +25,16 @@
 # slurmdbd, accounts lab1..lab4) and priority/multifactor with fair share and
 # age, as most sites do, and the policies are:
 #   multifactor       multifactor alone (fair share between the studies' accounts)
-#   multifactor+tune  the same with PrioritySiteFactorPlugin=site_factor/tune
+#   multifactor+tune:algorithm1, multifactor+tune:tail
+#                     the same with PrioritySiteFactorPlugin=site_factor/tune
+#                     and each estimator
 #   oracle            (heterogeneous only) multifactor, the studies that will
 #                     plateau given --nice 1000000 (below every other job) from
 #                     their first trial job
+# ESTIMATORS (default "algorithm1 tail") chooses the estimator rows.
+# False lowerings: each decision of an estimator to lower a study (a yield
+# level rise in slurmctld's log) is false when the study then improves its
+# best by more than 1% within its next 10 results.
 # Search: ALGOS (default "random", the paper's; "random bayes" runs both).
 # Per study: time from submission to its target (or, without one reached, to
 # its end) and to within 1% of its final best; per run the averages. RUNS
@@ -39,6 +48,7 @@ port=${PORT:-17870}
 export CURVE_EPOCH=${CURVE_EPOCH:-0.6} TUNE_PROGRESS_INTERVAL=${TUNE_PROGRESS_INTERVAL:-2}
 target=${TARGET:-0.93}
 mode=${PRIORITY:-basic}
+estimators=${ESTIMATORS:-algorithm1 tail}
 case $mode in
   basic) baseline=fifo tuned=sched/tune ;;
   multifactor) baseline=multifactor tuned=multifactor+tune ;;
@@ -46,11 +56,12 @@ case $mode in
 esac
 budget=${BUDGET:-30}
 cp "$top/bench/programs/curve.json" .
-cat >sched.conf <<'CONF'
+for est in $estimators; do
+  cat >"sched-$est.conf" <<CONF
 interval = 1;
-adaptive = { k = 1; m = 3; thresholds = [0.01]; relax_time = 60; };
+adaptive = { estimator = "$est"; k = 1; m = 3; thresholds = [0.01]; relax_time = 60; };
 CONF
-cp sched.conf site.conf
+done
 
 # study I of workload W: "TARGET CEILING" (ceiling 1 = none)
 shape() {
@@ -62,14 +73,15 @@ shape() {
 
 run() {  # POLICY WORKLOAD N ALGO -> one line per study: "s<i> to_target to_1pct reached"
   local policy=$1 workload=$2 n=$3 algo=$4 dir=$work/cluster i t0
-  local sched=sched/backfill extra=()
-  [ "$policy" = sched/tune ] && sched=sched/tune
-  [ "$mode" = multifactor ] && extra=(--accounting --accounts lab1,lab2,lab3,lab4 --site-conf site.conf)
-  [ "$policy" = multifactor+tune ] && extra+=(--site-factor site_factor/tune)
+  local sched=sched/backfill extra=() est=${1#*:}
+  [ "$est" = "$policy" ] && est=${estimators%% *}
+  case $policy in sched/tune*) sched=sched/tune ;; esac
+  [ "$mode" = multifactor ] && extra=(--accounting --accounts lab1,lab2,lab3,lab4 --site-conf "sched-$est.conf")
+  case $policy in multifactor+tune*) extra+=(--site-factor site_factor/tune) ;; esac
   trap "\"$cluster\" stop --dir \"$dir\" --port $port >/dev/null 2>&1" EXIT  # expanded now: dir is local
   rm -rf "$work"/s[0-9]*
   "$cluster" start --fresh --dir "$dir" --port "$port" --nodes 3 --cpus 12 --memory 20000 --gpus 0 \
-    --scheduler "$sched" --sched-conf sched.conf --conf SchedulerParameters=batch_sched_delay=0 --conf Epilog=/bin/true \
+    --scheduler "$sched" --sched-conf "sched-$est.conf" --conf SchedulerParameters=batch_sched_delay=0 --conf Epilog=/bin/true \
     "${extra[@]}" >/dev/null
   # shellcheck disable=SC1091
   source "$dir/env"
@@ -87,10 +99,11 @@ run() {  # POLICY WORKLOAD N ALGO -> one line per study: "s<i> to_target to_1pct
   done
   for _ in $(seq 1 2400); do [ -z "$(squeue -h)" ] && break; sleep 0.5; done
   "$cluster" stop --dir "$dir" --port "$port" >/dev/null 2>&1
+  grep -h "yield level" "$dir/log/slurmctld.log" >"$work/levels.txt" 2>/dev/null || : >"$work/levels.txt"
   for i in $(seq 1 "$n"); do
     read -r tgt _ < <(shape "$workload" "$i")
     "$tune" export "$work/s$i/s$i.h5" --csv | /usr/bin/python3 -c "
-import csv, sys
+import csv, re, sys
 t0, tgt = $t0, $tgt
 rows = [r for r in csv.DictReader(sys.stdin) if r['state'] == 'ok']
 ends = sorted((float(r['end_time']), float(r['objective'])) for r in rows)
@@ -98,19 +111,35 @@ best = max(o for e, o in ends)
 hit = [e for e, o in ends if o >= tgt]
 to_target = (hit[0] if hit else ends[-1][0]) - t0
 near = min(e for e, o in ends if o >= best - 0.01 * abs(best)) - t0
-print('s$i %.1f %.1f %s' % (to_target, near, 'yes' if hit else 'no'))"
+# The estimator's decisions to lower this study (level rises) and the false
+# ones: its best of the next 10 results beat its best so far by > 1%.
+vals = [o for e, o in ends]
+lowered = false = 0
+for line in open('$work/levels.txt'):
+    m = re.search(r'study \\d+:s$i-[0-9a-f]{8}: yield level (\\d+) -> (\\d+) at (\\d+) results', line)
+    if not m or int(m.group(2)) <= int(m.group(1)):
+        continue
+    lowered += 1
+    k = int(m.group(3))
+    if 0 < k < len(vals) and max(vals[k:k + 10]) > max(vals[:k]) + 0.01 * abs(max(vals[:k])):
+        false += 1
+print('s$i %.1f %.1f %s %d %d' % (to_target, near, 'yes' if hit else 'no', lowered, false))"
   done
 }
 
-printf '%-14s %-6s %-7s %-4s %-16s %10s %10s %10s  %s\n' workload algo studies run policy "to target" "reached" "to 1%" "per study (to target s, target reached)"
+printf '%-14s %-6s %-7s %-4s %-28s %10s %10s %10s %5s %5s  %s\n' workload algo studies run policy "to target" "reached" "to 1%" lower false "per study (to target s, target reached)"
 summary=()
 for workload in ${WORKLOADS:-identical heterogeneous}; do
   for algo in ${ALGOS:-random}; do
     for n in ${STUDIES:-1 4}; do
       rows=""
       for r in $(seq 1 "${RUNS:-1}"); do
-        policies="fifo study-fifo sched/tune"
-        [ "$mode" = multifactor ] && policies="multifactor multifactor+tune"
+        policies="fifo study-fifo"
+        for est in $estimators; do policies+=" sched/tune:$est"; done
+        if [ "$mode" = multifactor ]; then
+          policies=multifactor
+          for est in $estimators; do policies+=" multifactor+tune:$est"; done
+        fi
         [ "$workload" = heterogeneous ] && [ "$n" -gt 1 ] && policies+=" oracle"
         for policy in $policies; do
           lines=$(run "$policy" "$workload" "$n" "$algo")
@@ -121,48 +150,58 @@ rows = [l.split() for l in lines if l.strip()]
 to_t = [float(x[1]) for x in rows]
 near = [float(x[2]) for x in rows]
 reached = [float(x[1]) for x in rows if x[3] == "yes"]
+lowered = sum(int(x[4]) for x in rows)
+false = sum(int(x[5]) for x in rows)
 per = " ".join("%s:%s%s" % (x[0], x[1], "" if x[3] == "yes" else "(no)") for x in rows)
-print("%-14s %-6s %-7s %-4s %-16s %10.1f %10.1f %10.1f  %s" % (
+print("%-14s %-6s %-7s %-4s %-28s %10.1f %10.1f %10.1f %5d %5d  %s" % (
     w, a, n, r, p, sum(to_t) / len(to_t), sum(reached) / len(reached) if reached else float("nan"),
-    sum(near) / len(near), per))
+    sum(near) / len(near), lowered, false, per))
 PY
 )
           echo "$row"
           rows+="$row"$'\n'
         done
       done
-      summary+=("$(/usr/bin/python3 - "$rows" "$baseline" "$tuned" <<'PY'
-import sys, statistics as st
+      summary+=("$(/usr/bin/python3 - "$rows" "$baseline" <<'PY'
+import math, sys, statistics as st
 rows = [l.split() for l in sys.argv[1].split("\n") if l.strip()]
-base, tuned = sys.argv[2], sys.argv[3]
-by = {}
+base = sys.argv[2]
+by, low = {}, {}
 for x in rows:
     by.setdefault(x[4], []).append((float(x[5]), float(x[6]), float(x[7])))
+    l = low.setdefault(x[4], [0, 0])
+    l[0] += int(x[8]); l[1] += int(x[9])
 w, a, n = rows[0][0], rows[0][1], rows[0][2]
-mean = {p: [st.mean(v[i] for v in by[p]) for i in range(3)] for p in by}
-out = "%-14s %-6s %-7s %-4s" % (w, a, n, len(by[base]))
-for p in ("fifo", "study-fifo", "sched/tune", "multifactor", "multifactor+tune", "oracle"):
-    if p in mean:
-        out += "  %s %.1f/%.1f/%.1f" % (p, *mean[p])
-t, b = mean[tuned], mean[base]
-out += "  | %s / %s %.2f %.2f %.2f" % (tuned, base, t[0] / b[0], t[1] / b[1], t[2] / b[2])
-if "study-fifo" in mean:
-    f = mean["study-fifo"]
-    out += ", / study-fifo %.2f %.2f %.2f" % (t[0] / f[0], t[1] / f[1], t[2] / f[2])
-if "oracle" in mean:
-    o = mean["oracle"]
-    out += "; oracle / %s %.2f %.2f %.2f" % (base, o[0] / b[0], o[1] / b[1], o[2] / b[2])
-    # Of what the oracle gains over the baseline, the share the policy gets.
-    if b[0] != o[0]:
-        out += "; share of the oracle's gain in time to target %.2f" % ((b[0] - t[0]) / (b[0] - o[0]))
-print(out)
+# Mean over runs; "over targets reached" skips a run in which no study reached it.
+mean = {p: [st.mean(v[i] for v in by[p] if not math.isnan(v[i])) if any(not math.isnan(v[i]) for v in by[p])
+            else float("nan") for i in range(3)] for p in by}
+b = mean[base]
+lines = ["%-14s %-6s %-7s runs %d" % (w, a, n, len(by[base]))]
+for p in by:
+    m = mean[p]
+    line = "  %-28s %6.1f / %6.1f / %6.1f" % (p, *m)
+    if p != base:
+        line += "   / %s %.2f %.2f %.2f" % (base, m[0] / b[0], m[1] / b[1], m[2] / b[2])
+    if ":" in p:
+        if "study-fifo" in mean:
+            f = mean["study-fifo"]
+            line += ", / study-fifo %.2f %.2f" % (m[0] / f[0], m[1] / f[1])
+        if "oracle" in mean and mean["oracle"][1] != b[1]:
+            o = mean["oracle"]
+            # Of what the oracle gains over the baseline, the share this policy gets.
+            line += "; share of the oracle's gain: over targets reached %.2f, to target or end %.2f" % (
+                (b[1] - m[1]) / (b[1] - o[1]), (b[0] - m[0]) / (b[0] - o[0]) if b[0] != o[0] else float("nan"))
+        lw, fl = low[p]
+        line += "; false lowerings %d/%d" % (fl, lw)
+    lines.append(line)
+print("\n".join(lines))
 PY
 )")
     done
   done
 done
 echo
-echo "mean over runs (workload algo studies runs; per policy: to target (or end) / over targets reached / to 1%; ratios < 1: $tuned faster)"
+echo "mean over runs (per policy: to target (or end) / over targets reached / to 1%, s; ratios < 1: faster)"
 printf '%s\n' "${summary[@]}"
-[ "$mode" = basic ] && echo "aim (issue 11): heterogeneous at 4 studies, sched/tune >= 30% lower time to target than both baselines; 1 study <= 3% slower than fifo"
+echo "aims (issue 32): heterogeneous, 4 studies, random and bayes: an estimator's share of the oracle's gain over targets reached >= 0.67 and faster than study-fifo; 1 study <= 3% slower than $baseline; identical studies no slower than $baseline; false lowerings <= 5% of lowerings"
 echo "paper (Table 4, s, parallelism 4): FIFO 75.4 / 80.2 / 121.2 / 156.7; dynamic 80.8 / 82.4 / 104.5 / 124.7"
