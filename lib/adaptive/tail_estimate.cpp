@@ -47,6 +47,26 @@ std::optional<TailEstimate> tail_estimate(const ProgressRecord& r, const TailOpt
   if (gap) need = std::min(need, *gap);
   e.p_improve = any_of(per_result(need), std::min(static_cast<double>(o.horizon), ahead));
   if (gap) e.p_target = any_of(per_result(*gap), ahead);
+  // Results tied at the best: a continuous tail puts two results within the
+  // metric's resolution of each other at its top with a chance of about
+  // resolution/scale per tie, a metric at its ceiling every time. Taken as
+  // evidence only when the record resolves differences far finer than an
+  // improvement that matters (its smallest gap below threshold/10 of the
+  // best), so that a coarse metric (accuracy on 200 examples) whose results
+  // tie because of its resolution is not mistaken for one at its ceiling.
+  std::size_t tied = 1;
+  while (tied < r.top.size() && r.top[tied] == r.top[0]) ++tied;
+  double finest = INFINITY;
+  for (std::size_t i = 1; i < r.top.size(); ++i)
+    if (r.top[i] != r.top[i - 1]) finest = std::min(finest, std::fabs(r.top[i] - r.top[i - 1]));
+  const double matters = std::max(threshold, 0.0) * std::max(std::fabs(best), 1e-12);
+  if (S > 0 && tied >= 2 && finest < matters / 10) {
+    const double scale = S / spacings;
+    double chance_of_ties = 1;
+    for (std::size_t i = 1; i < tied; ++i) chance_of_ties *= -std::expm1(-static_cast<double>(i) * finest / scale);
+    e.p_improve *= chance_of_ties;
+    e.p_target *= chance_of_ties;
+  }
   e.p = std::max(e.p_improve, e.p_target);
   return e;
 }

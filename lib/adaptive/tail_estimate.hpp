@@ -14,7 +14,10 @@
 // chance is (S / (S + need))^(k-1). Exponential is the heaviest tail a
 // bounded metric (accuracy, a loss above 0) can have, so the estimate errs
 // towards "still improving"; results tied at the best (a metric at its
-// ceiling) have spacing 0 and pull the chance down.
+// ceiling) have spacing 0 and pull the chance down, and when the record
+// resolves differences far finer than the threshold, the chance is also
+// multiplied by how likely such ties are under a continuous tail
+// (1 - exp(-i*finest/scale) per tied result): a ceiling, not the resolution.
 //
 //   p_improve  chance of beating the best by threshold*|best| (the study's
 //              first Algorithm 1 threshold; the gap to its target if that is
