@@ -116,7 +116,7 @@ near = min(e for e, o in ends if o >= best - 0.01 * abs(best)) - t0
 vals = [o for e, o in ends]
 lowered = false = 0
 for line in open('$work/levels.txt'):
-    m = re.search(r'study \\d+:s$i-[0-9a-f]{8}: yield level (\\d+) -> (\\d+) at (\\d+) results', line)
+    m = re.search(r'study \\d+:s$i-[0-9a-f]{8}: yield level (\\d+) -> (\\d+) at (\\d+) results, (Algorithm 1|tail estimate)', line)
     if not m or int(m.group(2)) <= int(m.group(1)):
         continue
     lowered += 1

@@ -21,7 +21,8 @@ bool YieldLevel::observe_tail(const ProgressRecord& r, const AdaptiveOptions& o)
   judged_n_ = r.trials;
   last_p_ = e->p;
   const int before = level_;
-  level_ = tail_level(e->p, o.tail, o.max_level);
+  estimate_ = tail_level(e->p, o.tail, o.max_level);
+  level_ = estimate_;
   return level_ > before;
 }
 
@@ -52,6 +53,7 @@ YieldLevel YieldLevel::restore(const Saved& s, const AdaptiveOptions& o) {
   y.j_ = std::clamp(s.j, 0, std::max(0, static_cast<int>(o.thresholds.size()) - 1));
   y.last_n_ = std::max<std::int64_t>(-1, s.last_n);
   y.judged_n_ = std::clamp<std::int64_t>(s.judged_n, -1, y.last_n_);
+  y.estimate_ = std::clamp(s.estimate, 0, o.max_level);
   y.gap_sum_ = std::isfinite(s.gap_sum) && s.gap_sum >= 0 ? s.gap_sum : 0;
   y.gaps_ = y.gap_sum_ > 0 || s.gaps > 0 ? std::max<std::int64_t>(0, s.gaps) : 0;
   if (y.gaps_ == 0) y.gap_sum_ = 0;

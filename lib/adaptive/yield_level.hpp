@@ -11,6 +11,7 @@
 // enter the top m leaves g exactly as it was, so g == g'. Judged at every
 // result, a study still improving (random search enters its top m at a rate
 // of about m/n per result) rose at every miss, as fast as a plateaued one.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -52,10 +53,15 @@ class YieldLevel {
   // level its estimate gives (lower again when the estimate recovers).
   // Returns true when the level rose.
   bool observe(const ProgressRecord& r, const AdaptiveOptions& o);
-  // One level down (not below 0).
+  // One level down (not below 0): Algorithm 1's relaxation.
   void relax() {
     if (level_ > 0) --level_;
   }
+  // The tail estimator's relaxation: its estimate, less one level per
+  // relax_time nobody else has waited (`periods`); with someone waiting
+  // (periods 0) the estimate stands again at once.
+  void settle(int periods) { level_ = std::max(0, estimate_ - std::max(0, periods)); }
+  int estimate() const { return estimate_; }
 
   int level() const { return level_; }
   int threshold_index() const { return j_; }
@@ -76,8 +82,9 @@ class YieldLevel {
     double gap_sum = 0;
     std::int64_t gaps = 0;
     std::int64_t judged_n = -1;
+    int estimate = 0;
   };
-  Saved save() const { return {level_, j_, last_n_, gap_sum_, gaps_, judged_n_}; }
+  Saved save() const { return {level_, j_, last_n_, gap_sum_, gaps_, judged_n_, estimate_}; }
   static YieldLevel restore(const Saved& s, const AdaptiveOptions& o);
 
  private:
@@ -87,6 +94,7 @@ class YieldLevel {
   std::int64_t gaps_ = 0;
   std::int64_t judged_n_ = -1;
   double last_p_ = -1;
+  int estimate_ = 0;  // the tail estimator's level before relaxation
 
   bool observe_tail(const ProgressRecord& r, const AdaptiveOptions& o);
 };

@@ -20,6 +20,9 @@ void StudyTracker::update(double now, const std::vector<JobView>& jobs, const Ad
   // have no study and are never touched by the adaptive part.
   of_.assign(jobs.size(), Membership{});
   changes_.clear();
+  std::unordered_map<const StudyState*, int> before;   // levels as this update found them
+  std::unordered_map<const StudyState*, std::int64_t> judged;  // n of a judgement in this update
+  for (const auto& [id, s] : studies_) before.emplace(&s, s.yield.level());
   std::unordered_map<std::uint32_t, std::size_t> studies_per_user;
   for (const auto& [id, s] : studies_) ++studies_per_user[static_cast<std::uint32_t>(std::stoul(id))];
   for (std::size_t i = 0; i < jobs.size(); ++i) {
@@ -38,17 +41,18 @@ void StudyTracker::update(double now, const std::vector<JobView>& jobs, const Ad
     }
     StudyState& s = it->second;
     s.last_seen = now;
-    const int before = s.yield.level();
+    before.emplace(&s, s.yield.level());  // a study new in this update: level 0
+    const int was = s.yield.level();
+    const std::int64_t was_judged = s.yield.trials_judged();
     s.yield.observe(*record, o);
-    if (s.yield.level() != before) {
-      s.last_change = now;
-      changes_.push_back({id, record->trials, before, s.yield.level(), s.yield.last_chance()});
-    }
+    if (s.yield.trials_judged() != was_judged) judged[&s] = record->trials;
+    if (s.yield.level() != was) s.last_change = now;
     of_[i] = {&s, record->study, record->role};
   }
 
   // Relax: a study whose tenant alone has work waiting (or nobody has) for
-  // relax_time drops a level per relax_time.
+  // relax_time drops a level per relax_time (Algorithm 1: for good; the tail
+  // estimator: its estimate stands again as soon as someone else waits).
   std::unordered_map<const StudyState*, std::string> tenant_of_study;
   for (std::size_t i = 0; i < jobs.size(); ++i)
     if (of_[i].state) tenant_of_study.emplace(of_[i].state, jobs[i].tenant);
@@ -58,10 +62,21 @@ void StudyTracker::update(double now, const std::vector<JobView>& jobs, const Ad
     const bool contended = oldest_wait_.size() > 1 || (oldest_wait_.size() == 1 && (t == tenant_of_study.end() ||
                                                                                      !oldest_wait_.count(t->second)));
     if (contended) s.last_contended = now;
-    if (s.yield.level() > 0 && now - std::max(s.last_contended, s.last_change) >= o.relax_time) {
+    if (o.estimator == Estimator::Tail) {
+      s.yield.settle(static_cast<int>(std::floor((now - s.last_contended) / o.relax_time)));
+    } else if (s.yield.level() > 0 && now - std::max(s.last_contended, s.last_change) >= o.relax_time) {
       s.yield.relax();
       s.last_change = now;
-      changes_.push_back({id, s.yield.trials_seen(), s.yield.level() + 1, s.yield.level(), -1});
+    }
+    const int was = before.count(&s) ? before.at(&s) : 0;
+    if (s.yield.level() != was) {
+      // Judged: the level is what the judgement made it (relaxation may
+      // have taken it elsewhere in the same update).
+      const auto j = judged.find(&s);
+      const bool by_judgement =
+          j != judged.end() && (o.estimator != Estimator::Tail || s.yield.level() == s.yield.estimate());
+      changes_.push_back({id, j != judged.end() ? j->second : s.yield.trials_seen(), was, s.yield.level(),
+                          by_judgement, by_judgement ? s.yield.last_chance() : -1});
     }
   }
   // Forgotten studies are not referenced by of_: they were not seen now.
@@ -93,6 +108,7 @@ nlohmann::json StudyTracker::save() const {
     studies[id] = {{"level", y.level},         {"j", y.j},
                    {"last_n", y.last_n},       {"gap_sum", y.gap_sum},
                    {"gaps", y.gaps},           {"judged_n", y.judged_n},
+                   {"estimate", y.estimate},
                    {"last_seen", s.last_seen},
                    {"last_contended", s.last_contended}, {"last_change", s.last_change},
                    {"last_signal", std::max(s.last_signal, -1.0)},
@@ -116,7 +132,9 @@ void StudyTracker::restore(const nlohmann::json& j, const AdaptiveOptions& o) {
       YieldLevel::Saved y{v.at("level").get<int>(), v.at("j").get<int>(), v.at("last_n").get<std::int64_t>(),
                           finite(v.at("gap_sum"), "gap_sum"), v.at("gaps").get<std::int64_t>(),
                           // absent from state saved before judgements were counted: judge the next record
-                          v.value("judged_n", std::int64_t{-1})};
+                          v.value("judged_n", std::int64_t{-1}),
+                          // absent from state saved before the tail estimator: its level
+                          v.value("estimate", v.at("level").get<int>())};
       StudyState s;
       s.yield = YieldLevel::restore(y, o);
       s.last_seen = finite(v.at("last_seen"), "last_seen");

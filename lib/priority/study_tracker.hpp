@@ -64,7 +64,9 @@ struct LevelChange {
   std::string study;    // "uid:key"
   std::int64_t results = 0;  // n of the record that changed it (relaxation: the last seen)
   int from = 0, to = 0;
-  double chance = -1;   // the tail estimator's p (-1: Algorithm 1, or relaxation)
+  bool judged = false;  // by the estimator judging a new record (else relaxation, or the
+                        // tail estimate standing again now that others wait)
+  double chance = -1;   // the tail estimator's p when it judged (-1: Algorithm 1, or not judged)
 };
 
 class StudyTracker {

@@ -723,7 +723,7 @@ class Sim {
         ++r.judgements;
       }
       for (const auto& c : changes)
-        if (c.study == id && c.to > c.from) r.lowered_at.push_back(c.results);
+        if (c.study == id && c.judged && c.to > c.from) r.lowered_at.push_back(c.results);
     }
   }
 

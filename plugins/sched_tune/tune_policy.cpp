@@ -170,7 +170,8 @@ int tune_policy_change(tune_policy_t* p, size_t i, char* buf, size_t len) {
     const auto& changes = p->sched ? p->sched->changes() : p->site->changes();
     if (i >= changes.size() || len == 0) return 0;
     const auto& c = changes[i];
-    const char* by = c.chance >= 0 ? "tail estimate" : c.to < c.from ? "relaxed, nobody else waits" : "Algorithm 1";
+    const char* by = c.judged ? (c.chance >= 0 ? "tail estimate" : "Algorithm 1")
+                     : c.to < c.from ? "relaxed, nobody else waits" : "others wait again";
     if (c.chance >= 0)
       std::snprintf(buf, len, "study %s: yield level %d -> %d at %lld results, %s %.3g", c.study.c_str(), c.from, c.to,
                     static_cast<long long>(c.results), by, c.chance);

@@ -2,13 +2,17 @@
 // progress-record parser and a whole sched/tune pass and site_factor/tune
 // pass. Checks: the parser round-trips what it accepts, the job's priority is
 // never above what the same job gets with no Comment, and its SITE term is
-// never positive (strategy-proof).
+// never positive (strategy-proof), with either estimator; the tail
+// estimator's chance is a probability and its level in range.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
+#include <cmath>
+
 #include "adaptive/progress_record.hpp"
+#include "adaptive/tail_estimate.hpp"
 #include "priority/job_summary.hpp"
 #include "priority/scheduling_pass.hpp"
 #include "priority/site_factor.hpp"
@@ -20,13 +24,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (const auto r = parse_progress(comment)) {
     const auto again = parse_progress(format_progress(*r));
     if (!again || again->study != r->study || again->trials != r->trials || again->minimize != r->minimize ||
-        again->top.size() != r->top.size())
+        again->top.size() != r->top.size() || again->target.has_value() != r->target.has_value() ||
+        again->left != r->left)
       std::abort();
+    const TailOptions t;
+    if (const auto e = tail_estimate(*r, t, 0.01)) {
+      for (double p : {e->p, e->p_improve, e->p_target})
+        if (!(p >= 0 && p <= 1)) std::abort();
+      const int level = tail_level(e->p, t, 8);
+      if (level < 0 || level > 8) std::abort();
+    }
   }
   (void)parse_summary(comment);  // tune queue reads SystemComment the same way
 
   SchedConfig c;
   c.fairshare.half_life = 600;
+  // Both estimators, chosen by the input's length.
+  if (size % 2) c.adaptive.estimator = Estimator::Tail;
   SchedulingPolicy with(c), without(c);
   SiteFactorPolicy site(c);
   JobView mine;

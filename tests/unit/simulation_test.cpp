@@ -584,6 +584,41 @@ TEST_F(SimulationStudies, SiteFactorTuneUnderMultifactorPutsThePlateauedStudyBeh
   EXPECT_THROW(run_studies(c, w, "multifactor+sched", "trials"), std::invalid_argument);
 }
 
+TEST_F(SimulationStudies, TailEstimatorLowersAStudyAtItsCeilingAndFalseLoweringsAreCounted) {
+  // "flat" repeats one value (a ceiling) until its 12th result jumps 60%
+  // (then flat again): the tail estimator lowers it at its 5th result, and
+  // that lowering is false (it improved within 10 results). "rising"
+  // improves steadily to its target: never lowered. The oracle knows flat
+  // never meets its target and puts it behind from the start.
+  std::vector<double> flat(40, 0.5), rising;
+  for (std::size_t i = 11; i < flat.size(); ++i) flat[i] = 0.8;
+  for (int i = 1; i <= 40; ++i) rising.push_back(static_cast<double>(i) * i);
+  const Workload w = with_studies({study_of("flat", "f", flat, 60, 2, 0.95),
+                                   study_of("rising", "r", rising, 60, 2, 900.0)});
+  const Cluster c = gpu_cluster(1, 1);
+  SimOptions o;
+  o.priority = "tune";
+  o.tune.adaptive.estimator = Estimator::Tail;
+  const SimResult tail = simulate(c, w, o);
+  ASSERT_FALSE(tail.studies[0].lowered_at.empty());
+  EXPECT_EQ(tail.studies[0].lowered_at.front(), 5);
+  EXPECT_GE(tail.studies[0].false_lowerings, 1);
+  EXPECT_TRUE(tail.studies[1].lowered_at.empty()) << "the improving study is never lowered";
+  EXPECT_GT(tail.studies[1].judgements, 0);
+  const Summary sum = summarise("tune:tail", c, w, tail);
+  EXPECT_EQ(sum.false_lowerings, tail.studies[0].false_lowerings);
+  EXPECT_NE(format_studies({sum}).find(std::to_string(sum.false_lowerings) + "/" + std::to_string(sum.lowerings)),
+            std::string::npos);
+  const SimResult fifo = run_studies(c, w, "fifo", "trials");
+  const SimResult oracle = run_studies(c, w, "oracle", "trials");
+  ASSERT_GE(oracle.studies[1].reached, 0);
+  EXPECT_LT(oracle.studies[1].reached, fifo.studies[1].reached);
+  EXPECT_LE(oracle.studies[1].reached, tail.studies[1].reached + 1e-9) << "nothing beats knowing the future here";
+  EXPECT_TRUE(oracle.studies[0].lowered_at.empty()) << "an oracle judges nothing";
+  const SimResult mf_oracle = run_studies(c, w, "multifactor+oracle", "trials");
+  EXPECT_LE(mf_oracle.studies[1].reached, run_studies(c, w, "multifactor", "trials").studies[1].reached);
+}
+
 TEST_F(SimulationStudies, AWholeStudyYieldsDrainsRequeuesAndLosesNoTrial) {
   // "flat" holds the only GPU as one allocation; another account's job
   // arrives and waits. Once flat's level reaches sched/tune's yield level

@@ -210,3 +210,49 @@ TEST(SchedConfig, ChoosesTheEstimatorByNameWithItsSettings) {
 
 }  // namespace
 }  // namespace tune
+
+#include "priority/study_tracker.hpp"
+
+namespace tune {
+namespace {
+
+JobView pending_job(std::uint32_t id, std::uint32_t uid, const std::string& tenant, std::string comment) {
+  JobView j;
+  j.id = id, j.uid = uid, j.tenant = tenant, j.comment = std::move(comment), j.eligible = 0;
+  return j;
+}
+
+TEST(TailEstimate, RelaxesWhileNobodyElseWaitsAndStandsAgainWhenSomeoneDoes) {
+  AdaptiveOptions o;
+  o.estimator = Estimator::Tail;
+  o.relax_time = 60;
+  const std::string ceiling = "tune:study=s;n=12;dir=max;top=0.85,0.85,0.85,0.85,0.85,0.7";
+  const JobView mine = pending_job(1, 1000, "physics", ceiling), other = pending_job(2, 1001, "bio", "");
+  StudyTracker t;
+  t.update(100, {mine, other}, o, true);
+  EXPECT_EQ(t.level(0), o.max_level);
+  ASSERT_EQ(t.changes().size(), 1u);
+  EXPECT_TRUE(t.changes()[0].judged);
+  EXPECT_EQ(t.changes()[0].results, 12);
+  EXPECT_EQ(t.changes()[0].chance, 0);
+  t.update(130, {mine}, o, true);  // nobody else waits, for less than relax_time
+  EXPECT_EQ(t.level(0), o.max_level);
+  t.update(170, {mine}, o, true);
+  EXPECT_EQ(t.level(0), o.max_level - 1);
+  ASSERT_EQ(t.changes().size(), 1u);
+  EXPECT_FALSE(t.changes()[0].judged);
+  t.update(230, {mine}, o, true);
+  EXPECT_EQ(t.level(0), o.max_level - 2);
+  t.update(240, {mine, other}, o, true);  // someone waits again: the estimate stands
+  EXPECT_EQ(t.level(0), o.max_level);
+  ASSERT_EQ(t.changes().size(), 1u);
+  EXPECT_FALSE(t.changes()[0].judged) << "not a new decision: the earlier one standing again";
+  // The state keeps the estimate across a restart.
+  StudyTracker back;
+  back.restore(t.save(), o);
+  back.update(250, {mine}, o, true);
+  EXPECT_EQ(back.level(0), o.max_level);
+}
+
+}  // namespace
+}  // namespace tune
