@@ -4,7 +4,8 @@
 # improving until their target, half plateau below it, as in Table 4's
 # workload) recorded by real `tune run` studies of bench/programs/curve.py
 # (ALGOS in turn, default random; 60 trials, 4 runners), each trial a 1-GPU
-# trial scaled to about 10 minutes, submitted SPACING s apart (300), replayed on CLUSTER:
+# trial scaled to about 10 minutes, PARALLEL (4) at a time, submitted SPACING s
+# apart (300), replayed on CLUSTER:
 #   small  NODES nodes x 4 GPUs (default 4), the studies alone (default)
 #   openb  a tenth of Alibaba's openb GPU nodes with its default pods at 80%
 # as trial jobs and as whole allocations (MODES, default "trials,whole"), under
@@ -17,7 +18,7 @@
 # more than 1% within 10 results). REPLICATES (3) runs with submissions
 # jittered by 0-300 s.
 #   bench/simulate_studies.sh                                  # the 12-study replay
-#   STUDIES=40 NODES=40 ALGOS="random bayes tpe" SPACING=60 MODES=trials bench/simulate_studies.sh
+#   STUDIES=40 NODES=40 PARALLEL=12 ALGOS="random bayes tpe" SPACING=60 MODES=trials bench/simulate_studies.sh
 #                                                              # 10x the cluster, 40 studies
 source "$(dirname "$0")/bench_env.sh"
 studies=${STUDIES:-12}
@@ -32,7 +33,7 @@ for i in $(seq 1 "$studies"); do
   CURVE_EPOCH=0.02 CURVE_CEILING=$ceiling mpirun --oversubscribe -np 5 "$tune" run --space curve.json \
     --history "s$i.h5" --name "s$i" --algo "$algo" --seed "$i" --trials 60 --direction max -q -- \
     "$top/bench/programs/curve.py" >/dev/null
-  specs+=(--study "s$i.h5,target=0.96,time-scale=4000,gpus=1,parallel=4,account=team$i,submit=$((${SPACING:-300} * (i - 1)))")
+  specs+=(--study "s$i.h5,target=0.96,time-scale=4000,gpus=1,parallel=${PARALLEL:-4},account=team$i,submit=$((${SPACING:-300} * (i - 1)))")
 done
 echo 'adaptive: { enabled = false; };' >fs_only.conf
 case ${CLUSTER:-small} in
