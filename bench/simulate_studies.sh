@@ -12,7 +12,9 @@
 # FIFO, priority/multifactor (classic fair share) without and with
 # site_factor/tune, sched/tune, each with Algorithm 1 and with the tail
 # estimator, and the oracles (FIFO's or multifactor's order with the studies
-# that never reach their target below every other job from the start), and
+# that never reach their target below every other job from the start; the
+# evidence oracles from when a study's results first hold its final best
+# twice, the earliest its plateau shows), and
 # sched/tune with the adaptive part off (fair share only). The STUDIES table
 # counts each estimator's false lowerings (the study then improved its best by
 # more than 1% within 10 results). REPLICATES (3) runs with submissions
@@ -50,7 +52,7 @@ echo 'adaptive: { thresholds = [0.01]; };' >est.conf
 common=("${where[@]}" "${specs[@]}" --study-mode "${MODES:-trials,whole}" --replicates "${REPLICATES:-3}" --jitter 300)
 echo "== FIFO, multifactor, multifactor with site_factor/tune, sched/tune, by estimator, and the oracles ($studies studies, ${CLUSTER:-small})"
 "$tune" simulate "${common[@]}" --sched-conf est.conf --site-conf est.conf \
-  --priority fifo,multifactor,multifactor+tune:algorithm1,multifactor+tune:tail,multifactor+oracle,tune:algorithm1,tune:tail,oracle |
+  --priority fifo,multifactor,multifactor+tune:algorithm1,multifactor+tune:tail,multifactor+evidence-oracle,multifactor+oracle,tune:algorithm1,tune:tail,evidence-oracle,oracle |
   sed -n '/^STUDIES/,/^bounds/p;/^across/,$p'
 echo "== sched/tune with Algorithm 1 off (adaptive.enabled = false)"
 "$tune" simulate "${common[@]}" --priority tune --sched-conf fs_only.conf | sed -n '/^STUDIES/,/^bounds/p;/^across/,$p'

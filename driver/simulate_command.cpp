@@ -52,11 +52,12 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
                  "'fairshare'), tune (sched/tune), multifactor+tune (multifactor with site_factor/tune); "
                  "tune:ESTIMATOR and multifactor+tune:ESTIMATOR with the named estimator (algorithm1, tail) "
                  "instead of the configuration's; oracle and multifactor+oracle (fifo's or multifactor's order, "
-                 "the studies that never meet their target below every other job from the start)")
+                 "the studies that never meet their target below every other job from the start); evidence-oracle and "
+                 "multifactor+evidence-oracle (the same from when a study's results first hold its final best twice)")
       ->delimiter(',')
       ->check(CLI::IsMember({"fifo", "fairshare", "multifactor", "tune", "multifactor+tune", "tune:algorithm1",
                              "tune:tail", "multifactor+tune:algorithm1", "multifactor+tune:tail", "oracle",
-                             "multifactor+oracle"}))
+                             "multifactor+oracle", "evidence-oracle", "multifactor+evidence-oracle"}))
       ->capture_default_str();
   app.add_option("--placement", o.placements, "placement policies to compare: cons_tres, gang, fgd, first-fit")
       ->delimiter(',')

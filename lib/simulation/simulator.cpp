@@ -59,10 +59,11 @@ class Sim {
         policy_(make_placement(o.placement)),
         plan_policy_(o.placement == "first-fit" ? make_placement("first-fit") : make_placement("cons_tres")) {
     if (o.priority != "fifo" && o.priority != "fairshare" && o.priority != "multifactor" && o.priority != "tune" &&
-        o.priority != "multifactor+tune" && o.priority != "oracle" && o.priority != "multifactor+oracle")
+        o.priority != "multifactor+tune" && o.priority != "oracle" && o.priority != "multifactor+oracle" &&
+        o.priority != "evidence-oracle" && o.priority != "multifactor+evidence-oracle")
       throw std::invalid_argument("unknown priority policy '" + o.priority +
-                                  "': use fifo, multifactor (or fairshare), tune, multifactor+tune, oracle or "
-                                  "multifactor+oracle");
+                                  "': use fifo, multifactor (or fairshare), tune, multifactor+tune, oracle, "
+                                  "multifactor+oracle, evidence-oracle or multifactor+evidence-oracle");
     for (const auto& n : topo_.nodes) max_gpn_ = std::max(max_gpn_, n.gpus()), max_cores_ = std::max(max_cores_, n.cores);
     hist_.assign(max_gpn_ + 1, 0);
     core_hist_.assign(max_cores_ + 1, 0);
@@ -289,7 +290,7 @@ class Sim {
       return false;
     }
     policy_->observe(shapes_[j]);
-    if (o_.priority == "fifo" || o_.priority == "oracle") {
+    if (o_.priority == "fifo" || o_.priority == "oracle" || o_.priority == "evidence-oracle") {
       prio_[j] = oracle_lowers(j) ? -2 : 0;
     } else if (o_.priority == "tune") {
       prio_[j] = -1;  // below the policy's band until its next pass
@@ -629,17 +630,33 @@ class Sim {
   // and tune's adaptive part (sched/tune or site_factor/tune).
   bool multifactor() const {
     return o_.priority == "fairshare" || o_.priority == "multifactor" || o_.priority == "multifactor+oracle" ||
+           o_.priority == "multifactor+evidence-oracle" ||
            site_.has_value();
   }
-  // The oracles: a job of a study that will never meet its target.
+  // The oracles: a job of a study that will never meet its target; the
+  // evidence oracles only once the study's results so far hold its final
+  // best twice (the earliest its plateau shows in its results: a tie no
+  // continuous metric produces), the limit of what an estimator can see.
   bool oracle_lowers(int j) const {
-    if (o_.priority != "oracle" && o_.priority != "multifactor+oracle") return false;
+    const bool evidence = o_.priority == "evidence-oracle" || o_.priority == "multifactor+evidence-oracle";
+    if (!evidence && o_.priority != "oracle" && o_.priority != "multifactor+oracle") return false;
     const int s = job(j).study;
     if (s < 0) return false;
     const SimStudy& st = w_.studies[s];
-    for (const auto& t : st.trials)
-      if (t.state == TrialState::Ok && t.objective && meets_target(st, *t.objective)) return false;
-    return true;
+    std::optional<double> final_best;
+    for (const auto& t : st.trials) {
+      if (t.state != TrialState::Ok || !t.objective) continue;
+      if (meets_target(st, *t.objective)) return false;
+      if (!final_best || (st.minimize ? *t.objective < *final_best : *t.objective > *final_best)) final_best = t.objective;
+    }
+    if (!evidence) return true;
+    int seen = 0;
+    for (const auto& t : studies_[s].replay.done())
+      if (t.state == TrialState::Ok && t.objective && final_best && *t.objective == *final_best) ++seen;
+    return seen >= 2;
+  }
+  bool evidence_oracle() const {
+    return o_.priority == "evidence-oracle" || o_.priority == "multifactor+evidence-oracle";
   }
   bool adaptive() const { return o_.priority == "tune" || o_.priority == "multifactor+tune"; }
   // multifactor's priority with the SITE term, clamped as Slurm does (>= 1).
@@ -729,6 +746,16 @@ class Sim {
 
   void reprioritise() {
     if (o_.priority == "fifo" || o_.priority == "oracle") return;
+    if (o_.priority == "evidence-oracle") {  // fifo's order; a study lowered once its plateau shows
+      std::vector<int> jobs;
+      for (const auto& k : pending_) jobs.push_back(k.idx);
+      pending_.clear();
+      for (int j : jobs) {
+        prio_[j] = oracle_lowers(j) ? -2 : 0;
+        pending_.insert(key(j));
+      }
+      return;
+    }
     std::vector<int> jobs;
     jobs.reserve(pending_.size());
     for (const auto& k : pending_) jobs.push_back(k.idx);

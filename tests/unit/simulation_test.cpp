@@ -615,6 +615,12 @@ TEST_F(SimulationStudies, TailEstimatorLowersAStudyAtItsCeilingAndFalseLowerings
   EXPECT_LT(oracle.studies[1].reached, fifo.studies[1].reached);
   EXPECT_LE(oracle.studies[1].reached, tail.studies[1].reached + 1e-9) << "nothing beats knowing the future here";
   EXPECT_TRUE(oracle.studies[0].lowered_at.empty()) << "an oracle judges nothing";
+  // The evidence oracle lowers flat only once its results hold its final
+  // best (0.8) twice: between the oracle and FIFO.
+  const SimResult evidence = run_studies(c, w, "evidence-oracle", "trials");
+  ASSERT_GE(evidence.studies[1].reached, 0);
+  EXPECT_LE(oracle.studies[1].reached, evidence.studies[1].reached);
+  EXPECT_LT(evidence.studies[1].reached, fifo.studies[1].reached);
   const SimResult mf_oracle = run_studies(c, w, "multifactor+oracle", "trials");
   EXPECT_LE(mf_oracle.studies[1].reached, run_studies(c, w, "multifactor", "trials").studies[1].reached);
 }
