@@ -97,6 +97,16 @@ class Sim {
           1000 + static_cast<std::uint32_t>(std::hash<std::string>{}(st.user.empty() ? st.account : st.user) % 60000));
       study_res_[i].submitted = st.submit;
       study_order_.push_back(static_cast<int>(i));
+      // For the oracles: the final best of a study whose trials never meet its target.
+      std::optional<double> best;
+      bool meets = false;
+      for (const auto& t : st.trials) {
+        if (t.state != TrialState::Ok || !t.objective) continue;
+        meets = meets || meets_target(st, *t.objective);
+        if (!best || (st.minimize ? *t.objective < *best : *t.objective > *best)) best = t.objective;
+      }
+      plateaus_.push_back(!meets);
+      plateau_best_.push_back(best);
     }
     std::stable_sort(study_order_.begin(), study_order_.end(),
                      [&](int a, int b) { return w.studies[a].submit < w.studies[b].submit; });
@@ -641,22 +651,13 @@ class Sim {
     const bool evidence = o_.priority == "evidence-oracle" || o_.priority == "multifactor+evidence-oracle";
     if (!evidence && o_.priority != "oracle" && o_.priority != "multifactor+oracle") return false;
     const int s = job(j).study;
-    if (s < 0) return false;
-    const SimStudy& st = w_.studies[s];
-    std::optional<double> final_best;
-    for (const auto& t : st.trials) {
-      if (t.state != TrialState::Ok || !t.objective) continue;
-      if (meets_target(st, *t.objective)) return false;
-      if (!final_best || (st.minimize ? *t.objective < *final_best : *t.objective > *final_best)) final_best = t.objective;
-    }
+    if (s < 0 || !plateaus_[s]) return false;
     if (!evidence) return true;
+    if (!plateau_best_[s]) return false;  // no result ever: nothing to see
     int seen = 0;
     for (const auto& t : studies_[s].replay.done())
-      if (t.state == TrialState::Ok && t.objective && final_best && *t.objective == *final_best) ++seen;
+      if (t.state == TrialState::Ok && t.objective && *t.objective == *plateau_best_[s]) ++seen;
     return seen >= 2;
-  }
-  bool evidence_oracle() const {
-    return o_.priority == "evidence-oracle" || o_.priority == "multifactor+evidence-oracle";
   }
   bool adaptive() const { return o_.priority == "tune" || o_.priority == "multifactor+tune"; }
   // multifactor's priority with the SITE term, clamped as Slurm does (>= 1).
@@ -940,6 +941,8 @@ class Sim {
   std::vector<StudyRun> studies_;
   std::vector<StudyResult> study_res_;
   std::vector<std::int64_t> last_judged_;  // per study: n of the estimator's last judgement
+  std::vector<bool> plateaus_;                        // per study: its trials never meet its target
+  std::vector<std::optional<double>> plateau_best_;  // per study: its final best
   std::vector<int> study_order_;  // by submission
   std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>> study_events_;
   std::unordered_map<int, std::size_t> bound_;          // running trial job -> its trial
