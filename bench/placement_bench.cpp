@@ -164,7 +164,7 @@ int main(int argc, char** argv) {
     std::vector<double> loads;
     for (int i = 3; i < argc; ++i) loads.push_back(std::stod(argv[i]));
     if (loads.empty()) loads = {1, 4, 8, 16};
-    const std::string trace = argc > 2 ? argv[2] : "../shared/traces/tiresias/60_job.csv";
+    const std::string trace = argc > 2 ? argv[2] : "data/traces/tiresias/60_job.csv";
     return replay(trace, loads, false) || replay(trace, loads, true);
   }
   std::fprintf(stderr, "usage: placement_bench decide | replay TRACE.csv\n");

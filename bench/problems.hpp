@@ -121,7 +121,7 @@ struct ProblemSet {
   std::vector<int> dims = {2, 5, 10};
   std::vector<int> functions;  // BBOB ids; empty: all 24
   bool noisy = true, mixed = true;
-  bool conditional = false;  // search_bench --conditional: the conditional-space problem (not in the runs the README reports)
+  bool conditional = false;  // search_bench --conditional: the conditional-space problem (not in the runs docs/results/search-quality.md reports)
 };
 
 inline std::vector<Problem> problems(const ProblemSet& set) {

@@ -24,7 +24,7 @@
 #                                                              # 10x the cluster, 40 studies
 source "$(dirname "$0")/bench_env.sh"
 studies=${STUDIES:-12}
-traces=$top/../shared/traces
+traces=$top/data/traces
 cp "$top/bench/programs/curve.json" .
 specs=()
 read -r -a algos <<<"${ALGOS:-random}"

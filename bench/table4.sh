@@ -24,13 +24,8 @@ study_script() {  # NAME SEED
 #!/bin/bash
 #SBATCH -J $1 -n 17 --mem-per-cpu=500M -o $work/$1-%j.out --open-mode=append --requeue -A $1
 resume=(); [ -e $work/$1.h5 ] && resume=(--resume)
-mpirun --oversubscribe -np 5 $tune run --history $work/$1.h5 "\${resume[@]}" --space $work/curve.json --seed $2 \\
-  --trials 400 --direction max --target $target --drain 30 -q -- $top/bench/programs/curve.py &
-pid=\$!
-trap 'kill -USR1 \$pid 2>/dev/null' USR1 TERM
-wait \$pid; rc=\$?
-while kill -0 \$pid 2>/dev/null; do wait \$pid; rc=\$?; done
-exit \$rc
+exec $tune wrap -- mpirun --oversubscribe -np 5 $tune run --history $work/$1.h5 "\${resume[@]}" --space $work/curve.json --seed $2 \\
+  --trials 400 --direction max --target $target --drain 30 -q -- $top/bench/programs/curve.py
 SH
 }
 

@@ -12,6 +12,7 @@
 #include "search/sampler.hpp"
 #include "status_command.hpp"
 #include "submit_command.hpp"
+#include "wrap_command.hpp"
 #include "trial_jobs/trial_job.hpp"
 #include "tune_config.h"
 
@@ -111,6 +112,13 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
 
+  // --- wrap: the yield protocol's batch-job side ---------------------------------
+  std::vector<std::string> wrap_args;
+  auto* wr = app.add_subcommand("wrap", "Run a study's command in a batch job: pass SIGUSR1 on, requeue the job when it exits 75");
+  wr->add_option("command", wrap_args, "the command, after --: mpirun ... tune run ..., or tune run --trial-jobs ...")
+      ->take_all()
+      ->required();
+
   // --- submit ----------------------------------------------------------------------------
   tune::SubmitOptions submit;
   auto* s = app.add_subcommand("submit", "Write an sbatch script for a study, keep it beside the history, submit it");
@@ -169,6 +177,7 @@ int main(int argc, char** argv) {
       return tune::run_study(run);
     }
     if (tjob->parsed()) return tune::run_trial_job(trial_job);
+    if (wr->parsed()) return tune::wrap_command(wrap_args);
     if (s->parsed()) return tune::submit_study(submit);
     if (st->parsed()) return tune::show_status(status_file, top);
     if (rp->parsed()) return tune::write_report(report_file, report_html, report_svg);

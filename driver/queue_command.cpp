@@ -16,6 +16,7 @@
 #include "priority/job_summary.hpp"
 #include "run_command.hpp"
 #include "trial_jobs/slurm_compat.hpp"
+#include "trial_jobs/slurm_reach.hpp"
 
 namespace tune {
 namespace {
@@ -60,6 +61,10 @@ std::string fmt(const char* f, double v) {
 }  // namespace
 
 int show_queue(const std::string& user, bool json) {
+  if (const auto why = slurm_unreachable()) {
+    std::cerr << "tune queue: error: " << *why << "\n";
+    return kExitUsage;
+  }
   slurm_init(nullptr);
   job_info_msg_t* info = nullptr;
   if (slurm_load_jobs(0, &info, SHOW_ALL) != SLURM_SUCCESS) {

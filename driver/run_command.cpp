@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "appcore.hpp"
+#include "trial_jobs/slurm_reach.hpp"
 #include "trial_jobs_loop.hpp"
 #include "history/history.hpp"
 #include "mpi_runner/messages.hpp"
@@ -181,13 +182,10 @@ int run_study(const RunOptions& o) {
       std::cerr << "tune run: error: --trial-jobs runs the AppCore alone; start it without mpirun (trials are Slurm jobs of their own)\n";
       return kExitUsage;
     }
-    // libslurm retries a missing slurm.conf for a minute and then exits the
-    // process: say so now, before a history exists.
-    const char* conf = std::getenv("SLURM_CONF");
-    const std::string conf_path = conf && *conf ? conf : "/etc/slurm/slurm.conf";
-    if (::access(conf_path.c_str(), R_OK) != 0) {
-      std::cerr << "tune run: error: --trial-jobs submits trials to Slurm, but its configuration " << conf_path
-                << " cannot be read (" << std::strerror(errno) << "); run on a host of the cluster or set SLURM_CONF\n";
+    // Before a history exists: a machine without a Slurm configuration gets a
+    // plain answer (a slurmctld that is down is waited for, as in the loop).
+    if (const auto why = slurm_unreachable(/*ask_controller=*/false)) {
+      std::cerr << "tune run: error: --trial-jobs submits every trial to Slurm, but " << *why << "\n";
       return kExitUsage;
     }
     try {

@@ -9,6 +9,7 @@
 
 #include "search/pruner.hpp"
 #include "study/trial_jobs.hpp"
+#include "study/yield_protocol.hpp"
 
 namespace tune {
 
@@ -58,7 +59,7 @@ struct RunOptions {
 constexpr int kExitOk = 0;
 constexpr int kExitUsage = 1;          // bad input: flags, space, history
 constexpr int kExitBrokenProgram = 3;  // --max-failures reached
-constexpr int kExitInterrupted = 75;   // SIGTERM/SIGUSR1: come back with --resume (EX_TEMPFAIL)
+// kExitInterrupted (75): SIGTERM/SIGUSR1, come back with --resume; in study/yield_protocol.hpp.
 
 int run_study(const RunOptions& options);
 

@@ -19,6 +19,7 @@
 #include "study/objective_flags.hpp"
 #include "study/text_input.hpp"
 #include "study/warm_start.hpp"
+#include "trial_jobs/slurm_reach.hpp"
 
 namespace tune {
 namespace {
@@ -132,7 +133,10 @@ std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary
     << "resume=()\n"
     << "[ -e \"$history\" ] && resume=(--resume)\n"
 
-    << (o.trial_jobs ? "" : "mpirun -np \"$SLURM_NTASKS\" ") << q(tune_binary) << " run --history \"$history\" \"${resume[@]}\" \\\n"
+    << "# tune wrap passes SIGUSR1 (a yield sched/tune asks, the warning before the\n"
+    << "# time limit) on to the study, which drains and exits 75, and then requeues\n"
+    << "# this job to resume it; after SIGTERM (scancel, preemption) it does not.\n"
+    << "exec " << q(tune_binary) << " wrap -- " << (o.trial_jobs ? "" : "mpirun -np \"$SLURM_NTASKS\" ") << q(tune_binary) << " run --history \"$history\" \"${resume[@]}\" \\\n"
     << "  --name " << q(o.name) << " --space " << q(o.space_file) << " --algo " << o.algo
     << " --direction " << o.direction << " --trials " << o.trials << " --max-failures " << o.max_failures;
   if (!o.objective.empty()) s << " --objective " << q(o.objective);
@@ -159,21 +163,7 @@ std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary
   s << " \\\n  --";
   const auto words = o.command.empty() ? split_command(o.program) : o.command;
   for (const auto& w : words) s << " " << q(w);
-  s << " &\n"
-    << "pid=$!\n"
-    << "# SIGUSR1 (a warning before the time limit, a yield asked by sched/tune): the\n"
-    << "# study drains and the job requeues itself to resume. SIGTERM (scancel,\n"
-    << "# preemption): the study stops and is not requeued by this script.\n"
-    << "trap 'kill -USR1 $pid 2>/dev/null' USR1\n"
-    << "trap 'cancelled=1; kill -TERM $pid 2>/dev/null' TERM\n"
-    << "wait $pid; rc=$?\n"
-    << "# A trapped signal interrupts wait: wait again until tune has exited.\n"
-    << "while kill -0 $pid 2>/dev/null; do wait $pid; rc=$?; done\n"
-    << "if [ $rc -eq " << kExitInterrupted << " ] && [ -z \"${cancelled:-}\" ]; then\n"
-    << "  echo \"tune: study interrupted; requeueing job $SLURM_JOB_ID to resume it\"\n"
-    << "  scontrol requeue \"$SLURM_JOB_ID\"\n"
-    << "fi\n"
-    << "exit $rc\n";
+  s << "\n";
   return s.str();
 }
 
@@ -214,6 +204,10 @@ int submit_study(const SubmitOptions& in) {
   if (o.dry_run) {
     std::cout << script;
     return 0;
+  }
+  if (const auto why = slurm_unreachable()) {
+    std::cerr << "tune submit: error: " << *why << "\n  (tune submit --dry-run prints the script without a cluster)\n";
+    return kExitUsage;
   }
   const std::string path = fs::path(o.history).replace_extension(".sbatch").string();
   {

@@ -170,7 +170,7 @@ extern void tune_jobs_set_summary(job_record_t *job_ptr, const char *summary)
 
 extern void tune_jobs_signal(const char *name, job_record_t *job_ptr, int signal)
 {
-	/* The batch shell only: its trap tells tune run to yield; signalling
+	/* The batch shell only (tune wrap, which passes it on to tune run); signalling
 	 * every step would kill the trials. */
 	int rc = job_signal(job_ptr, signal, KILL_JOB_BATCH, 0, false);
 	info("%s: JobId=%u study yields: signal %d to its batch shell (%s)",

@@ -2,7 +2,7 @@
 # The man page and --help tell the same story: every flag of every
 # subcommand's --help is documented in tune(1), and the page renders cleanly.
 source "$(dirname "$0")/tap.sh"
-commands=(run submit status report export queue place simulate)
+commands=(run submit status report export queue place simulate wrap)
 plan $((${#commands[@]} + 4))  # one per command, the three other pages, tune(1) rendering
 tune=$TOP_BUILDDIR/driver/tune
 man=$TOP_SRCDIR/man/tune.1

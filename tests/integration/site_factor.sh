@@ -32,7 +32,7 @@ prio_of() { squeue -h -j "$1" -o %Q 2>/dev/null; }
 # 1. The accounting cluster: slurmdbd holds the associations; multifactor with the plugin.
 assocs=$(sacctmgr -n -P list assoc cluster=tune format=account,user 2>&1)
 conf=$(scontrol show config 2>&1)
-# Where the plugin loads: slurmctld only (README's table of hosts).
+# Where the plugin loads: slurmctld only (docs/admin-guide.md's table of hosts).
 loads="slurmctld: $(plugins_mapped "$(cat "$CLUSTER_DIR/run/slurmctld.pid")")
 slurmd: $(plugins_mapped "$(cat "$CLUSTER_DIR/run/slurmd-node1.pid")")
 sprio: $(plugins_opened sprio)"
