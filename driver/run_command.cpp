@@ -175,6 +175,29 @@ bool started_by_mpi() {
 
 }  // namespace
 
+void add_run_options(CLI::App& r, RunOptions& o) {
+  r.add_option("--history", o.history, "HDF5 trial history to create (or continue with --resume)")->capture_default_str();
+  r.add_option("--time-limit", o.time_limit, "stop dispatching after this long (90s, 15m, 2h, HH:MM:SS)");
+  r.add_option("--trial-dir", o.trial_dir, "per-trial logs and params.json (default: HISTORY.trials/)");
+  r.add_flag("--resume", o.resume, "continue the study in --history: keep done trials, rerun interrupted ones");
+  r.add_flag("-q,--quiet", o.quiet, "print only the summary");
+  CLI::Option* tj = add_study_flags(r, o, StudyCommand::Run);
+  r.add_option("--parallel", o.parallel, "trial jobs: at most this many in Slurm at once, pending and running")
+      ->check(CLI::PositiveNumber)
+      ->needs(tj)
+      ->capture_default_str();
+  r.add_option("-p,--partition", o.partition, "trial jobs: Slurm partition")->needs(tj);
+  r.add_option("-A,--account", o.account, "trial jobs: Slurm account")->needs(tj);
+  r.add_option("--qos", o.qos, "trial jobs: Slurm QOS")->needs(tj);
+  r.add_option("--reservation", o.reservation, "trial jobs: Slurm reservation")->needs(tj);
+  r.add_option("--appcore-wait", o.appcore_wait, "trial jobs: how long a job whose AppCore is gone waits for a resumed one")
+      ->needs(tj)
+      ->capture_default_str();
+  r.add_option("--slurm-poll", o.slurm_poll, "trial jobs: seconds between looks at the study's jobs in slurmctld")
+      ->needs(tj)
+      ->capture_default_str();
+}
+
 int run_study(const RunOptions& o) {
   install_signal_handlers();
   if (o.trial_jobs) {

@@ -32,54 +32,25 @@ std::string q(const std::string& s) { return shell_quote(s); }
 }  // namespace
 
 void add_submit_options(CLI::App& s, SubmitOptions& o) {
-  s.add_option("--name,--app-name", o.name, "study and job name (default: the space file's name)");
-  s.add_option("--program,--app-runner-launch-cmd", o.program, "the trial program as one string");
-  s.add_option("--space,--tuning-parameters", o.space_file, "search space JSON file")->required()->check(CLI::ExistingFile);
-  s.add_option("--algo,--tuning-type", o.algo, "grid, random, bayes or tpe")->check(CLI::IsMember(sampler_names()))->capture_default_str();
-  s.add_option("--seed", o.seed, "random seed");
-  s.add_option("--grid-points", o.grid_points, "grid: points per interval")->check(CLI::Range(1, 1000));
-  s.add_option("--objective", o.objective, "several objectives: their report names, e.g. loss,latency");
-  s.add_option("--direction", o.direction, "min or max (one per objective with --objective)")->capture_default_str();
-  s.add_option("--trials,--trail-steps", o.trials, "number of trials")->required()->check(CLI::PositiveNumber);
-  s.add_option("--parallel", o.parallel, "runners: trials at once")->check(CLI::PositiveNumber)->capture_default_str();
+  add_study_flags(s, o, StudyCommand::Submit);
+  s.add_option("--parallel", o.parallel, "trials at once: MPI runners, or trial jobs with --trial-jobs")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   s.add_option("--runners-per-node", o.runners_per_node,
                "MPI tasks per node, rank 0 counted on the first (default: all on one node)")
       ->check(CLI::PositiveNumber);
-  s.add_option("--cpus-per-trial,--app-runner-cpus", o.cpus_per_trial, "CPUs of each runner")
-      ->check(CLI::PositiveNumber)->capture_default_str();
-  s.add_option("--mem-per-trial,--app-runner-memory", o.mem_per_trial, "memory of each runner (512M, 4G)")
-      ->capture_default_str();
-  s.add_option("--gpus-per-trial", o.gpus_per_trial, "GPUs of each runner")->check(CLI::NonNegativeNumber)->capture_default_str();
   s.add_option("--appcore-cpus,--app-core-cpus", o.appcore_cpus, "CPUs of the AppCore task (rank 0)")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   s.add_option("--appcore-mem,--app-core-memory", o.appcore_mem, "memory of the AppCore task");
   s.add_option("--time", o.time, "the job's time limit (sbatch --time); the study drains 2 minutes before");
-  s.add_option("--trial-time-limit", o.trial_time_limit, "end a trial after this long");
-  s.add_option("--target", o.target, "stop once the best objective reaches this value (one per objective: once a trial meets all)");
-  s.add_option("--enqueue", o.enqueue, "JSON list of parameter sets to run first")->check(CLI::ExistingFile);
-  s.add_option("--warm-start", o.warm_start, "HDF5 history of an earlier study to learn from")->check(CLI::ExistingFile);
-  s.add_flag("--keep-checkpoints", o.keep_checkpoints, "keep each finished trial's checkpoint directory");
-  s.add_option("--metric-regex", o.metric_regex, "read the objective from the program's stdout");
-  s.add_option("--max-failures", o.max_failures, "stop after this many failed trials in a row")->capture_default_str();
-  add_prune_options(s, o.prune);
   s.add_option("--partition,-p", o.partition, "Slurm partition");
   s.add_option("--account,-A", o.account, "Slurm account");
+  s.add_option("--qos", o.qos, "Slurm QOS");
+  s.add_option("--reservation", o.reservation, "Slurm reservation");
   s.add_option("--history", o.history, "HDF5 history (default: NAME.h5 in the working directory)");
   s.add_option("--workdir", o.workdir, "directory the job runs in (default: the current one)");
-  s.add_flag("--shell", o.shell, "run the program through /bin/sh -c");
   s.add_flag("--dry-run", o.dry_run, "print the script instead of writing and submitting it");
-  s.add_option("command", o.command, "the trial program and its arguments, after --")->take_all();
-  auto* tj = s.add_flag("--trial-jobs", o.trial_jobs,
-                        "the AppCore is one small job (1 CPU, no GPU) and every trial a Slurm job of its own");
-  s.add_option("--trials-per-job", o.trials_per_job, "trial jobs: trials one job runs back to back")
-      ->check(CLI::Range(1, 100000))->needs(tj)->capture_default_str();
-  s.add_option("--nodes-per-trial", o.nodes_per_trial, "trial jobs: nodes of each trial job (the program runs under srun)")
-      ->check(CLI::PositiveNumber)->needs(tj)->capture_default_str();
-  s.add_option("--tasks-per-trial", o.tasks_per_trial, "trial jobs: tasks of the program in each trial job")
-      ->check(CLI::PositiveNumber)->needs(tj)->capture_default_str();
-  s.add_option("--qos", o.qos, "Slurm QOS");
-  s.add_option("--constraint", o.constraint, "trial jobs: Slurm node features of each trial job")->needs(tj);
-  s.add_option("--reservation", o.reservation, "Slurm reservation");
 }
 
 std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary) {
@@ -137,27 +108,11 @@ std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary
     << "# time limit) on to the study, which drains and exits 75, and then requeues\n"
     << "# this job to resume it; after SIGTERM (scancel, preemption) it does not.\n"
     << "exec " << q(tune_binary) << " wrap -- " << (o.trial_jobs ? "" : "mpirun -np \"$SLURM_NTASKS\" ") << q(tune_binary) << " run --history \"$history\" \"${resume[@]}\" \\\n"
-    << "  --name " << q(o.name) << " --space " << q(o.space_file) << " --algo " << o.algo
-    << " --direction " << o.direction << " --trials " << o.trials << " --max-failures " << o.max_failures;
-  if (!o.objective.empty()) s << " --objective " << q(o.objective);
-  if (o.seed) s << " --seed " << *o.seed;
-  if (o.algo == "grid") s << " --grid-points " << o.grid_points;
-  if (o.gpus_per_trial > 0) s << " --gpus-per-trial " << o.gpus_per_trial;
-  if (!o.trial_time_limit.empty()) s << " --trial-time-limit " << q(o.trial_time_limit);
-  if (!o.target.empty()) s << " --target " << q(o.target);
-  if (!o.enqueue.empty()) s << " --enqueue " << q(o.enqueue);
-  if (!o.warm_start.empty()) s << " --warm-start " << q(o.warm_start);
-  if (o.keep_checkpoints) s << " --keep-checkpoints";
-  if (!o.metric_regex.empty()) s << " --metric-regex " << q(o.metric_regex);
-  s << prune_arguments(o.prune, q);
-  if (o.shell) s << " --shell";
+    << "  --name " << q(o.name) << " --space " << q(o.space_file) << study_run_arguments(o, q);
   if (o.trial_jobs) {
-    s << " \\\n  --trial-jobs --parallel " << o.parallel << " --trials-per-job " << o.trials_per_job << " --cpus-per-trial "
-      << o.cpus_per_trial << " --mem-per-trial " << q(o.mem_per_trial) << " --nodes-per-trial " << o.nodes_per_trial
-      << " --tasks-per-trial " << o.tasks_per_trial;
+    s << " --parallel " << o.parallel;
     for (const auto& [flag, v] : std::vector<std::pair<const char*, std::string>>{
-             {"--partition", o.partition}, {"--account", o.account}, {"--qos", o.qos}, {"--constraint", o.constraint},
-             {"--reservation", o.reservation}})
+             {"--partition", o.partition}, {"--account", o.account}, {"--qos", o.qos}, {"--reservation", o.reservation}})
       if (!v.empty()) s << " " << flag << " " << q(v);
   }
   s << " \\\n  --";
@@ -169,6 +124,7 @@ std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary
 
 int submit_study(const SubmitOptions& in) {
   SubmitOptions o = in;
+  check_study_flags(o);
   if (o.command.empty() && o.program.empty()) {
     std::cerr << "tune submit: error: no program: give it after -- or with --program\n";
     return kExitUsage;
@@ -178,7 +134,7 @@ int submit_study(const SubmitOptions& in) {
     std::stringstream text;
     text << f.rdbuf();
     const SearchSpace space = SearchSpace::parse(text.str(), o.space_file);
-    if (!o.enqueue.empty()) (void)read_enqueued(o.enqueue, space, o.trials);
+    if (!o.enqueue.empty()) (void)read_enqueued(o.enqueue, space, *o.trials);
     try {
       check_objective_source(o.objective, o.metric_regex);
       (void)parse_objective_flags(o.objective, o.direction, o.target);

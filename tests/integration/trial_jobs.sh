@@ -119,7 +119,7 @@ else not_ok "stop at target, nothing left" "$out" "left: $left"; fi
 # 7. Bad input: no readable slurm.conf (nothing created), a partition Slurm refuses (named, nothing left).
 noconf=$(SLURM_CONF=/nonexistent/slurm.conf "$tune" run --trial-jobs --space branin.json --trials 2 --history noconf.h5 -- ./where.sh 2>&1); rc1=$?
 badpart=$("$tune" run --trial-jobs --space branin.json --trials 2 -p nosuch --history badpart.h5 -- ./where.sh 2>&1); rc2=$?
-if [ $rc1 -eq 1 ] && grep -q "cannot be read.*set SLURM_CONF" <<<"$noconf" && [ ! -e noconf.h5 ] &&
+if [ $rc1 -eq 1 ] && grep -q "no Slurm cluster is reachable: SLURM_CONF names /nonexistent/slurm.conf, which is not a file" <<<"$noconf" && grep -q "set SLURM_CONF" <<<"$noconf" && [ ! -e noconf.h5 ] &&
    [ $rc2 -eq 1 ] && grep -q "Slurm refused a trial job: Invalid partition name specified; check --partition" <<<"$badpart" &&
    [ -z "$(squeue -h -n badpart.trial)" ]; then
   ok "no slurm.conf: refused before a history exists; an unknown partition: Slurm's reason and the flag to fix, exit 1"
