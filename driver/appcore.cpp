@@ -14,7 +14,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "mpi_runner/runner.hpp"
+#include "trial/runner_side.hpp"
+#include "trial/trial_json.hpp"
 #include "report/study_report.hpp"
 #include "study/progress.hpp"
 #include "study/text_input.hpp"
@@ -251,6 +252,19 @@ void AppCore::tick_progress() { poster_.tick(now_s()); }
 
 std::string AppCore::checkpoint_dir_of(std::uint64_t trial) const {
   return trial_dir_ + "/" + std::to_string(trial) + "/checkpoint";
+}
+
+std::optional<std::uint64_t> AppCore::on_report(const nlohmann::json& body, std::optional<std::uint64_t> holds) {
+  const auto trial = body.at("trial").get<std::uint64_t>();
+  if (holds && *holds != trial) return std::nullopt;
+  if (study_->on_report(trial, wire::report_from_json(body), now_s())) return trial;
+  return std::nullopt;
+}
+
+TrialRun AppCore::result_of(const nlohmann::json& body, bool interrupted) const {
+  TrialRun run = wire::run_from_json(body);
+  attribute_to_stop(run, interrupted || g_stop_requested);
+  return run;
 }
 
 void AppCore::record(const TrialRun& run, int rank, const std::string& host, const std::string& where) {

@@ -14,7 +14,7 @@
 
 #include "adaptive/progress_record.hpp"
 #include "history/history.hpp"
-#include "mpi_runner/trial_process.hpp"
+#include "trial/trial_process.hpp"
 #include "progress_post.hpp"
 #include "run_command.hpp"
 #include "search/sampler.hpp"
@@ -66,6 +66,16 @@ class AppCore {
   // posted when the interval (30 s) has passed, not per result.
   void post_progress();
   void tick_progress();
+
+  // A runner's Report message, the same in both modes: the report reaches
+  // the study; returns the trial to send a Prune for when the pruner stops
+  // it. `holds`: the trial the runner holds, if known (a report of another
+  // one is stale: ignored). Throws on a malformed body.
+  std::optional<std::uint64_t> on_report(const nlohmann::json& body, std::optional<std::uint64_t> holds = std::nullopt);
+  // A runner's Result body as a run, its outcome attributed to the stop when
+  // the study interrupted its trials (or this process was told to stop).
+  // Throws on a malformed body.
+  TrialRun result_of(const nlohmann::json& body, bool interrupted) const;
 
   // Records a result; `where` says what ran it ("rank 2 on node1", "job 17 on node3").
   void record(const TrialRun& run, int rank, const std::string& host, const std::string& where);

@@ -4,6 +4,7 @@
 
 #include "history/history.hpp"
 #include "place_command.hpp"
+#include "placement/gang_placement.hpp"
 #include "simulate_command.hpp"
 #include "queue_command.hpp"
 #include "report_command.hpp"
@@ -80,7 +81,7 @@ int main(int argc, char** argv) {
   pl->add_option("--cluster", place_cluster, "cluster description: JSON, or a Tiresias cluster_spec CSV")->required();
   pl->add_option("--jobs", place_jobs, "JSON list of jobs, placed in order")->required();
   pl->add_option("--policy", place_policy, "gang, fgd (fragmentation-aware over the listed jobs' mix), cons_tres (select/cons_tres's own choice) or first-fit (node order)")
-      ->check(CLI::IsMember({"gang", "fgd", "cons_tres", "first-fit"}))
+      ->check(CLI::IsMember(tune::placement_names()))
       ->capture_default_str();
   pl->add_flag("--json", place_json, "JSON instead of a table");
 

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <deque>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -24,7 +25,8 @@
 #include "history/history.hpp"
 #include "mpi_runner/messages.hpp"
 #include "mpi_runner/runner.hpp"
-#include "mpi_runner/trial_process.hpp"
+#include "trial/trial_json.hpp"
+#include "trial/trial_process.hpp"
 #include "progress_post.hpp"
 #include "search/sampler.hpp"
 #include "study/gpu_share.hpp"
@@ -71,29 +73,53 @@ std::string runner_gpus(int gpus_per_trial, int local_index, const std::string& 
   return out;
 }
 
-// One process: rank 0 runs the trials itself, one after another.
+// The AppCore's own link when it runs trials itself: a report reaches the
+// study at once, and the study's Prune and Interrupt come back the same way;
+// between them the AppCore keeps its clock (ticks, signals, progress).
+class LocalLink : public RunnerLink {
+ public:
+  explicit LocalLink(AppCore& core) : core_(core) {}
+  bool send(wire::Kind kind, const nlohmann::json& body) override {
+    if (kind == wire::Kind::Report)
+      if (const auto prune = core_.on_report(body)) inbox_.push_back({wire::Kind::Prune, {{"trial", *prune}}});
+    return true;
+  }
+  std::optional<wire::Message> poll() override {
+    if (inbox_.empty()) {
+      const double now = now_s();
+      core_.study().tick(now);
+      core_.check_signals(now);
+      core_.tick_progress();
+      if (core_.interrupt_running(now) && !interrupted_) {  // once: the trial ends on it
+        interrupted_ = true;
+        inbox_.push_back({wire::Kind::Interrupt, nlohmann::json::object()});
+      }
+    }
+    if (inbox_.empty()) return std::nullopt;
+    wire::Message m = std::move(inbox_.front());
+    inbox_.pop_front();
+    return m;
+  }
+
+ private:
+  AppCore& core_;
+  std::deque<wire::Message> inbox_;
+  bool interrupted_ = false;
+};
+
+// One process: rank 0 runs the trials itself, one after another, through
+// the same runner sequence as a runner rank or a trial job.
 int run_local(AppCore& core) {
   Study& study = core.study();
   const std::string host = node_name();
+  LocalLink link(core);
   while (!study.finished()) {
     core.check_signals(now_s());
     const auto trial = study.next_trial(0, host, now_s());
     if (!trial) continue;  // stopping: finished() turns true
-    const TrialLaunch launch = core.launch_for(*trial);
-    bool pruned = false;
-    TrialRun run = TrialProcess::run(
-        launch, [&](const Report& r) { pruned = study.on_report(trial->id, r, now_s()) || pruned; },
-        [&] {
-          const double now = now_s();
-          study.tick(now);
-          core.check_signals(now);
-          core.tick_progress();
-          return pruned || core.interrupt_running(now);
-        });
-    await_stop_signal(run);  // scancel, a time limit: Slurm's SIGTERM may reach the program first
+    TrialRun run = run_trial(link, core.launch_for(*trial));
     core.check_signals(now_s());
     attribute_to_stop(run, core.interrupt_running(now_s()));
-    attribute_to_prune(run, pruned);
     core.record(run, 0, host, "rank 0 on " + host);
   }
   return core.finish();
@@ -106,16 +132,16 @@ int run_appcore(AppCore& core, int world_size) {
   std::map<int, std::string> hosts;          // rank -> node
   int active = world_size - 1;
   bool interrupted_busy = false;
-  wire::Backoff backoff;
+  mpi::Backoff backoff;
   // A trial, or the end, for a runner: given now, or once the model's
   // proposal for it is ready (study.offer_trial never keeps a runner
   // waiting behind another's proposal).
   const auto hand_out = [&](int rank, const std::optional<Trial>& trial) {
     if (trial) {
-      wire::send(rank, wire::Launch, wire::to_json(core.launch_for(*trial)));
+      mpi::send(rank, wire::Kind::Launch, wire::to_json(core.launch_for(*trial)));
       busy[rank] = trial->id;
     } else {
-      wire::send(rank, wire::Stop, nlohmann::json::object());
+      mpi::send(rank, wire::Kind::Stop, nlohmann::json::object());
       --active;
     }
   };
@@ -125,11 +151,11 @@ int run_appcore(AppCore& core, int world_size) {
     study.tick(now);
     core.tick_progress();
     if (core.interrupt_running(now) && !interrupted_busy) {
-      for (const auto& [rank, id] : busy) wire::send(rank, wire::Interrupt, {{"trial", id}});
+      for (const auto& [rank, id] : busy) mpi::send(rank, wire::Kind::Interrupt, {{"trial", id}});
       interrupted_busy = true;
     }
     if (auto done = study.collect(now_s())) hand_out(done->rank, done->trial);
-    auto msg = wire::poll(MPI_ANY_SOURCE, MPI_ANY_TAG);
+    auto msg = mpi::poll(MPI_ANY_SOURCE);
     if (!msg) {
       if (study.proposing()) study.await_proposal(1e-3);  // woken by the proposal, or polls again
       else backoff.wait();
@@ -137,6 +163,7 @@ int run_appcore(AppCore& core, int world_size) {
     }
     backoff.reset();
     const int rank = msg->source;
+    const nlohmann::json& body = msg->message.body;
     // A runner asking for work (its first Ready, or the Ready inside a Result).
     const auto ready = [&](const nlohmann::json& hello) {
       hosts[rank] = hello.value("host", "?");
@@ -145,20 +172,16 @@ int run_appcore(AppCore& core, int world_size) {
       const auto offer = study.offer_trial(rank, hosts[rank], now_s());
       if (!offer.wait) hand_out(rank, offer.trial);
     };
-    switch (msg->tag) {
-      case wire::Ready: ready(msg->body); break;
-      case wire::Report: {
-        const auto trial = msg->body.at("trial").get<std::uint64_t>();
-        if (study.on_report(trial, wire::report_from_json(msg->body), now_s()))
-          wire::send(rank, wire::Prune, {{"trial", trial}});
+    switch (msg->message.kind) {
+      case wire::Kind::Ready: ready(body); break;
+      case wire::Kind::Report:
+        if (const auto prune = core.on_report(body)) mpi::send(rank, wire::Kind::Prune, {{"trial", *prune}});
         break;
-      }
-      case wire::Result: {
-        TrialRun run = wire::run_from_json(msg->body);
-        attribute_to_stop(run, interrupted_busy || g_stop_requested);
+      case wire::Kind::Result: {
+        const TrialRun run = core.result_of(body, interrupted_busy);
         busy.erase(rank);
         core.record(run, rank, hosts[rank], "rank " + std::to_string(rank) + " on " + hosts[rank]);
-        if (msg->body.contains("ready")) ready(msg->body.at("ready"));  // the next trial, in reply
+        if (body.contains("ready")) ready(body.at("ready"));  // the next trial, in reply
         break;
       }
       default: break;
@@ -271,7 +294,7 @@ int run_study(const RunOptions& o) {
       } catch (const std::exception& e) {
         // Bad input: say so, release the runners waiting for work, end cleanly.
         std::cerr << "tune run: error: " << e.what() << std::endl;
-        for (int r = 1; r < size; ++r) wire::send(r, wire::Stop, nlohmann::json::object());
+        for (int r = 1; r < size; ++r) mpi::send(r, wire::Kind::Stop, nlohmann::json::object());
         if (mpi) MPI_Finalize();
         return kExitUsage;
       }

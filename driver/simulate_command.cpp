@@ -6,6 +6,9 @@
 #include <iostream>
 
 #include "priority/sched_config.hpp"
+#include "simulation/ordering.hpp"
+#include "placement/gang_config.hpp"
+#include "placement/gang_placement.hpp"
 #include "run_command.hpp"
 #include "simulation/cluster.hpp"
 #include "simulation/simulator.hpp"
@@ -47,22 +50,36 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
   app.add_option("--times-from", o.times_from,
                  "for a workload of sizes only (openb multigpu50): draw each job's submission and run time from this "
                  "workload's jobs of the same GPU count");
-  app.add_option("--priority", o.priorities,
-                 "priority policies to compare: fifo (priority/basic), multifactor (its age and fair share; also "
-                 "'fairshare'), tune (sched/tune), multifactor+tune (multifactor with site_factor/tune); "
-                 "tune:ESTIMATOR and multifactor+tune:ESTIMATOR with the named estimator (algorithm1, tail) "
-                 "instead of the configuration's; oracle and multifactor+oracle (fifo's or multifactor's order, "
-                 "the studies that never meet their target below every other job from the start); evidence-oracle and "
-                 "multifactor+evidence-oracle (the same from when a study's results first hold its final best twice)")
+  // The names: lib/simulation/ordering's list; NAME:ESTIMATOR for the policies with tune's lowering.
+  std::string priority_help = "priority policies to compare:";
+  for (const auto& p : sim::ordering_policies()) {
+    priority_help += " " + p.name;
+    for (const auto& a : p.aliases) priority_help += " (or " + a + ")";
+    priority_help += " (" + p.what + ");";
+  }
+  priority_help += " tune:ESTIMATOR and multifactor+tune:ESTIMATOR with the named estimator (";
+  for (const auto& e : estimator_names()) priority_help += (e == estimator_names().front() ? "" : ", ") + e;
+  priority_help += ") instead of the configuration's";
+  app.add_option("--priority", o.priorities, priority_help)
       ->delimiter(',')
-      ->check(CLI::IsMember({"fifo", "fairshare", "multifactor", "tune", "multifactor+tune", "tune:algorithm1",
-                             "tune:tail", "multifactor+tune:algorithm1", "multifactor+tune:tail", "oracle",
-                             "multifactor+oracle", "evidence-oracle", "multifactor+evidence-oracle"}))
+      ->check(CLI::Validator(
+          [](std::string& name) -> std::string {
+            const auto colon = name.find(':');
+            try {
+              const auto& p = sim::ordering_policy(name.substr(0, colon));
+              if (colon != std::string::npos && (p.lowering != sim::Lowering::Tune || !estimator_by_name(name.substr(colon + 1))))
+                return "'" + name + "': an estimator (:algorithm1, :tail) goes only with tune and multifactor+tune";
+            } catch (const std::invalid_argument& e) {
+              return e.what();
+            }
+            return "";
+          },
+          "POLICY[:ESTIMATOR]"))
       ->capture_default_str();
-  app.add_option("--placement", o.placements, "placement policies to compare: cons_tres, gang, fgd, first-fit")
-      ->delimiter(',')
-      ->check(CLI::IsMember({"cons_tres", "gang", "fgd", "first-fit"}))
-      ->capture_default_str();
+  std::string placement_help = "placement policies to compare:";
+  for (const auto& p : placement_policies()) placement_help += " " + p.name + " (" + p.what + ");";
+  placement_help += " default cons_tres, or select_gang.conf's placement with --select-conf";
+  app.add_option("--placement", o.placements, placement_help)->delimiter(',')->check(CLI::IsMember(placement_names()));
   auto* load = app.add_option("--load", o.loads, "compress arrivals by these factors (2: twice as often)")
                    ->delimiter(',')
                    ->check(CLI::PositiveNumber);
@@ -80,6 +97,10 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   app.add_option("--sched-conf", o.sched_conf, "sched_tune.conf for the tune priority policy (default: its defaults)");
+  app.add_option("--select-conf", o.select_conf,
+                 "a site's select_gang.conf: its placement settings (cores_per_free_gpu) for gang and fgd, and its "
+                 "placement policy when --placement is not given")
+      ->check(CLI::ExistingFile);
   app.add_option("--site-conf", o.site_conf,
                  "site_factor_tune.conf for the multifactor+tune priority policy (default: its defaults)");
   app.add_option("--limit", o.limit, "replay only the first N jobs")->check(CLI::PositiveNumber);
@@ -106,6 +127,8 @@ int run_simulation(const SimulateOptions& o) {
   sim::Cluster cluster;
   sim::Workload base;
   SchedConfig tune_conf, site_conf;
+  PlacementOptions placement_options;
+  std::vector<std::string> placements = o.placements;
   try {
     cluster = sim::read_cluster(o.cluster);
     if (o.cluster_share < 1) cluster = sim::scale_cluster(cluster, o.cluster_share);
@@ -126,6 +149,12 @@ int run_simulation(const SimulateOptions& o) {
     if (o.limit > 0 && static_cast<long>(base.jobs.size()) > o.limit) base.jobs.resize(o.limit);
     if (!o.sched_conf.empty()) tune_conf = load_sched_config(o.sched_conf);
     if (!o.site_conf.empty()) site_conf = load_sched_config(o.site_conf, ConfigHost::SiteFactor);
+    if (!o.select_conf.empty()) {  // a site's settings for the policies the plugin runs
+      const GangConfig g = load_gang_config(o.select_conf);
+      placement_options = g.options;
+      if (placements.empty()) placements = {g.placement};
+    }
+    if (placements.empty()) placements = {"cons_tres"};
   } catch (const std::exception& e) {
     std::cerr << "tune simulate: error: " << e.what() << "\n";
     return kExitUsage;
@@ -166,14 +195,14 @@ int run_simulation(const SimulateOptions& o) {
   const std::vector<std::string> modes = base.studies.empty() ? std::vector<std::string>{"trials"} : o.study_modes;
   for (const auto& mode : modes)
     for (const auto& prio : o.priorities)
-      for (const auto& place : o.placements) {
+      for (const auto& place : placements) {
         Combo c;
         // "tune:tail": the policy, and the estimator instead of the file's.
         const auto colon = prio.find(':');
         c.options.priority = prio.substr(0, colon), c.options.placement = place;
-        c.options.tune = c.options.priority == "multifactor+tune" ? site_conf : tune_conf;
-        if (colon != std::string::npos)
-          c.options.tune.adaptive.estimator = prio.substr(colon + 1) == "tail" ? Estimator::Tail : Estimator::Algorithm1;
+        c.options.tune = sim::ordering_policy(c.options.priority).base == sim::OrderingBase::Multifactor ? site_conf : tune_conf;
+        if (colon != std::string::npos) c.options.tune.adaptive.estimator = *estimator_by_name(prio.substr(colon + 1));
+        c.options.placement_options = placement_options;
         c.options.cpus_per_gpu = o.cpus_per_gpu, c.options.study_mode = mode, c.options.drain = o.drain;
         c.options.timer_phase = o.timer_phase;
         c.priority = prio;

@@ -10,8 +10,9 @@
 namespace tune {
 
 struct SimulateOptions {
-  std::string cluster, jobs, format, times_from, sched_conf, site_conf, csv_dir, html;
-  std::vector<std::string> priorities{"fifo"}, placements{"cons_tres"};
+  std::string cluster, jobs, format, times_from, sched_conf, site_conf, select_conf, csv_dir, html;
+  std::vector<std::string> priorities{"fifo"};
+  std::vector<std::string> placements;  // empty: cons_tres, or select_gang.conf's with --select-conf
   std::vector<double> loads;         // arrival compression factors
   std::vector<double> utilisations;  // target offered loads (0-1]; alternative to loads
   double time_limit_factor = 2;

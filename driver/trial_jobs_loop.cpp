@@ -13,8 +13,9 @@
 #include <sstream>
 
 #include "appcore.hpp"
-#include "mpi_runner/runner.hpp"
-#include "mpi_runner/trial_json.hpp"
+#include "trial/messages.hpp"
+#include "trial/runner_side.hpp"
+#include "trial/trial_json.hpp"
 #include "study/text_input.hpp"
 #include "study/trial_jobs.hpp"
 #include "trial_jobs/channel.hpp"
@@ -269,43 +270,52 @@ class TrialJobsLoop {
     const auto cj = conn_job_.find(ev.conn);
     if (cj == conn_job_.end()) return;
     LiveJob& j = jobs_.at(cj->second);
-    const std::string type = ev.body.value("type", "");
+    const auto kind = wire::kind_of(ev.body.value("type", ""));
+    if (!kind) return;
     Study& study = core_.study();
-    if (type == "ready") {
-      if (j.trial) return;  // a job asks again while its trial is open: ignore
-      std::optional<Trial> t;
-      if (j.given < o_.trials_per_job) t = study.next_trial(0, j.node, now_s());
-      if (!t) {
-        server_.send(ev.conn, {{"type", "stop"}});
-        j.leaving = true;
+    const auto send = [&](wire::Kind k, json body) { send_to(ev.conn, k, std::move(body)); };
+    switch (*kind) {
+      case wire::Kind::Ready: {
+        if (j.trial) return;  // a job asks again while its trial is open: ignore
+        std::optional<Trial> t;
+        if (j.given < o_.trials_per_job) t = study.next_trial(0, j.node, now_s());
+        if (!t) {
+          send(wire::Kind::Stop, json::object());
+          j.leaving = true;
+          return;
+        }
+        j.trial = t->id;
+        j.bound = now_s();
+        ++j.given;
+        send(wire::Kind::Launch, {{"launch", wire::to_json(core_.launch_for(*t))}});
+        changed_ = true;
         return;
       }
-      j.trial = t->id;
-      j.bound = now_s();
-      ++j.given;
-      server_.send(ev.conn, {{"type", "launch"}, {"launch", wire::to_json(core_.launch_for(*t))}});
-      changed_ = true;
-    } else if (type == "report") {
-      try {
-        const auto trial = ev.body.at("trial").get<std::uint64_t>();
-        if (j.trial != trial) return;
-        if (study.on_report(trial, wire::report_from_json(ev.body), now_s()))
-          server_.send(ev.conn, {{"type", "prune"}, {"trial", trial}});
-      } catch (const std::exception& e) {
-        core_.say("closed the connection of job " + std::to_string(j.id) + ": a malformed report (" + e.what() + ")");
-        server_.close(ev.conn);
-      }
-    } else if (type == "result") {
-      deliver(j, ev.body.value("result", json()));
-    } else if (type == "bye") {
-      j.leaving = true;  // its connection closes as it exits
+      case wire::Kind::Report:
+        try {
+          if (!j.trial) return;
+          if (const auto prune = core_.on_report(ev.body, j.trial)) send(wire::Kind::Prune, {{"trial", *prune}});
+        } catch (const std::exception& e) {
+          core_.say("closed the connection of job " + std::to_string(j.id) + ": a malformed report (" + e.what() + ")");
+          server_.close(ev.conn);
+        }
+        return;
+      case wire::Kind::Result: deliver(j, ev.body.value("result", json())); return;
+      case wire::Kind::Bye: j.leaving = true; return;  // its connection closes as it exits
+      default: return;  // an AppCore's kind from a job: ignored
     }
+  }
+
+  // A message of the trial vocabulary to a job: its kind in "type".
+  void send_to(ChannelServer::ConnId conn, wire::Kind kind, json body) {
+    body["type"] = wire::kind_name(kind);
+    server_.send(conn, body);
   }
 
   void deliver(LiveJob& j, const json& body) {
     TrialRun run;
     try {
-      run = wire::run_from_json(body);
+      run = core_.result_of(body, interrupted_);
     } catch (const std::exception& e) {
       core_.say("job " + std::to_string(j.id) + " sent a malformed result (" + e.what() + "); its trial runs again");
       if (j.trial) core_.study().on_lost(*j.trial, TrialState::Interrupted, "a malformed result from its job", now_s());
@@ -313,7 +323,6 @@ class TrialJobsLoop {
       return;
     }
     if (!j.trial || run.trial != *j.trial) return;  // not the trial it holds: stale
-    attribute_to_stop(run, interrupted_ || g_stop_requested);
     if (run.interrupted && !core_.study().stopping()) {
       // Slurm signalled the job (scancel, a node failure, preemption, its
       // time limit): what to make of it waits for Slurm's word on the job.
@@ -378,7 +387,7 @@ class TrialJobsLoop {
         ++it;
         continue;
       }
-      if (j.conn) server_.send(*j.conn, {{"type", "stop"}});
+      if (j.conn) send_to(*j.conn, wire::Kind::Stop, json::object());
       else if (j.state == TrialJobInfo::State::Pending) slurm_.cancel(j.id);
       else {
         ++it;  // started but not yet connected: it hears "stop" when it asks
@@ -392,7 +401,7 @@ class TrialJobsLoop {
       interrupted_ = true;
       interrupted_at_ = now;
       for (auto& [id, j] : jobs_)
-        if (j.conn && j.trial) server_.send(*j.conn, {{"type", "interrupt"}, {"trial", *j.trial}});
+        if (j.conn && j.trial) send_to(*j.conn, wire::Kind::Interrupt, {{"trial", *j.trial}});
     }
     // A job that does not end its trial within the grace (or cannot hear): scancel.
     if (interrupted_ && now - interrupted_at_ > 30) {
@@ -411,7 +420,7 @@ class TrialJobsLoop {
       std::vector<std::uint32_t> ids;
       for (const auto& [id, j] : jobs_) ids.push_back(id);
       for (auto& [id, j] : jobs_)
-        if (j.conn) server_.send(*j.conn, {{"type", "stop"}});
+        if (j.conn) send_to(*j.conn, wire::Kind::Stop, json::object());
       server_.poll(0.2);
       if (ids.empty()) return;
       try {

@@ -5,25 +5,40 @@
 #include <algorithm>
 #include <vector>
 
-namespace tune::wire {
+namespace tune::mpi {
 
 using nlohmann::json;
 
-void send(int dest, Tag tag, const json& body) {
+void send(int dest, wire::Kind kind, const json& body) {
   const std::string text = body.dump();
-  MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, dest, tag, MPI_COMM_WORLD);
+  MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, dest, wire::tag_of(kind), MPI_COMM_WORLD);
 }
 
-std::optional<Message> poll(int source, int tag) {
-  int flag = 0;
-  MPI_Status st;
-  MPI_Iprobe(source, tag, MPI_COMM_WORLD, &flag, &st);
-  if (!flag) return std::nullopt;
-  int count = 0;
-  MPI_Get_count(&st, MPI_CHAR, &count);
-  std::string text(static_cast<std::size_t>(count), '\0');
-  MPI_Recv(text.data(), count, MPI_CHAR, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  return Message{st.MPI_SOURCE, static_cast<Tag>(st.MPI_TAG), text.empty() ? json::object() : json::parse(text)};
+std::optional<Received> poll(int source) {
+  for (;;) {
+    int flag = 0;
+    MPI_Status st;
+    MPI_Iprobe(source, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+    if (!flag) return std::nullopt;
+    int count = 0;
+    MPI_Get_count(&st, MPI_CHAR, &count);
+    std::string text(static_cast<std::size_t>(count), '\0');
+    MPI_Recv(text.data(), count, MPI_CHAR, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    const auto kind = wire::kind_of_tag(st.MPI_TAG);
+    if (!kind) continue;  // not ours: dropped
+    return Received{st.MPI_SOURCE, {*kind, text.empty() ? json::object() : json::parse(text)}};
+  }
+}
+
+bool RankLink::send(wire::Kind kind, const json& body) {
+  mpi::send(0, kind, body);
+  return true;
+}
+
+std::optional<wire::Message> RankLink::poll() {
+  auto r = mpi::poll(0);
+  if (!r) return std::nullopt;
+  return std::move(r->message);
 }
 
 void Backoff::reset() {
@@ -38,4 +53,4 @@ void Backoff::wait() {
   us_ = std::min(us_ * 2, idle_us_ < 20'000 ? 100L : 2'000L);
 }
 
-}  // namespace tune::wire
+}  // namespace tune::mpi

@@ -1,37 +1,33 @@
-// What rank 0 (AppCore) and the runner ranks say to each other over MPI:
-// small JSON documents, one per message, tagged by kind.
+// The MPI transport of the trial vocabulary (trial/messages.hpp): one JSON
+// document per message, its kind the MPI tag. Rank 0 is the AppCore.
 #pragma once
 
 #include <mpi.h>
 
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <string>
 
-#include "mpi_runner/trial_json.hpp"
-#include "mpi_runner/trial_process.hpp"
+#include "trial/messages.hpp"
+#include "trial/runner_side.hpp"
 
-namespace tune::wire {
+namespace tune::mpi {
 
-enum Tag : int {
-  Ready = 1,      // runner -> 0: idle, give me work (late binding)
-  Launch = 2,     // 0 -> runner: run this trial
-  Stop = 3,       // 0 -> runner: no more work, leave
-  Report = 4,     // runner -> 0: an intermediate report of the running trial
-  Result = 5,     // runner -> 0: the trial ended; with "ready", also asks for the next one
-  Interrupt = 6,  // 0 -> runner: end the running trial, the study is stopping
-  Prune = 7,      // 0 -> runner: end the running trial, the pruner stopped it
-};
+void send(int dest, wire::Kind kind, const nlohmann::json& body);
 
-void send(int dest, Tag tag, const nlohmann::json& body);
-// A message waiting from `source` (MPI_ANY_SOURCE for any) with `tag`
-// (MPI_ANY_TAG for any), received; nothing if none is waiting.
-struct Message {
+// A message waiting from `source` (MPI_ANY_SOURCE for any), received; nothing
+// if none is waiting. A message of an unknown tag is received and dropped.
+struct Received {
   int source;
-  Tag tag;
-  nlohmann::json body;
+  wire::Message message;
 };
-std::optional<Message> poll(int source, int tag);
+std::optional<Received> poll(int source);
+
+// A runner rank's link to rank 0.
+class RankLink : public RunnerLink {
+ public:
+  bool send(wire::Kind kind, const nlohmann::json& body) override;
+  std::optional<wire::Message> poll() override;
+};
 
 // How an idle rank waits for the next message: MPI's blocking calls spin a
 // core, which the trials need. Naps stay short (<= 100 us) while a reply is
@@ -47,4 +43,4 @@ class Backoff {
   long idle_us_ = 0;
 };
 
-}  // namespace tune::wire
+}  // namespace tune::mpi

@@ -20,6 +20,15 @@
 #define TUNE_SLURM_SELECT_H "src/common/select.h"
 #endif
 
+/* Slurm's name of a job's pending reason: job_state_reason_string in
+ * src/common/job_state_reason.h by 24.11, job_reason_string before. */
+#if __has_include("src/common/job_state_reason.h")
+#include "src/common/job_state_reason.h"
+#define TUNE_JOB_REASON_STRING(r) job_state_reason_string(r)
+#else
+#define TUNE_JOB_REASON_STRING(r) job_reason_string(r)
+#endif
+
 /* Lists are struct xlist and struct listIterator in every series; only the
  * typedefs changed (List and ListIterator in 22.05, list_t and list_itr_t by
  * 24.11). */

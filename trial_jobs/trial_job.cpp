@@ -11,9 +11,10 @@
 #include <optional>
 #include <thread>
 
-#include "mpi_runner/runner.hpp"
-#include "mpi_runner/trial_json.hpp"
-#include "mpi_runner/trial_process.hpp"
+#include "trial/messages.hpp"
+#include "trial/runner_side.hpp"
+#include "trial/trial_json.hpp"
+#include "trial/trial_process.hpp"
 #include "trial_jobs/channel.hpp"
 
 namespace tune {
@@ -53,7 +54,10 @@ std::vector<std::string> with_srun(std::vector<std::string> argv) {
   return out;
 }
 
-class Session {
+// The trial job's link to its AppCore over the channel: the vocabulary's
+// kind in each frame's "type"; reconnects (up to --appcore-wait) when the
+// AppCore goes away.
+class Session : public RunnerLink {
  public:
   explicit Session(const TrialJobOptions& o) : o_(o) {
     hello_ = {{"job", std::strtoul(env_or("SLURM_JOB_ID", "0").c_str(), nullptr, 10)},
@@ -86,13 +90,25 @@ class Session {
   }
 
   // Sends, or notes that the connection is gone.
-  bool send(const json& m) {
+  bool send(wire::Kind kind, const json& body) override {
+    json m = body.is_object() ? body : json::object();
+    m["type"] = wire::kind_name(kind);
     try {
       client_.send(m);
       return true;
     } catch (const ChannelError&) {
       return false;
     }
+  }
+  // While a trial runs: the AppCore's Interrupt or Prune, if one came. A lost
+  // AppCore does not stop the trial: its result waits for a resumed one.
+  std::optional<wire::Message> poll() override {
+    while (!lost()) {
+      auto m = next(0);
+      if (!m) return std::nullopt;
+      if (const auto kind = wire::kind_of(m->value("type", ""))) return wire::Message{*kind, std::move(*m)};
+    }
+    return std::nullopt;
   }
 
   // The next message, waiting up to `wait` s; nothing if none came or the connection ended.
@@ -127,7 +143,7 @@ int run_trial_job(const TrialJobOptions& o) {
   Session session(o);
   if (!session.connect(json::object())) return 1;
   for (int done = 0; done < o.trials && !g_stop_requested;) {
-    if (!session.send({{"type", "ready"}})) {
+    if (!session.send(wire::Kind::Ready, json::object())) {
       session.reset_lost();
       if (!session.connect(json::object())) return 1;
       continue;
@@ -140,9 +156,9 @@ int run_trial_job(const TrialJobOptions& o) {
       if (!session.connect(json::object())) return 1;
       continue;
     }
-    const std::string type = msg->value("type", "");
-    if (type == "stop") break;
-    if (type != "launch") continue;
+    const auto kind = wire::kind_of(msg->value("type", ""));
+    if (kind == wire::Kind::Stop) break;
+    if (kind != wire::Kind::Launch) continue;
     TrialLaunch launch;
     try {
       launch = wire::launch_from_json(msg->at("launch"));
@@ -158,38 +174,16 @@ int run_trial_job(const TrialJobOptions& o) {
     std::error_code gone;
     fs::remove(launch.trial_dir + "/result.json", gone);  // an earlier attempt's
     { std::ofstream(launch.trial_dir + "/job") << env_or("SLURM_JOB_ID", "0") << "\n"; }
-    bool interrupt = false, prune = false;
-    TrialRun run = TrialProcess::run(
-        launch,
-        [&](const Report& r) {
-          json m = wire::to_json(launch.trial, r);
-          m["type"] = "report";
-          session.send(m);
-        },
-        [&] {
-          // Messages for this trial: prune or interrupt. A lost AppCore does
-          // not stop the trial: its result waits for a resumed one.
-          while (!session.lost()) {
-            auto m = session.next(0);
-            if (!m) break;
-            const std::string t = m->value("type", "");
-            if (t == "interrupt") interrupt = true;
-            if (t == "prune" && m->value("trial", launch.trial + 1) == launch.trial) prune = true;
-          }
-          return interrupt || prune || g_stop_requested.load();
-        });
-    await_stop_signal(run);  // scancel, a time limit, preemption: Slurm's SIGTERM may reach the program first
-    attribute_to_stop(run, interrupt || g_stop_requested.load());
-    attribute_to_prune(run, prune);
+    const TrialRun run = run_trial(session, launch);
     keep_result(launch, run);
     json result = wire::to_json(run);
-    if (session.lost() || !session.send({{"type", "result"}, {"result", result}})) {
+    if (session.lost() || !session.send(wire::Kind::Result, {{"result", result}})) {
       session.reset_lost();
       if (!session.connect({{"result", result}})) return 1;
     }
     ++done;
   }
-  session.send({{"type", "bye"}});
+  session.send(wire::Kind::Bye, json::object());
   return 0;
 }
 

@@ -1,4 +1,7 @@
 #pragma once
+#include <string>
+#include <string_view>
+#include <optional>
 // The source design's Algorithm 1, per study: once a study has n > k*m
 // results, and then once per m new results (the paper's n > k*m with k
 // counting the judgements), g = the smallest gap among its top m values; when
@@ -24,6 +27,9 @@ namespace tune {
 // estimator in sched_tune.conf): the source design's Algorithm 1, or the
 // tail estimator (tail_estimate.hpp).
 enum class Estimator { Algorithm1, Tail };
+// The estimators by name ("algorithm1", "tail"), in one list.
+std::optional<Estimator> estimator_by_name(std::string_view name);
+const std::vector<std::string>& estimator_names();
 const char* estimator_name(Estimator e);
 
 struct AdaptiveOptions {

@@ -2,6 +2,7 @@
 
 #include <libconfig.h++>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -32,6 +33,16 @@ GangConfig parse_gang_config(const std::string& text, const std::string& name) {
         if (x[k].getType() != libconfig::Setting::TypeString) bad("'partitions' must hold \"names\"");
         c.partitions.insert(static_cast<const char*>(x[k]));
       }
+    } else if (key == "placement") {
+      const auto names = placement_names(/*in_plugin_only=*/true);
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "\"" : "\" or \"") + n;
+      list += "\"";
+      if (x.getType() != libconfig::Setting::TypeString) bad("'placement' must be a name in quotes: " + list);
+      const std::string v = static_cast<const char*>(x);
+      if (std::find(names.begin(), names.end(), v) == names.end())
+        bad("'placement' = \"" + v + "\" is not a placement policy the plugin runs: use " + list);
+      c.placement = v;
     } else if (key == "cores_per_free_gpu") {
       if (x.getType() != libconfig::Setting::TypeInt || static_cast<int>(x) < 0 || static_cast<int>(x) > 1024)
         bad("'cores_per_free_gpu' must be a whole number from 0 to 1024");

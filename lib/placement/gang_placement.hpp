@@ -70,7 +70,18 @@ class ConsTresPlacement : public PlacementPolicy {
 };
 
 // By name: gang, fgd, cons_tres, first-fit.
-std::unique_ptr<PlacementPolicy> make_placement(const std::string& name);
+// The placement policies, in one list: what tune place, tune simulate and
+// select_gang.conf's `placement` accept (the plugin runs those marked
+// in_plugin; cons_tres and first-fit are what the plugin falls back on).
+struct PlacementName {
+  std::string name;
+  std::string what;
+  bool in_plugin;
+};
+const std::vector<PlacementName>& placement_policies();
+std::vector<std::string> placement_names(bool in_plugin_only = false);
+// The policy by name; std::invalid_argument naming the known ones otherwise.
+std::unique_ptr<PlacementPolicy> make_placement(const std::string& name, PlacementOptions options = {});
 
 // Marks the placement's cores, memory and GPUs used (or free again).
 void apply(Topology& t, const Placement& p, const JobShape& job);

@@ -31,11 +31,12 @@ int Topology::free_gpus() const {
   return f;
 }
 
-int JobShape::total_gpus() const {
-  if (gpus_per_job) return gpus_per_job;
-  if (gpus_per_task) return gpus_per_task * tasks;
-  return gpus_per_node * std::max(1, min_nodes);
+void JobShape::set_gpus(const GpuRequest& r) {
+  gpus_per_job = r.per_job, gpus_per_node = r.per_node, gpus_per_task = r.per_task;
+  if (!r.per_job && !r.per_node && !r.per_task) gpus_per_node = r.per_socket;
 }
+
+int JobShape::total_gpus() const { return gpu_count({gpus_per_job, gpus_per_node, gpus_per_task, 0}, min_nodes, tasks); }
 
 double gpu_fragmentation(const Topology& t) {
   int free = 0, on_free_nodes = 0;

@@ -1,4 +1,5 @@
 #pragma once
+#include "placement/gpu_request.hpp"
 // The cells gang placement reasons about: GPUs (with their socket), nodes
 // (free cores, memory, GPUs) and switches. Built by the select plugin from
 // slurmctld's node table, or by `tune place` from a description file. No
@@ -44,6 +45,8 @@ struct JobShape {
   double mem_per_cpu_mb = 0, mem_per_gpu_mb = 0, mem_per_node_mb = 0;
   bool exclusive = false;
 
+  // The request in these fields: per socket counts as per node (one socket).
+  void set_gpus(const GpuRequest& r);
   bool wants_gpus() const { return gpus_per_job > 0 || gpus_per_node > 0 || gpus_per_task > 0; }
   int total_gpus() const;  // a lower bound when the count depends on the nodes
 };

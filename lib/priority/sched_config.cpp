@@ -111,8 +111,7 @@ SchedConfig read(const libconfig::Config& cfg, const std::string& file, ConfigHo
     auto& a = c.adaptive;
     c.adaptive_enabled = r.boolean(*g, "enabled", true);
     const std::string estimator = r.text(*g, "estimator", "algorithm1");
-    if (estimator == "algorithm1") a.estimator = Estimator::Algorithm1;
-    else if (estimator == "tail") a.estimator = Estimator::Tail;
+    if (const auto e = estimator_by_name(estimator)) a.estimator = *e;
     else r.fail((*g)["estimator"], "'adaptive.estimator' = \"" + estimator +
                                        "\" is not an estimator: use \"algorithm1\" (the source design's) or \"tail\"");
     if (const auto* t = r.group(*g, "tail")) {

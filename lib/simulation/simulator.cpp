@@ -1,5 +1,7 @@
 #include "simulation/simulator.hpp"
 
+#include "simulation/ordering.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -49,37 +51,26 @@ struct StudyRun {
   std::vector<std::pair<double, std::size_t>> slots;  // a whole allocation's running trials: end, trial
 };
 
-class Sim {
+class Sim : public OrderingHost {
  public:
   Sim(const Cluster& c, const Workload& w, const SimOptions& o)
       : topo_(c.topology),
         w_(w),
         o_(o),
         s_(c.settings),
-        policy_(make_placement(o.placement)),
-        plan_policy_(o.placement == "first-fit" ? make_placement("first-fit") : make_placement("cons_tres")) {
-    if (o.priority != "fifo" && o.priority != "fairshare" && o.priority != "multifactor" && o.priority != "tune" &&
-        o.priority != "multifactor+tune" && o.priority != "oracle" && o.priority != "multifactor+oracle" &&
-        o.priority != "evidence-oracle" && o.priority != "multifactor+evidence-oracle")
-      throw std::invalid_argument("unknown priority policy '" + o.priority +
-                                  "': use fifo, multifactor (or fairshare), tune, multifactor+tune, oracle, "
-                                  "multifactor+oracle, evidence-oracle or multifactor+evidence-oracle");
+        policy_(make_placement(o.placement, o.placement_options)),
+        plan_policy_(o.placement == "first-fit" ? make_placement("first-fit") : make_placement("cons_tres")),
+        spec_(ordering_policy(o.priority)) {
     for (const auto& n : topo_.nodes) max_gpn_ = std::max(max_gpn_, n.gpus()), max_cores_ = std::max(max_cores_, n.cores);
     hist_.assign(max_gpn_ + 1, 0);
     core_hist_.assign(max_cores_ + 1, 0);
     for (int i = 0; i < static_cast<int>(topo_.nodes.size()); ++i) hist_add(i);
-    capacity_ = {static_cast<double>(c.cpus()), c.mem_mb(), static_cast<double>(c.gpus())};
     if (c.settings.weight_age > 0 || c.settings.weight_fairshare > 0)
       o_.weight_age = c.settings.weight_age, o_.weight_fairshare = c.settings.weight_fairshare;
-    gpu_billing_ = c.gpus() > 0 ? static_cast<double>(c.cpus()) / c.gpus() : 0;
     shapes_.reserve(w.jobs.size());
     for (const auto& j : w.jobs) shapes_.push_back(shape_of(j, max_gpn_, o.cpus_per_gpu));
     res_.assign(w.jobs.size(), {});
     prio_.assign(w.jobs.size(), 0);
-    base_.assign(w.jobs.size(), 0);
-    site_term_.assign(w.jobs.size(), 0);
-    if (o.priority == "tune") tune_.emplace(o.tune);
-    if (o.priority == "multifactor+tune") site_.emplace(o.tune);
     if (o.study_mode != "trials" && o.study_mode != "whole")
       throw std::invalid_argument("unknown study mode '" + o.study_mode + "': use trials or whole");
     std::unordered_map<std::string, int> seen;
@@ -110,16 +101,18 @@ class Sim {
     }
     std::stable_sort(study_order_.begin(), study_order_.end(),
                      [&](int a, int b) { return w.studies[a].submit < w.studies[b].submit; });
-    accounts_ = static_cast<int>(seen.size());
+    // The priority policy, by name, with what it needs of the cluster.
+    ordering_.emplace(spec_, o.tune, s_, o_.weight_fairshare, o_.weight_age,
+                      Resources{static_cast<double>(c.cpus()), c.mem_mb(), static_cast<double>(c.gpus())},
+                      c.gpus() > 0 ? static_cast<double>(c.cpus()) / c.gpus() : 0, static_cast<int>(seen.size()));
+    for (std::size_t j = 0; j < w.jobs.size(); ++j) ordering_->add_job();
   }
 
   SimResult run() {
     const auto t0 = std::chrono::steady_clock::now();
     SimResult r;
     r.priority = o_.priority, r.placement = o_.placement;
-    // sched/tune's pass, or site_factor/tune's (whose thread runs every
-    // interval; multifactor's own recompute stays every PriorityCalcPeriod).
-    const double prio_period = adaptive() ? o_.tune.interval : s_.priority_calc_period;
+    const double prio_period = ordering_->period();
     const double sample_every = o_.sample_every > 0 ? o_.sample_every : s_.bf_interval;
     // slurmctld's timers run from its own start, not from the trace's first
     // submission: timer_phase says how far into their periods they are at 0.
@@ -225,7 +218,6 @@ class Sim {
     }
   };
   Key key(int j) const { return {prio_[j], job(j).submit, j}; }
-  const SimJob& job(int j) const { return j < n_trace_ ? w_.jobs[j] : extra_[j - n_trace_]; }
 
   // --- node bookkeeping: free-GPU histogram for quick "cannot fit" answers ---
   void hist_add(int i) {
@@ -300,20 +292,7 @@ class Sim {
       return false;
     }
     policy_->observe(shapes_[j]);
-    if (o_.priority == "fifo" || o_.priority == "oracle" || o_.priority == "evidence-oracle") {
-      prio_[j] = oracle_lowers(j) ? -2 : 0;
-    } else if (o_.priority == "tune") {
-      prio_[j] = -1;  // below the policy's band until its next pass
-    } else {
-      base_[j] = classic_priority(j);
-      // site_factor_p_set at submission: a trial job of a yielding study
-      // starts with its study's term.
-      if (site_) {
-        const auto term = site_->site_for(static_cast<std::uint32_t>(j + 1), uid_of(j), comment_of(j));
-        site_term_[j] = term.value_or(0);
-      }
-      prio_[j] = with_site(j);
-    }
+    prio_[j] = ordering_->on_submit(*this, j);
     pending_.insert(key(j));
     if (shapes_[j].total_gpus() > 1) ++pending_multi_;
     return true;
@@ -354,7 +333,8 @@ class Sim {
 
   void finish(int j) {
     auto it = running_.find(j);
-    charge(j, it->second);
+    ordering_->charge(j, job(j), cpus_of(it->second.placement), gpus_of(it->second.placement), now_,
+                      it->second.charged_until);
     give_back(it->second.placement);
     busy_gpus_ -= gpus_of(it->second.placement);
     busy_cpus_ -= cpus_of(it->second.placement);
@@ -381,8 +361,7 @@ class Sim {
     extra_.push_back(std::move(sj));
     res_.emplace_back();
     prio_.push_back(0);
-    base_.push_back(0);
-    site_term_.push_back(0);
+    ordering_->add_job();
     ++study_res_[extra_.back().study].jobs;
     study_submitted_ = true;
     return j;
@@ -543,7 +522,7 @@ class Sim {
   }
 
   // sched/tune asked a running job to yield: only a whole study obeys.
-  void yield(int j) {
+  void yield(int j) override {
     if (job(j).kind != SimJob::Kind::Study || !running_.count(j)) return;
     StudyRun& run = studies_[job(j).study];
     if (run.draining || run.stopped) return;
@@ -635,23 +614,15 @@ class Sim {
     }
   }
 
-  // --- priorities ----------------------------------------------------------
-  // The policy families: multifactor's sum (with or without site_factor/tune),
-  // and tune's adaptive part (sched/tune or site_factor/tune).
-  bool multifactor() const {
-    return o_.priority == "fairshare" || o_.priority == "multifactor" || o_.priority == "multifactor+oracle" ||
-           o_.priority == "multifactor+evidence-oracle" ||
-           site_.has_value();
-  }
-  // The oracles: a job of a study that will never meet its target; the
-  // evidence oracles only once the study's results so far hold its final
-  // best twice (the earliest its plateau shows in its results: a tie no
-  // continuous metric produces), the limit of what an estimator can see.
-  bool oracle_lowers(int j) const {
-    const bool evidence = o_.priority == "evidence-oracle" || o_.priority == "multifactor+evidence-oracle";
-    if (!evidence && o_.priority != "oracle" && o_.priority != "multifactor+oracle") return false;
-    const int s = job(j).study;
-    if (s < 0 || !plateaus_[s]) return false;
+  // --- priorities: what the ordering policy (ordering.hpp) sees ---------------
+  bool adaptive() const { return spec_.lowering == Lowering::Tune; }
+  double now() const override { return now_; }
+  const SimJob& job(int j) const override { return j < n_trace_ ? w_.jobs[j] : extra_[j - n_trace_]; }
+  std::uint32_t uid_of(int j) const override { return job(j).study >= 0 ? studies_[job(j).study].uid : 0; }
+  // Whether study s never meets its target and, for the evidence oracles,
+  // its results so far hold its final best twice.
+  bool plateau_shows(int s, bool evidence) const override {
+    if (!plateaus_[s]) return false;
     if (!evidence) return true;
     if (!plateau_best_[s]) return false;  // no result ever: nothing to see
     int seen = 0;
@@ -659,16 +630,12 @@ class Sim {
       if (t.state == TrialState::Ok && t.objective && *t.objective == *plateau_best_[s]) ++seen;
     return seen >= 2;
   }
-  bool adaptive() const { return o_.priority == "tune" || o_.priority == "multifactor+tune"; }
-  // multifactor's priority with the SITE term, clamped as Slurm does (>= 1).
-  double with_site(int j) const {
-    return oracle_lowers(j) ? 1.0 : std::max(1.0, base_[j] + static_cast<double>(site_term_[j]));
+  void for_each_running(const std::function<void(int, int, int, double&)>& f) override {
+    for (auto& [j, run] : running_) f(j, cpus_of(run.placement), gpus_of(run.placement), run.charged_until);
   }
-
-  std::uint32_t uid_of(int j) const { return job(j).study >= 0 ? studies_[job(j).study].uid : 0; }
   // A job's Comment as the plugins read it: a trial job's record from its
   // submission, an AppCore's or whole study's newest.
-  std::string comment_of(int j) const {
+  std::string comment_of(int j) const override {
     const int s = job(j).study;
     if (s < 0) return {};
     if (job(j).kind == SimJob::Kind::Trial) {
@@ -679,27 +646,8 @@ class Sim {
         studies_[s].replay.progress(job(j).kind == SimJob::Kind::AppCore ? StudyRole::AppCore : StudyRole::Study));
   }
 
-  void charge(int j, Run& run) {
-    if (!multifactor()) return;
-    const double dt = now_ - run.charged_until;
-    run.charged_until = now_;
-    usage_[job(j).account] += dt * (cpus_of(run.placement) + gpu_billing_ * gpus_of(run.placement));
-  }
-
-  // priority/multifactor: age + classic fair share 2^(-U/S), U the account's
-  // share of all decayed usage, S its share of the shares (equal shares).
-  double classic_priority(int j) const {
-    double total = 0;
-    for (const auto& [a, u] : usage_) total += u;
-    const auto it = usage_.find(job(j).account);
-    const double u = total > 0 && it != usage_.end() ? it->second / total : 0;
-    const double s = 1.0 / std::max(1, accounts_);
-    const double age = std::clamp((now_ - job(j).submit) / s_.priority_max_age, 0.0, 1.0);
-    return std::floor(o_.weight_fairshare * std::pow(2.0, -u / s) + o_.weight_age * age);
-  }
-
   // Pending then running jobs as the plugins copy them out of slurmctld.
-  std::vector<JobView> views_of(const std::vector<int>& pending) const {
+  std::vector<JobView> views_of(const std::vector<int>& pending) const override {
     std::vector<JobView> views;
     views.reserve(pending.size() + running_.size());
     std::vector<std::string> newest(studies_.size());  // each study's record now
@@ -719,7 +667,7 @@ class Sim {
       v.state = st;
       v.eligible = job(j).submit;
       v.started = res_[j].start;
-      v.base_priority = base_[j];
+      v.base_priority = ordering_->base(j);
       const JobShape& s = shapes_[j];
       v.request = {static_cast<double>(s.tasks * s.cpus_per_task), job(j).mem_mb, static_cast<double>(s.total_gpus())};
       views.push_back(std::move(v));
@@ -729,7 +677,7 @@ class Sim {
     return views;
   }
 
-  void record_levels(const std::map<std::string, StudyState>& levels, const std::vector<LevelChange>& changes) {
+  void record_levels(const std::map<std::string, StudyState>& levels, const std::vector<LevelChange>& changes) override {
     for (std::size_t s = 0; s < studies_.size(); ++s) {
       const std::string id = StudyTracker::study_id(studies_[s].uid, studies_[s].replay.key());
       const auto it = levels.find(id);
@@ -746,50 +694,11 @@ class Sim {
   }
 
   void reprioritise() {
-    if (o_.priority == "fifo" || o_.priority == "oracle") return;
-    if (o_.priority == "evidence-oracle") {  // fifo's order; a study lowered once its plateau shows
-      std::vector<int> jobs;
-      for (const auto& k : pending_) jobs.push_back(k.idx);
-      pending_.clear();
-      for (int j : jobs) {
-        prio_[j] = oracle_lowers(j) ? -2 : 0;
-        pending_.insert(key(j));
-      }
-      return;
-    }
+    if (!ordering_->reorders()) return;
     std::vector<int> jobs;
     jobs.reserve(pending_.size());
     for (const auto& k : pending_) jobs.push_back(k.idx);
-    if (multifactor()) {
-      // multifactor's decay thread: every PriorityCalcPeriod (with
-      // site_factor/tune this runs every interval, the recompute less often).
-      if (!site_ || now_ - last_decay_ >= s_.priority_calc_period - 1e-9) {
-        const double dt = now_ - last_decay_;
-        last_decay_ = now_;
-        for (auto& [a, u] : usage_) u *= std::pow(0.5, dt / s_.priority_decay_half_life);
-        for (auto& [j, run] : running_) charge(j, run);
-        for (int j : jobs) base_[j] = classic_priority(j);
-      }
-      if (site_) {
-        // site_factor/tune's thread: the term of each study's pending jobs,
-        // the priority recomputed with it (set_job_prio), yield signals.
-        const auto decisions = site_->pass(now_, views_of(jobs));
-        for (const auto& d : decisions) {
-          const int j = static_cast<int>(d.id - 1);
-          if (d.site) site_term_[j] = *d.site;
-          if (d.signal) yield(j);
-        }
-        record_levels(site_->studies(), site_->changes());
-      }
-      for (int j : jobs) prio_[j] = with_site(j);
-    } else {
-      const auto decisions = tune_->pass(now_, capacity_, views_of(jobs));
-      for (const auto& d : decisions) {
-        if (d.priority) prio_[d.id - 1] = *d.priority;
-        if (d.signal) yield(static_cast<int>(d.id - 1));
-      }
-      record_levels(tune_->studies(), tune_->changes());
-    }
+    ordering_->reprioritise(*this, jobs, prio_);
     pending_.clear();
     for (int j : jobs) pending_.insert(key(j));
   }
@@ -912,6 +821,8 @@ class Sim {
   SimOptions o_;
   SchedulerSettings s_;
   std::unique_ptr<PlacementPolicy> policy_, plan_policy_;
+  const OrderingSpec& spec_;           // the priority policy, by name
+  std::optional<Ordering> ordering_;   // and what runs it
   std::vector<JobShape> shapes_;
   std::vector<JobResult> res_;
   std::vector<double> prio_;
@@ -927,14 +838,6 @@ class Sim {
   double now_ = 0;
   long long placement_calls_ = 0;
   int never_fit_ = 0;
-  Resources capacity_;
-  std::optional<SchedulingPolicy> tune_;
-  std::optional<SiteFactorPolicy> site_;  // priority "multifactor+tune"
-  std::vector<double> base_;               // multifactor's priority without the SITE term
-  std::vector<std::int64_t> site_term_;    // site_factor/tune's term
-  std::unordered_map<std::string, double> usage_;
-  double last_decay_ = 0, gpu_billing_ = 0;
-  int accounts_ = 0;
   // Studies: their jobs come after the workload's (extra_, indices from n_trace_).
   int n_trace_ = 0;
   std::deque<SimJob> extra_;

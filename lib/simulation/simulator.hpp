@@ -57,6 +57,7 @@ struct SimOptions {
   // the best a policy that lowers plateauing studies could do.
   std::string priority = "fifo";
   std::string placement = "cons_tres";  // a name make_placement() knows
+  PlacementOptions placement_options;   // select_gang.conf's, for gang and fgd
   SchedConfig tune;                    // sched/tune's settings (priority "tune")
   // Classic fair share: PriorityWeightFairshare and PriorityWeightAge when
   // slurm.conf sets none; a GPU bills as many CPUs as the cluster has per GPU.

@@ -1,5 +1,7 @@
 #include "simulation/workload.hpp"
 
+#include "priority/job_facts.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -139,7 +141,7 @@ void read_sacct(std::istream& in, Workload& w) {
     j.name = c_id >= 0 ? f[c_id] : std::to_string(n - 1);
     if (c_name >= 0 && c_id < 0) j.name = f[c_name];
     j.user = c_user >= 0 ? f[c_user] : "";
-    j.account = c_account >= 0 && !trim(f[c_account]).empty() ? trim(f[c_account]) : (j.user.empty() ? "default" : "user:" + j.user);
+    j.account = tenant_of(c_account >= 0 ? trim(f[c_account]) : std::string(), j.user, "default");
     j.submit = *submit;
     j.recorded_start = *start;
     j.runtime = *end - *start;
@@ -192,7 +194,7 @@ void read_swf(std::istream& in, Workload& w) {
     if (f[8] > 0) j.time_limit = f[8];
     if (f[9] > 0) j.mem_mb = f[9] * procs / 1024;  // KB per processor
     j.user = f[11] >= 0 ? std::to_string(static_cast<long long>(f[11])) : "";
-    j.account = f[12] >= 0 ? "group" + std::to_string(static_cast<long long>(f[12])) : (j.user.empty() ? "default" : "user:" + j.user);
+    j.account = tenant_of(f[12] >= 0 ? "group" + std::to_string(static_cast<long long>(f[12])) : std::string(), j.user, "default");
     w.jobs.push_back(j);
   }
   w.skipped = skipped;
@@ -252,8 +254,8 @@ void read_csv(std::istream& in, Workload& w, const std::string& format) {
       const int c_id = opt("job_id");
       j.name = c_id >= 0 ? trim(f[c_id]) : std::to_string(n - 1);
       if (const int c = opt("user"); c >= 0) j.user = trim(f[c]);
-      if (const int c = opt("account"); c >= 0 && !trim(f[c]).empty()) j.account = trim(f[c]);
-      else if (!j.user.empty()) j.account = "user:" + j.user;
+      const int c_acct = opt("account");
+      j.account = tenant_of(c_acct >= 0 ? trim(f[c_acct]) : std::string(), j.user, j.account);
       if (const int c = opt("time_limit"); c >= 0 && !trim(f[c]).empty()) j.time_limit = number(f[c], where, "time_limit");
       if (const int c = opt("num_cpu"); c >= 0) j.cpus = std::max(1, static_cast<int>(number(f[c], where, "num_cpu")));
       if (const int c = opt("num_node"); c >= 0) j.nodes = static_cast<int>(number(f[c], where, "num_node"));

@@ -24,11 +24,15 @@
 
 #include "tune_jobs.h"
 
+/* The job's GPUs: what it holds (allocated), or its request counted by
+ * lib/placement's gpu_count (tune_gpu_count). */
 static double _gpus_of(tune_list_t *gres, bool allocated, job_record_t *job_ptr, uint32_t gpu_id)
 {
 	double gpus = 0;
 	tune_list_itr_t *it;
 	gres_state_t *gs;
+	int nodes = job_ptr->details ? (int) job_ptr->details->min_nodes : 1;
+	int tasks = job_ptr->details ? (int) job_ptr->details->num_tasks : 1;
 
 	if (!gres)
 		return 0;
@@ -37,35 +41,14 @@ static double _gpus_of(tune_list_t *gres, bool allocated, job_record_t *job_ptr,
 		gres_job_state_t *js = gs->gres_data;
 		if (gs->plugin_id != gpu_id || !js)
 			continue;
-		if (allocated) {
+		if (allocated)
 			gpus += js->total_gres;
-		} else if (js->gres_per_job) {
-			gpus += js->gres_per_job;
-		} else if (js->gres_per_node) {
-			gpus += js->gres_per_node *
-				MAX(1, job_ptr->details ? job_ptr->details->min_nodes : 1);
-		} else if (js->gres_per_task) {
-			gpus += js->gres_per_task *
-				MAX(1, job_ptr->details ? job_ptr->details->num_tasks : 1);
-		} else if (js->gres_per_socket) {
-			gpus += js->gres_per_socket *
-				MAX(1, job_ptr->details ? job_ptr->details->min_nodes : 1);
-		}
+		else
+			gpus += tune_gpu_count((int) js->gres_per_job, (int) js->gres_per_node, (int) js->gres_per_task,
+					       (int) js->gres_per_socket, nodes, tasks);
 	}
 	list_iterator_destroy(it);
 	return gpus;
-}
-
-static bool _waiting(job_record_t *job_ptr)
-{
-	switch (job_ptr->state_reason) {
-	case WAIT_NO_REASON:
-	case WAIT_PRIORITY:
-	case WAIT_RESOURCES:
-		return true;
-	default:
-		return false;
-	}
 }
 
 extern void tune_jobs_collect(tune_jobs_t *t)
@@ -89,7 +72,6 @@ extern void tune_jobs_collect(tune_jobs_t *t)
 	t->jobs = xcalloc(cap ? cap : 1, sizeof(*t->jobs));
 	t->out = xcalloc(cap ? cap : 1, sizeof(*t->out));
 	t->refs = xcalloc(cap ? cap : 1, sizeof(*t->refs));
-	t->tenants = xcalloc(cap ? cap : 1, sizeof(*t->tenants));
 
 	it = list_iterator_create(job_list);
 	while ((job_ptr = list_next(it)) && t->n < cap) {
@@ -100,16 +82,14 @@ extern void tune_jobs_collect(tune_jobs_t *t)
 			continue;
 		j->job_id = job_ptr->job_id;
 		j->user_id = job_ptr->user_id;
-		if (job_ptr->account && job_ptr->account[0])
-			t->tenants[t->n] = xstrdup(job_ptr->account);
-		else
-			t->tenants[t->n] = xstrdup_printf("user:%s", uid_to_string_cached(job_ptr->user_id));
-		j->tenant = t->tenants[t->n];
+		/* Facts only: lib/priority/job_facts decides the tenant and whether it waits. */
+		j->account = job_ptr->account;
+		j->user_name = uid_to_string_cached(job_ptr->user_id);
 		j->comment = job_ptr->comment;
+		j->reason = pending ? TUNE_JOB_REASON_STRING(job_ptr->state_reason) : NULL;
 		j->running = !pending;
-		/* Held jobs (priority 0) and priorities set by an admin are left alone. */
-		j->may_set = pending && job_ptr->priority != 0 && !job_ptr->direct_set_prio;
-		j->waiting = pending && job_ptr->priority != 0 && _waiting(job_ptr);
+		j->held = job_ptr->priority == 0;
+		j->admin_set = job_ptr->direct_set_prio != 0;
 		/* Under priority/multifactor: the priority without the SITE term. */
 		j->base_priority = (double) job_ptr->priority -
 				   ((double) job_ptr->site_factor - (double) NICE_OFFSET);
@@ -139,9 +119,6 @@ extern void tune_jobs_collect(tune_jobs_t *t)
 
 extern void tune_jobs_free(tune_jobs_t *t)
 {
-	for (size_t i = 0; i < t->cap; i++)
-		xfree(t->tenants[i]);
-	xfree(t->tenants);
 	xfree(t->jobs);
 	xfree(t->out);
 	xfree(t->refs);
@@ -150,20 +127,13 @@ extern void tune_jobs_free(tune_jobs_t *t)
 
 extern void tune_jobs_set_summary(job_record_t *job_ptr, const char *summary)
 {
-	char *old = job_ptr->system_comment, *mine, *merged;
+	size_t len = tune_merge_summary(job_ptr->system_comment, summary, NULL, 0);
+	char *merged;
 
-	if (old && (mine = strstr(old, "tune:tenant=")) && !xstrcmp(mine, summary))
-		return;
-	if (old && (mine = strstr(old, "tune:tenant="))) {
-		int keep = mine - old;
-		while (keep > 0 && old[keep - 1] == ' ')
-			keep--;
-		merged = keep ? xstrdup_printf("%.*s %s", keep, old, summary) : xstrdup(summary);
-	} else if (old && old[0]) {
-		merged = xstrdup_printf("%s %s", old, summary);
-	} else {
-		merged = xstrdup(summary);
-	}
+	if (!len)
+		return;  /* it holds this summary already */
+	merged = xmalloc(len + 1);
+	tune_merge_summary(job_ptr->system_comment, summary, merged, len + 1);
 	xfree(job_ptr->system_comment);
 	job_ptr->system_comment = merged;
 }

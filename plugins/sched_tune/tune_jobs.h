@@ -15,7 +15,6 @@ typedef struct {
 	tune_job_t *jobs;
 	tune_decision_t *out;
 	job_record_t **refs;
-	char **tenants;
 	size_t cap;
 	double cap_cpus, cap_mem_mb, cap_gpus;
 } tune_jobs_t;

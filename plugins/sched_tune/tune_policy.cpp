@@ -2,6 +2,11 @@
 // SiteFactorPolicy (site_factor/tune) for the plugins' shim.
 #include "tune_policy.h"
 
+#include <cstring>
+
+#include "placement/gpu_request.hpp"
+#include "priority/job_facts.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -129,11 +134,12 @@ int tune_policy_pass(tune_policy_t* p, double now, double cap_cpus, double cap_m
       auto& w = v[i];
       w.id = j.job_id;
       w.uid = j.user_id;
-      w.tenant = j.tenant ? j.tenant : "";
+      w.tenant = tune::tenant_of(j.account ? j.account : "", j.user_name ? j.user_name : "");
       w.comment = j.comment ? j.comment : "";
       w.state = j.running ? tune::JobView::State::Running : tune::JobView::State::Pending;
-      w.may_set = j.may_set;
-      w.waiting = j.waiting;
+      // Held jobs and priorities set by an admin are left alone.
+      w.may_set = !j.running && !j.held && !j.admin_set;
+      w.waiting = !j.running && tune::waits_for_cluster(j.reason ? j.reason : "", j.held != 0);
       w.eligible = j.eligible;
       w.started = j.started;
       w.request = {j.cpus, j.mem_mb, j.gpus};
@@ -180,6 +186,20 @@ int tune_policy_change(tune_policy_t* p, size_t i, char* buf, size_t len) {
                     static_cast<long long>(c.results), by);
     return 1;
   });
+}
+
+size_t tune_merge_summary(const char* system_comment, const char* summary, char* buf, size_t len) {
+  char err[8];
+  return c_boundary<size_t>(err, sizeof err, 0, [&]() -> size_t {
+    const auto merged = tune::merge_summary(system_comment ? system_comment : "", summary ? summary : "");
+    if (!merged) return 0;
+    if (merged->size() < len) std::memcpy(buf, merged->c_str(), merged->size() + 1);
+    return merged->size();
+  });
+}
+
+double tune_gpu_count(int per_job, int per_node, int per_task, int per_socket, int nodes, int tasks) {
+  return tune::gpu_count({per_job, per_node, per_task, per_socket}, nodes, tasks);
 }
 
 int tune_policy_site_for(tune_policy_t* p, uint32_t job_id, uint32_t user_id, const char* comment, int64_t* site) {

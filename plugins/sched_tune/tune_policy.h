@@ -20,11 +20,13 @@ extern "C" {
 typedef struct {
 	uint32_t job_id;
 	uint32_t user_id;
-	const char *tenant;  /* account, or "user:NAME" */
-	const char *comment; /* may be NULL */
-	int running;         /* 0: pending */
-	int may_set;         /* pending, not held, not set by an admin */
-	int waiting;         /* pending for resources or priority */
+	const char *account;   /* may be NULL or "" */
+	const char *user_name; /* may be NULL */
+	const char *comment;   /* may be NULL */
+	const char *reason;    /* pending: Slurm's name of its reason (squeue's), may be NULL */
+	int running;           /* 0: pending */
+	int held;              /* priority 0 */
+	int admin_set;         /* priority set by an admin by hand */
 	double eligible;     /* epoch seconds */
 	double started;      /* epoch seconds, running jobs */
 	double cpus, mem_mb, gpus;
@@ -76,6 +78,16 @@ int tune_policy_pass(tune_policy_t *p, double now, double cap_cpus, double cap_m
  * slurmctld's log ("study UID:KEY: yield level 0 -> 3 at 14 results, tail
  * estimate 0.0031"): 1 and buf filled, or 0 when there is no i-th. */
 int tune_policy_change(tune_policy_t *p, size_t i, char *buf, size_t len);
+
+/* The job's SystemComment with the summary in place of tune's previous one
+ * (lib/priority/job_facts): the length of the merged text, written to buf
+ * when it fits in len (with its NUL); 0 when the comment already holds
+ * exactly this summary. */
+size_t tune_merge_summary(const char *system_comment, const char *summary, char *buf, size_t len);
+
+/* A job's GPU request as a count (lib/placement's gpu_count, one order for
+ * both plugins and the simulator). */
+double tune_gpu_count(int per_job, int per_node, int per_task, int per_socket, int nodes, int tasks);
 
 /* site_factor/tune: the SITE term to give a job Slurm (re)computes the
  * priority of: 1 and *site set, or 0 (leave the job's term alone). */

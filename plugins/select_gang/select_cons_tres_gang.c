@@ -288,7 +288,8 @@ static void _load_settings(void)
 	} else {
 		gang_settings_free(settings);
 		settings = s;
-		info("select/cons_tres_gang: gang GPU placement over select/cons_tres (settings from %s)", path);
+		info("select/cons_tres_gang: %s GPU placement over select/cons_tres (settings from %s)",
+		     gang_placement_name(s), path);
 	}
 	xfree(path);
 }
@@ -441,15 +442,16 @@ static void _job_shape(job_record_t *job_ptr, uint32_t min_nodes, uint32_t max_n
 	else
 		j->mem_per_node_mb = (double) mem;
 	j->exclusive = TUNE_WHOLE_NODE_REQUIRED(d) || !d->share_res;
+	j->job_id = job_ptr->job_id;
 	if (job_ptr->gres_list_req) {
 		gres_state_t *gs = list_find_first(job_ptr->gres_list_req, gres_find_id, &gpu_id);
 		gres_job_state_t *js = gs ? gs->gres_data : NULL;
 		if (js) {
+			/* As Slurm keeps them; lib/placement's GpuRequest reads them. */
 			j->gpus_per_job = js->gres_per_job;
 			j->gpus_per_node = js->gres_per_node;
 			j->gpus_per_task = js->gres_per_task;
-			if (!j->gpus_per_job && !j->gpus_per_node && !j->gpus_per_task && js->gres_per_socket)
-				j->gpus_per_node = js->gres_per_socket;
+			j->gpus_per_socket = js->gres_per_socket;
 			j->cpus_per_gpu = js->cpus_per_gres;
 			j->mem_per_gpu_mb = (double) js->mem_per_gres;
 			if (j->mem_per_gpu_mb > 0)

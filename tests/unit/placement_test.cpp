@@ -203,6 +203,26 @@ TEST(GangConfig, DefaultsSettingsAndErrorsWithTheirLine) {
   EXPECT_TRUE(c.applies_to("gpu"));
   EXPECT_FALSE(c.applies_to("cpu"));
   EXPECT_EQ(c.options.cores_per_free_gpu, 2);
+  EXPECT_EQ(d.placement, "gang");
+  EXPECT_EQ(parse_gang_config("placement = \"fgd\";", "s.conf").placement, "fgd");
+  for (const char* bad : {"placement = \"first-fit\";", "placement = \"nosuch\";", "placement = 3;"}) {
+    try {
+      parse_gang_config(bad, "s.conf");
+      ADD_FAILURE() << bad;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("s.conf:1: 'placement'"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("\"gang\" or \"fgd\""), std::string::npos) << e.what();
+    }
+  }
+  // The one list: every name makes its policy, and the error names them all.
+  for (const auto& n : placement_names()) EXPECT_EQ(make_placement(n)->name(), n);
+  EXPECT_EQ(placement_names(true), (std::vector<std::string>{"gang", "fgd"}));
+  try {
+    make_placement("best");
+    ADD_FAILURE();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("use gang, fgd, cons_tres, first-fit"), std::string::npos) << e.what();
+  }
   EXPECT_FALSE(parse_gang_config("enabled = false;", "s.conf").applies_to("gpu"));
   for (const auto& [text, says] : std::vector<std::pair<std::string, std::string>>{
            {"enabled = true;\ncores_per_free_gpu = -2;\n", "s.conf:2: 'cores_per_free_gpu' must be a whole number"},

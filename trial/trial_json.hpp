@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mpi_runner/trial_process.hpp"
+#include "trial/trial_process.hpp"
 
 namespace tune::wire {
 

@@ -1,4 +1,4 @@
-#include "mpi_runner/trial_json.hpp"
+#include "trial/trial_json.hpp"
 
 #include <charconv>
 #include <vector>

@@ -1,0 +1,162 @@
+#include "simulation/ordering.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace tune::sim {
+
+const std::vector<OrderingSpec>& ordering_policies() {
+  static const std::vector<OrderingSpec> list = {
+      {"fifo", {}, OrderingBase::Fifo, Lowering::None, "priority/basic: submission order"},
+      {"multifactor", {"fairshare"}, OrderingBase::Multifactor, Lowering::None,
+       "priority/multifactor: age + classic fair share 2^(-U/S)"},
+      {"tune", {}, OrderingBase::SchedTune, Lowering::Tune, "sched/tune: DRF fair share and the adaptive priority"},
+      {"multifactor+tune", {}, OrderingBase::Multifactor, Lowering::Tune,
+       "priority/multifactor with site_factor/tune's SITE term"},
+      {"oracle", {}, OrderingBase::Fifo, Lowering::Oracle,
+       "fifo, a study that never meets its target lowered from its first job"},
+      {"multifactor+oracle", {}, OrderingBase::Multifactor, Lowering::Oracle,
+       "multifactor, such a study's jobs at priority 1 from its first"},
+      {"evidence-oracle", {}, OrderingBase::Fifo, Lowering::EvidenceOracle,
+       "fifo, such a study lowered once its results hold its final best twice"},
+      {"multifactor+evidence-oracle", {}, OrderingBase::Multifactor, Lowering::EvidenceOracle,
+       "multifactor, the same at priority 1"},
+  };
+  return list;
+}
+
+std::string ordering_policy_names() {
+  std::string s;
+  const auto& list = ordering_policies();
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    s += (i == 0 ? "" : i + 1 == list.size() ? " or " : ", ") + list[i].name;
+    for (const auto& a : list[i].aliases) s += " (or " + a + ")";
+  }
+  return s;
+}
+
+const OrderingSpec& ordering_policy(const std::string& name) {
+  for (const auto& p : ordering_policies()) {
+    if (p.name == name) return p;
+    for (const auto& a : p.aliases)
+      if (a == name) return p;
+  }
+  throw std::invalid_argument("unknown priority policy '" + name + "': use " + ordering_policy_names());
+}
+
+Ordering::Ordering(const OrderingSpec& spec, const SchedConfig& tune, const SchedulerSettings& s, double weight_fairshare,
+                   double weight_age, const Resources& capacity, double gpu_billing, int accounts)
+    : spec_(spec),
+      s_(s),
+      weight_fairshare_(weight_fairshare),
+      weight_age_(weight_age),
+      capacity_(capacity),
+      gpu_billing_(gpu_billing),
+      accounts_(accounts) {
+  if (spec.base == OrderingBase::SchedTune) tune_.emplace(tune);
+  if (spec.base == OrderingBase::Multifactor && spec.lowering == Lowering::Tune) site_.emplace(tune);
+}
+
+// sched/tune's pass, or site_factor/tune's (whose thread runs every interval;
+// multifactor's own recompute stays every PriorityCalcPeriod).
+double Ordering::period() const {
+  return spec_.lowering == Lowering::Tune ? (tune_ ? tune_->config().interval : site_->config().interval)
+                                          : s_.priority_calc_period;
+}
+
+void Ordering::add_job() {
+  base_.push_back(0);
+  site_term_.push_back(0);
+}
+
+// The oracles: a job of a study that will never meet its target; the
+// evidence oracles only once the study's results so far hold its final best
+// twice (the earliest its plateau shows in its results: a tie no continuous
+// metric produces), the limit of what an estimator can see.
+bool Ordering::oracle_lowers(OrderingHost& host, int j) const {
+  if (spec_.lowering != Lowering::Oracle && spec_.lowering != Lowering::EvidenceOracle) return false;
+  const int s = host.job(j).study;
+  return s >= 0 && host.plateau_shows(s, spec_.lowering == Lowering::EvidenceOracle);
+}
+
+// priority/multifactor: age + classic fair share 2^(-U/S), U the account's
+// share of all decayed usage, S its share of the shares (equal shares).
+double Ordering::classic_priority(const SimJob& job, double now) const {
+  double total = 0;
+  for (const auto& [a, u] : usage_) total += u;
+  const auto it = usage_.find(job.account);
+  const double u = total > 0 && it != usage_.end() ? it->second / total : 0;
+  const double s = 1.0 / std::max(1, accounts_);
+  const double age = std::clamp((now - job.submit) / s_.priority_max_age, 0.0, 1.0);
+  return std::floor(weight_fairshare_ * std::pow(2.0, -u / s) + weight_age_ * age);
+}
+
+// multifactor's priority with the SITE term, clamped as Slurm does (>= 1).
+double Ordering::with_site(OrderingHost& host, int j) const {
+  return oracle_lowers(host, j) ? 1.0 : std::max(1.0, base_[j] + static_cast<double>(site_term_[j]));
+}
+
+void Ordering::charge(int j, const SimJob& job, int cpus, int gpus, double now, double& charged_until) {
+  (void)j;
+  if (!multifactor()) return;
+  const double dt = now - charged_until;
+  charged_until = now;
+  usage_[job.account] += dt * (cpus + gpu_billing_ * gpus);
+}
+
+double Ordering::on_submit(OrderingHost& host, int j) {
+  if (spec_.base == OrderingBase::Fifo) return oracle_lowers(host, j) ? -2 : 0;
+  if (spec_.base == OrderingBase::SchedTune) return -1;  // below the policy's band until its next pass
+  base_[j] = classic_priority(host.job(j), host.now());
+  // site_factor_p_set at submission: a trial job of a yielding study starts
+  // with its study's term.
+  if (site_) {
+    const auto term = site_->site_for(static_cast<std::uint32_t>(j + 1), host.uid_of(j), host.comment_of(j));
+    site_term_[j] = term.value_or(0);
+  }
+  return with_site(host, j);
+}
+
+void Ordering::reprioritise(OrderingHost& host, const std::vector<int>& jobs, std::vector<double>& prio) {
+  const double now = host.now();
+  if (spec_.base == OrderingBase::Fifo) {
+    // fifo's order; the evidence oracle lowers a study once its plateau shows.
+    if (spec_.lowering == Lowering::EvidenceOracle)
+      for (int j : jobs) prio[j] = oracle_lowers(host, j) ? -2 : 0;
+    return;
+  }
+  if (multifactor()) {
+    // multifactor's decay thread: every PriorityCalcPeriod (with
+    // site_factor/tune this runs every interval, the recompute less often).
+    if (!site_ || now - last_decay_ >= s_.priority_calc_period - 1e-9) {
+      const double dt = now - last_decay_;
+      last_decay_ = now;
+      for (auto& [a, u] : usage_) u *= std::pow(0.5, dt / s_.priority_decay_half_life);
+      host.for_each_running(
+          [&](int j, int cpus, int gpus, double& charged_until) { charge(j, host.job(j), cpus, gpus, now, charged_until); });
+      for (int j : jobs) base_[j] = classic_priority(host.job(j), now);
+    }
+    if (site_) {
+      // site_factor/tune's thread: the term of each study's pending jobs,
+      // the priority recomputed with it (set_job_prio), yield signals.
+      const auto decisions = site_->pass(now, host.views_of(jobs));
+      for (const auto& d : decisions) {
+        const int j = static_cast<int>(d.id - 1);
+        if (d.site) site_term_[j] = *d.site;
+        if (d.signal) host.yield(j);
+      }
+      host.record_levels(site_->studies(), site_->changes());
+    }
+    for (int j : jobs) prio[j] = with_site(host, j);
+    return;
+  }
+  const auto decisions = tune_->pass(now, capacity_, host.views_of(jobs));
+  for (const auto& d : decisions) {
+    if (d.priority) prio[d.id - 1] = *d.priority;
+    if (d.signal) host.yield(static_cast<int>(d.id - 1));
+  }
+  host.record_levels(tune_->studies(), tune_->changes());
+}
+
+}  // namespace tune::sim

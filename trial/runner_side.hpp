@@ -1,0 +1,41 @@
+// The runner's side of a trial, the same in both modes: an MPI runner rank
+// (mpi_runner/) and a trial job (trial_jobs/) each give it a RunnerLink to
+// their AppCore and get the trial's run back to send as its result.
+#pragma once
+
+#include <atomic>
+#include <optional>
+
+#include "trial/messages.hpp"
+#include "trial/trial_process.hpp"
+
+namespace tune {
+
+// Set by the process's signal handlers: SIGTERM/SIGINT end trials now
+// (g_stop_requested), SIGUSR1 lets them finish (g_drain_requested, the AppCore
+// sets the limit).
+extern std::atomic<bool> g_stop_requested;
+extern std::atomic<bool> g_drain_requested;
+
+// When `run` may have died of a stop signal this process has not received yet
+// (may_have_died_of_the_stop), waits up to `grace` for g_stop_requested, so
+// that attribute_to_stop records the trial as interrupted, not as failed.
+void await_stop_signal(const TrialRun& run, double grace = 2.0);
+
+// The runner's end of a transport to its AppCore.
+class RunnerLink {
+ public:
+  virtual ~RunnerLink() = default;
+  // Sends a message; false when the AppCore cannot be reached now.
+  virtual bool send(wire::Kind kind, const nlohmann::json& body) = 0;
+  // A message from the AppCore waiting now, if any (never blocks).
+  virtual std::optional<wire::Message> poll() = 0;
+};
+
+// Runs `launch` to its end: streams its reports as Report messages, ends it
+// when an Interrupt comes, a Prune for this trial, or a stop signal, waits
+// for a stop signal its death may foretell, and attributes the outcome
+// (interrupted, pruned). The caller sends the run as the Result.
+TrialRun run_trial(RunnerLink& link, const TrialLaunch& launch);
+
+}  // namespace tune
