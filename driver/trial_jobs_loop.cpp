@@ -18,6 +18,8 @@
 #include "trial/trial_json.hpp"
 #include "study/text_input.hpp"
 #include "study/trial_jobs.hpp"
+#include "study/trial_jobs_loop.hpp"
+#include "study/progress.hpp"
 #include "trial_jobs/channel.hpp"
 #include "trial_jobs/slurm_trial_jobs.hpp"
 
@@ -41,36 +43,55 @@ std::string exe_path() {
   return ec ? "tune" : p.string();
 }
 
-struct LiveJob {
-  std::uint32_t id = 0;
-  TrialJobInfo::State state = TrialJobInfo::State::Pending;
-  std::optional<ChannelServer::ConnId> conn;
-  std::optional<std::uint64_t> trial;  // handed out, result not yet here
-  int given = 0;                       // trials handed to it so far
-  bool signalled = false;              // its trial ended by Slurm's signal: settled when the job has ended
-  double submitted = 0, bound = 0;     // when it was submitted, when its current trial was handed to it
-  bool leaving = false;                // told "stop" or said "bye": it exits once its connection closes
-  std::string node, reason;
+// Slurm through libslurm, as the controller's JobQueue: each job the same
+// request (the study's trial-job script), carrying the progress record.
+class SlurmQueue : public JobQueue {
+ public:
+  explicit SlurmQueue(TrialJobRequest base) : base_(std::move(base)) {}
+  std::uint32_t submit(const std::string& comment) override {
+    TrialJobRequest r = base_;
+    r.comment = comment;
+    try {
+      return slurm_.submit(r);
+    } catch (const SlurmError& e) {
+      throw JobQueueError(e.what());
+    }
+  }
+  std::map<std::uint32_t, TrialJobInfo> look_up(const std::vector<std::uint32_t>& ids) override {
+    try {
+      return slurm_.look_up(ids);
+    } catch (const SlurmError& e) {
+      throw JobQueueError(e.what());
+    }
+  }
+  bool cancel(std::uint32_t id) override { return slurm_.cancel(id); }
+
+ private:
+  TrialJobRequest base_;
+  SlurmTrialJobs slurm_;
 };
 
-class TrialJobsLoop {
+// The AppCore, as the controller's host.
+class CoreHost : public LoopHost {
+ public:
+  explicit CoreHost(AppCore& core) : core_(core) {}
+  Study& study() override { return core_.study(); }
+  double now() const override { return now_s(); }
+  void record(const TrialRun& run, const std::string& host, const std::string& where) override {
+    core_.record(run, 0, host, where);
+  }
+  void say(const std::string& line) override { core_.say(line); }
+  bool interrupt_running(double now) const override { return core_.interrupt_running(now); }
+  std::string trial_comment() override { return format_progress(core_.progress(StudyRole::Trial)); }
+
+ private:
+  AppCore& core_;
+};
+
+class TrialJobsLoop : public JobLinks {
  public:
   TrialJobsLoop(AppCore& core, const RunOptions& o)
-      : core_(core), o_(o), server_(secret_, [this](const std::string& m) { core_.say(m); }) {
-    spec_.cpus_per_task = o.cpus_per_trial;
-    spec_.mem_mb = parse_megabytes(o.mem_per_trial, "--mem-per-trial");
-    spec_.gpus_per_node = o.gpus_per_trial;
-    spec_.nodes = o.nodes_per_trial;
-    spec_.tasks = std::max(o.tasks_per_trial, o.nodes_per_trial);
-    // The job outlives its trials by a minute: tune trial-job ends a trial at its limit first.
-    if (!o.trial_time_limit.empty())
-      spec_.time_limit_s = parse_duration(o.trial_time_limit, "--trial-time-limit") * o.trials_per_job + 60;
-    spec_.partition = o.partition;
-    spec_.account = o.account;
-    spec_.qos = o.qos;
-    spec_.constraint = o.constraint;
-    spec_.reservation = o.reservation;
-    spec_.nice = o.nice;
+      : core_(core), o_(o), server_(secret_, [this](const std::string& m) { core_.say(m); }), host_(core) {
     poll_every_ = parse_duration(o.slurm_poll, "--slurm-poll");
     appcore_wait_ = parse_duration(o.appcore_wait, "--appcore-wait");
     if (poll_every_ < 1) throw UsageError("--slurm-poll " + o.slurm_poll + " is below 1 s; slurmctld serves everyone");
@@ -78,7 +99,11 @@ class TrialJobsLoop {
 
   int run() {
     listen();
-    adopt_earlier_jobs();
+    queue_.emplace(request());
+    TrialJobsRules rules;
+    rules.poll_every = poll_every_;
+    loop_.emplace(host_, *queue_, *this, o_.parallel, o_.trials_per_job, rules);
+    loop_->adopt(earlier_jobs());
     double last_jobs_write = 0;
     for (;;) {
       const double now = now_s();
@@ -86,22 +111,33 @@ class TrialJobsLoop {
       core_.check_signals(now);
       study.tick(now);
       core_.tick_progress();
-      if (study.stopping()) wind_down(now);
-      else submit_jobs();
+      loop_->tick();
       for (auto& ev : server_.poll(0.05)) handle(ev);
-      if (now - last_lookup_ >= poll_every_ || (lookup_soon_ && now - last_lookup_ >= 1)) look_up();
-      if (changed_ && now - last_jobs_write >= 1) {
-        write_jobs_file();
-        last_jobs_write = now;
+      if (changed_ || loop_->take_changed()) {
+        changed_ = true;
+        if (now - last_jobs_write >= 1) {
+          write_jobs_file();
+          last_jobs_write = now;
+        }
       }
-      if (study.finished() && busy() == 0) break;
+      if (loop_->done()) break;
     }
-    cancel_all();
+    loop_->finish();
     write_jobs_file();
     say_costs();
     std::error_code ec;
     fs::remove(channel_file_, ec);
     return core_.finish();
+  }
+
+  // JobLinks: the trial vocabulary over the channel.
+  void launch(Conn c, const Trial& t) override { send_to(c, wire::Kind::Launch, {{"launch", wire::to_json(core_.launch_for(t))}}); }
+  void stop(Conn c) override { send_to(c, wire::Kind::Stop, json::object()); }
+  void interrupt(Conn c, std::uint64_t trial) override { send_to(c, wire::Kind::Interrupt, {{"trial", trial}}); }
+  void prune(Conn c, std::uint64_t trial) override { send_to(c, wire::Kind::Prune, {{"trial", trial}}); }
+  void close(Conn c) override { server_.close(c); }
+  void pump(double seconds) override {
+    for (auto& ev : server_.poll(seconds)) handle(ev);
   }
 
  private:
@@ -118,10 +154,42 @@ class TrialJobsLoop {
     write_channel_file(channel_file_, a);
     core_.say("trial jobs reach this AppCore at " + a.host + ":" + std::to_string(port) + " (" + channel_file_ + ")");
   }
-  // Trials of an earlier AppCore left running: their jobs may still run them.
-  void adopt_earlier_jobs() {
-    const auto& trials = core_.history().trials();
-    std::vector<std::uint32_t> ids;
+
+  // What every trial job of this study asks Slurm for, and runs.
+  TrialJobRequest request() const {
+    TrialJobRequest r;
+    r.spec.cpus_per_task = o_.cpus_per_trial;
+    r.spec.mem_mb = parse_megabytes(o_.mem_per_trial, "--mem-per-trial");
+    r.spec.gpus_per_node = o_.gpus_per_trial;
+    r.spec.nodes = o_.nodes_per_trial;
+    r.spec.tasks = std::max(o_.tasks_per_trial, o_.nodes_per_trial);
+    r.spec.time_limit_s = trial_job_time_limit(
+        o_.trial_time_limit.empty() ? 0 : parse_duration(o_.trial_time_limit, "--trial-time-limit"), o_.trials_per_job);
+    r.spec.partition = o_.partition;
+    r.spec.account = o_.account;
+    r.spec.qos = o_.qos;
+    r.spec.constraint = o_.constraint;
+    r.spec.reservation = o_.reservation;
+    r.spec.nice = o_.nice;
+    r.name = core_.history().study().name + ".trial";
+    r.workdir = fs::current_path().string();
+    fs::create_directories(core_.trial_dir());
+    r.output = fs::absolute(core_.trial_dir()).string() + "/job-%j.out";
+    r.script = "#!/bin/sh\n# A trial job of study " + core_.history().study().name +
+               " (tune run --trial-jobs): it asks the study's AppCore for its trial when it starts.\nexec " +
+               shell_quote(exe_path()) + " trial-job --channel " + shell_quote(fs::absolute(channel_file_).string()) +
+               " --trials " + std::to_string(o_.trials_per_job) + " --appcore-wait " +
+               std::to_string(static_cast<long>(appcore_wait_)) + "\n";
+    std::vector<std::string> env;
+    for (char** e = environ; *e; ++e) env.emplace_back(*e);
+    r.environment = trial_job_environment(env, {});
+    return r;
+  }
+
+  // Trials of an earlier AppCore left running: their jobs may still run
+  // them. Results the jobs wrote while no AppCore listened are collected
+  // here; the rest goes to the controller to adopt.
+  std::map<std::uint32_t, std::optional<std::uint64_t>> earlier_jobs() {
     std::map<std::uint32_t, std::optional<std::uint64_t>> earlier;  // job -> trial
     // The jobs file of the earlier AppCore lists its pending and running jobs.
     if (std::ifstream in(jobs_file_of(o_.history)); in) {
@@ -131,7 +199,7 @@ class TrialJobsLoop {
           if (job.is_object() && job.contains("id") && job["id"].is_number_unsigned())
             earlier[job["id"].get<std::uint32_t>()] = std::nullopt;
     }
-    for (const auto& t : trials) {
+    for (const auto& t : core_.history().trials()) {
       if (t.state != TrialState::Running) continue;
       const std::string dir = core_.trial_dir() + "/" + std::to_string(t.id);
       // A result the job wrote while no AppCore listened.
@@ -151,311 +219,87 @@ class TrialJobsLoop {
         if (in >> job && job) earlier[job] = t.id;
       }
     }
-    if (earlier.empty()) return;
-    for (const auto& [id, trial] : earlier) ids.push_back(id);
-    std::map<std::uint32_t, TrialJobInfo> info;
-    try {
-      info = slurm_.look_up(ids);
-    } catch (const SlurmError& e) {
-      core_.say(std::string(e.what()) + "; the earlier AppCore's trials run again");
-      return;
-    }
-    int adopted = 0;
-    for (const auto& [id, trial] : earlier) {
-      const TrialJobInfo& i = info[id];
-      if (i.state == TrialJobInfo::State::Ended) continue;
-      if (trial && !core_.study().adopt(*trial)) continue;
-      LiveJob& j = jobs_[id];
-      j.id = id;
-      j.state = i.state;
-      j.trial = trial;
-      j.given = trial ? 1 : 0;
-      j.node = i.nodes;
-      j.reason = i.reason;
-      ++adopted;
-    }
-    if (adopted) core_.say("adopted " + std::to_string(adopted) + " trial job(s) of the earlier AppCore");
-    changed_ = true;
+    return earlier;
   }
 
-  std::size_t busy() const {
-    std::size_t n = 0;
-    for (const auto& [id, j] : jobs_) n += j.trial.has_value();
-    return n;
-  }
-
-  void submit_jobs() {
-    if (now_s() < submit_after_) return;
-    std::uint64_t unclaimed = 0;
-    for (const auto& [id, j] : jobs_) unclaimed += static_cast<std::uint64_t>(std::max(0, o_.trials_per_job - j.given));
-    int n = trial_jobs_to_submit(o_.parallel, static_cast<int>(jobs_.size()), unclaimed, core_.study().remaining(),
-                                 o_.trials_per_job);
-    for (; n > 0; --n) {
-      TrialJobRequest r;
-      r.spec = spec_;
-      r.name = core_.history().study().name + ".trial";
-      r.comment = format_progress(core_.progress(StudyRole::Trial));
-      r.workdir = fs::current_path().string();
-      fs::create_directories(core_.trial_dir());
-      r.output = fs::absolute(core_.trial_dir()).string() + "/job-%j.out";
-      r.script = "#!/bin/sh\n# A trial job of study " + core_.history().study().name +
-                 " (tune run --trial-jobs): it asks the study's AppCore for its trial when it starts.\nexec " +
-                 shell_quote(exe_path()) + " trial-job --channel " + shell_quote(fs::absolute(channel_file_).string()) +
-                 " --trials " + std::to_string(o_.trials_per_job) + " --appcore-wait " +
-                 std::to_string(static_cast<long>(appcore_wait_)) + "\n";
-      std::vector<std::string> env;
-      for (char** e = environ; *e; ++e) env.emplace_back(*e);
-      r.environment = trial_job_environment(env, {});
-      try {
-        const std::uint32_t id = slurm_.submit(r);
-        jobs_[id].id = id;
-        jobs_[id].submitted = now_s();
-        ++submitted_;
-        submitted_any_ = true;
-        changed_ = true;
-      } catch (const SlurmError& e) {
-        if (!submitted_any_) {
-          core_.say(std::string(e.what()) + "; check --partition, --account, --qos, --constraint, --reservation and the trial's size");
-          core_.study().stop(StopReason::Refused);
-          return;
-        }
-        core_.say(std::string(e.what()) + "; trying again in 10 s");
-        submit_after_ = now_s() + 10;
-        return;
-      }
-    }
-  }
-
+  // The channel's events, read and handed to the controller.
   void handle(const ChannelServer::Event& ev) {
     switch (ev.kind) {
-      case ChannelServer::Event::Hello: return hello(ev);
-      case ChannelServer::Event::Closed: {
-        const auto it = conn_job_.find(ev.conn);
-        if (it == conn_job_.end()) return;
-        if (auto j = jobs_.find(it->second); j != jobs_.end()) {
-          j->second.conn.reset();
-          if (j->second.trial) lookup_soon_ = true;  // did the cluster end it?
-          // Its process has exited (the job's batch script exec'd it): the
-          // job is ending, and its slot can go to a new one now rather than
-          // at the next look-up.
-          else if (j->second.leaving) jobs_.erase(j), changed_ = true;
+      case ChannelServer::Event::Hello: {
+        std::uint32_t id = 0;
+        if (ev.body.contains("job") && ev.body["job"].is_number_unsigned()) id = ev.body["job"].get<std::uint32_t>();
+        std::optional<TrialRun> result;
+        std::string bad;
+        if (ev.body.contains("result")) {
+          try {
+            result = core_.result_of(ev.body["result"], false);
+          } catch (const std::exception& e) {
+            bad = e.what();
+          }
         }
-        conn_job_.erase(it);
+        const std::string host = ev.body.contains("host") && ev.body["host"].is_string() ? ev.body["host"].get<std::string>() : "";
+        loop_->on_hello(ev.conn, id, host, ev.peer, result);
+        if (!bad.empty()) loop_->on_bad_result(ev.conn, bad);
         return;
       }
+      case ChannelServer::Event::Closed: return loop_->on_closed(ev.conn);
       case ChannelServer::Event::Message: return message(ev);
     }
   }
 
-  void hello(const ChannelServer::Event& ev) {
-    std::uint32_t id = 0;
-    if (ev.body.contains("job") && ev.body["job"].is_number_unsigned()) id = ev.body["job"].get<std::uint32_t>();
-    auto it = jobs_.find(id);
-    if (!id || it == jobs_.end()) {
-      core_.say("closed the connection of " + ev.peer + ": job " + std::to_string(id) + " is not a trial job of this study");
-      server_.close(ev.conn);
-      return;
-    }
-    LiveJob& j = it->second;
-    if (j.conn) server_.close(*j.conn);
-    j.conn = ev.conn;
-    j.state = TrialJobInfo::State::Running;
-    j.node = ev.body.value("host", j.node);
-    conn_job_[ev.conn] = id;
-    changed_ = true;
-    if (ev.body.contains("result")) deliver(j, ev.body["result"]);
-  }
-
   void message(const ChannelServer::Event& ev) {
-    const auto cj = conn_job_.find(ev.conn);
-    if (cj == conn_job_.end()) return;
-    LiveJob& j = jobs_.at(cj->second);
-    const auto kind = wire::kind_of(ev.body.value("type", ""));
+    const auto job = loop_->job_of(ev.conn);
+    if (!job) return;
+    const auto kind = ev.body.contains("type") && ev.body["type"].is_string()
+                          ? wire::kind_of(ev.body["type"].get<std::string>())
+                          : std::nullopt;
     if (!kind) return;
-    Study& study = core_.study();
-    const auto send = [&](wire::Kind k, json body) { send_to(ev.conn, k, std::move(body)); };
     switch (*kind) {
-      case wire::Kind::Ready: {
-        if (j.trial) return;  // a job asks again while its trial is open: ignore
-        std::optional<Trial> t;
-        if (j.given < o_.trials_per_job) t = study.next_trial(0, j.node, now_s());
-        if (!t) {
-          send(wire::Kind::Stop, json::object());
-          j.leaving = true;
-          return;
-        }
-        j.trial = t->id;
-        j.bound = now_s();
-        ++j.given;
-        send(wire::Kind::Launch, {{"launch", wire::to_json(core_.launch_for(*t))}});
-        changed_ = true;
-        return;
-      }
+      case wire::Kind::Ready: return loop_->on_ready(ev.conn);
       case wire::Kind::Report:
         try {
-          if (!j.trial) return;
-          if (const auto prune = core_.on_report(ev.body, j.trial)) send(wire::Kind::Prune, {{"trial", *prune}});
+          const auto trial = ev.body.at("trial").get<std::uint64_t>();
+          loop_->on_report(ev.conn, trial, wire::report_from_json(ev.body));
         } catch (const std::exception& e) {
-          core_.say("closed the connection of job " + std::to_string(j.id) + ": a malformed report (" + e.what() + ")");
+          core_.say("closed the connection of job " + std::to_string(*job) + ": a malformed report (" + e.what() + ")");
           server_.close(ev.conn);
         }
         return;
-      case wire::Kind::Result: deliver(j, ev.body.value("result", json())); return;
-      case wire::Kind::Bye: j.leaving = true; return;  // its connection closes as it exits
+      case wire::Kind::Result:
+        try {
+          loop_->on_result(ev.conn, core_.result_of(ev.body.value("result", json()), false));
+        } catch (const std::exception& e) {
+          loop_->on_bad_result(ev.conn, e.what());
+        }
+        return;
+      case wire::Kind::Bye: return loop_->on_bye(ev.conn);
       default: return;  // an AppCore's kind from a job: ignored
     }
   }
 
   // A message of the trial vocabulary to a job: its kind in "type".
-  void send_to(ChannelServer::ConnId conn, wire::Kind kind, json body) {
+  void send_to(Conn conn, wire::Kind kind, json body) {
     body["type"] = wire::kind_name(kind);
     server_.send(conn, body);
   }
 
-  void deliver(LiveJob& j, const json& body) {
-    TrialRun run;
-    try {
-      run = core_.result_of(body, interrupted_);
-    } catch (const std::exception& e) {
-      core_.say("job " + std::to_string(j.id) + " sent a malformed result (" + e.what() + "); its trial runs again");
-      if (j.trial) core_.study().on_lost(*j.trial, TrialState::Interrupted, "a malformed result from its job", now_s());
-      j.trial.reset();
-      return;
-    }
-    if (!j.trial || run.trial != *j.trial) return;  // not the trial it holds: stale
-    if (run.interrupted && !core_.study().stopping()) {
-      // Slurm signalled the job (scancel, a node failure, preemption, its
-      // time limit): what to make of it waits for Slurm's word on the job.
-      j.signalled = true;
-      lookup_soon_ = true;
-      return;
-    }
-    core_.record(run, 0, j.node, "job " + std::to_string(j.id) + " on " + j.node);
-    // What the job cost, measured here: Slurm's start, late binding, the result's way back.
-    if (run.start_time > 0 && j.bound > 0) {
-      if (j.given == 1 && j.submitted > 0) slurm_start_.push_back(run.start_time - j.submitted);
-      binding_.push_back(run.start_time - j.bound);
-      result_.push_back(now_s() - run.end_time);
-    }
-    j.trial.reset();
-    changed_ = true;
-  }
-
-  // Asks slurmctld about this study's jobs (one RPC) and settles those that ended.
-  void look_up() {
-    last_lookup_ = now_s();
-    lookup_soon_ = false;
-    if (jobs_.empty()) return;
-    std::vector<std::uint32_t> ids;
-    for (const auto& [id, j] : jobs_) ids.push_back(id);
-    std::map<std::uint32_t, TrialJobInfo> info;
-    try {
-      info = slurm_.look_up(ids);
-      if (slurm_down_) core_.say("slurmctld answers again");
-      slurm_down_ = false;
-    } catch (const SlurmError& e) {
-      if (!slurm_down_) core_.say(std::string(e.what()) + "; trying again in " + o_.slurm_poll + " s");
-      slurm_down_ = true;
-      return;
-    }
-    for (auto& [id, i] : info) {
-      LiveJob& j = jobs_.at(id);
-      if (i.state != TrialJobInfo::State::Ended) {
-        if (j.reason != i.reason || j.node != i.nodes || (j.state != i.state && !j.conn)) changed_ = true;
-        if (!j.conn) j.state = i.state;
-        j.reason = i.reason;
-        if (!i.nodes.empty()) j.node = i.nodes;
-        continue;
-      }
-      if (j.conn && !j.signalled) continue;  // still talking: its last words are on the way
-      if (j.trial) {
-        const LostTrial lost = lost_trial(i.end, id, i.reason);
-        core_.say("trial " + std::to_string(*j.trial) + ": " + lost.message);
-        core_.study().on_lost(*j.trial, lost.state, lost.message, now_s());
-      }
-      jobs_.erase(id);
-      changed_ = true;
-    }
-  }
-
-  // The study is stopping: cancel jobs that have no trial; end running
-  // trials when the study says so (target, time limit, SIGTERM, --drain over).
-  void wind_down(double now) {
-    for (auto it = jobs_.begin(); it != jobs_.end();) {
-      LiveJob& j = it->second;
-      if (j.trial) {
-        ++it;
-        continue;
-      }
-      if (j.conn) send_to(*j.conn, wire::Kind::Stop, json::object());
-      else if (j.state == TrialJobInfo::State::Pending) slurm_.cancel(j.id);
-      else {
-        ++it;  // started but not yet connected: it hears "stop" when it asks
-        continue;
-      }
-      if (j.conn) conn_job_.erase(*j.conn);
-      it = jobs_.erase(it);
-      changed_ = true;
-    }
-    if (core_.interrupt_running(now) && !interrupted_) {
-      interrupted_ = true;
-      interrupted_at_ = now;
-      for (auto& [id, j] : jobs_)
-        if (j.conn && j.trial) send_to(*j.conn, wire::Kind::Interrupt, {{"trial", *j.trial}});
-    }
-    // A job that does not end its trial within the grace (or cannot hear): scancel.
-    if (interrupted_ && now - interrupted_at_ > 30) {
-      for (auto& [id, j] : jobs_)
-        if (j.trial && slurm_.cancel(id)) {
-          core_.study().on_lost(*j.trial, TrialState::Interrupted, "its job " + std::to_string(id) + " was cancelled as the study stopped", now);
-          j.trial.reset();
-        }
-      changed_ = true;
-    }
-  }
-
-  // No job left behind: cancel what remains, and check slurmctld agrees.
-  void cancel_all() {
-    for (int round = 0; round < 20; ++round) {
-      std::vector<std::uint32_t> ids;
-      for (const auto& [id, j] : jobs_) ids.push_back(id);
-      for (auto& [id, j] : jobs_)
-        if (j.conn) send_to(*j.conn, wire::Kind::Stop, json::object());
-      server_.poll(0.2);
-      if (ids.empty()) return;
-      try {
-        for (const auto& [id, i] : slurm_.look_up(ids)) {
-          if (i.state == TrialJobInfo::State::Ended) jobs_.erase(id);
-          else if (round > 0 || !jobs_.at(id).conn) slurm_.cancel(id);
-        }
-      } catch (const SlurmError& e) {
-        core_.say(std::string(e.what()) + " while cancelling the study's trial jobs");
-      }
-      changed_ = true;
-      if (jobs_.empty()) return;
-      server_.poll(0.5);
-    }
-    std::string left;
-    for (const auto& [id, j] : jobs_) left += " " + std::to_string(id);
-    core_.say("could not confirm that these trial jobs ended:" + left + " (scancel them if squeue still shows them)");
-  }
-
   void say_costs() const {
-    const Spread start = spread_of(slurm_start_), bind = spread_of(binding_), back = spread_of(result_);
+    const Spread start = spread_of(loop_->slurm_start()), bind = spread_of(loop_->binding()),
+                 back = spread_of(loop_->result_back());
     if (!bind.n) return;
     char line[400];
     std::snprintf(line, sizeof line,
                   "trial jobs: %zu submitted; submission to program start median %.2f s, p95 %.2f s (n=%zu); "
                   "trial handed out to program start median %.0f ms, p95 %.0f ms; program exit to result recorded "
                   "median %.0f ms, p95 %.0f ms (n=%zu)",
-                  submitted_, start.median, start.p95, start.n, 1e3 * bind.median, 1e3 * bind.p95, 1e3 * back.median,
-                  1e3 * back.p95, back.n);
+                  loop_->submitted(), start.median, start.p95, start.n, 1e3 * bind.median, 1e3 * bind.p95,
+                  1e3 * back.median, 1e3 * back.p95, back.n);
     core_.say(line);
   }
 
   void write_jobs_file() {
     json list = json::array();
-    for (const auto& [id, j] : jobs_) {
+    for (const auto& [id, j] : loop_->jobs()) {
       json e = {{"id", id},
                 {"state", j.state == TrialJobInfo::State::Pending ? "PENDING" : "RUNNING"},
                 {"node", j.node},
@@ -477,16 +321,12 @@ class TrialJobsLoop {
   const RunOptions& o_;
   std::string secret_ = random_secret();  // before server_, which is built with it
   ChannelServer server_;
-  SlurmTrialJobs slurm_;
-  TrialJobSpec spec_;
+  CoreHost host_;
+  std::optional<SlurmQueue> queue_;
+  std::optional<TrialJobsController> loop_;
   std::string channel_file_;
-  std::map<std::uint32_t, LiveJob> jobs_;
-  std::map<ChannelServer::ConnId, std::uint32_t> conn_job_;
-  std::vector<double> slurm_start_, binding_, result_;
-  std::size_t submitted_ = 0;
-  double poll_every_ = 10, appcore_wait_ = 300, last_lookup_ = 0, submit_after_ = 0, interrupted_at_ = 0;
-  bool lookup_soon_ = false, changed_ = true, submitted_any_ = false, slurm_down_ = false,
-       interrupted_ = false;
+  double poll_every_ = 10, appcore_wait_ = 300;
+  bool changed_ = true;
 };
 
 }  // namespace

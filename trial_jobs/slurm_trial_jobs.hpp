@@ -28,13 +28,6 @@ struct TrialJobRequest {
   std::vector<std::string> environment;  // NAME=value, complete (nothing is inherited)
 };
 
-struct TrialJobInfo {
-  enum class State { Pending, Running, Ended } state = State::Pending;
-  JobEnd end = JobEnd::Vanished;  // when Ended
-  std::string reason;             // Slurm's pending reason, or why it ended
-  std::string nodes;
-};
-
 class SlurmTrialJobs {
  public:
   SlurmTrialJobs();

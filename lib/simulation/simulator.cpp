@@ -13,11 +13,13 @@
 #include <stdexcept>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "adaptive/progress_record.hpp"
 #include "priority/scheduling_pass.hpp"
 #include "priority/site_factor.hpp"
 #include "study/progress.hpp"
+#include "study/trial_jobs_loop.hpp"
 #include "study/trial_jobs.hpp"
 
 namespace tune::sim {
@@ -382,7 +384,9 @@ class Sim : public OrderingHost {
     } else {
       j.name = st.name + (kind == SimJob::Kind::Trial ? ".trial" : "");
       j.cpus = k * st.cpus, j.gpus = k * st.gpus, j.mem_mb = k * st.mem_mb;
-      j.time_limit = kind == SimJob::Kind::Trial ? st.trial_time_limit : st.time_limit;
+      // A trial job's limit by the AppCore's own rule (lib/study/trial_jobs_loop):
+      // its trial's limit plus a minute, so that the trial is ended first.
+      j.time_limit = kind == SimJob::Kind::Trial ? trial_job_time_limit(st.trial_time_limit, 1) : st.time_limit;
     }
     return j;
   }
@@ -417,7 +421,10 @@ class Sim : public OrderingHost {
     const auto t = run.stopped ? std::nullopt : run.replay.next_trial();
     if (!t) return 0;  // nothing left: the trial job ends at once, as it does when told "stop"
     bound_[j] = *t;
-    return w_.studies[s].trials[*t].duration;
+    // tune trial-job ends a trial at its time limit (SIGTERM, grace), before the job's.
+    const double duration = w_.studies[s].trials[*t].duration, limit = w_.studies[s].trial_time_limit;
+    if (duration > limit) trial_timed_out_.insert(j);
+    return std::min(duration, limit);
   }
 
   // One trial's result reaches the study. Returns true when it met its target.
@@ -567,11 +574,12 @@ class Sim : public OrderingHost {
     StudyResult& res = study_res_[s];
     if (jb.kind == SimJob::Kind::Trial) {
       run.trial_jobs.erase(j);
+      const bool trial_timed_out = trial_timed_out_.erase(j) > 0;
       const auto b = bound_.find(j);
       if (b != bound_.end() && !res_[j].ended_by_study) {
         const std::size_t t = b->second;
         bound_.erase(b);
-        if (record_result(s, t, res_[j].timed_out)) stop_study(s);
+        if (record_result(s, t, res_[j].timed_out || trial_timed_out)) stop_study(s);
         else submit_trial_jobs(s);
       } else {
         if (b != bound_.end()) bound_.erase(b);
@@ -849,6 +857,7 @@ class Sim : public OrderingHost {
   std::vector<int> study_order_;  // by submission
   std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>> study_events_;
   std::unordered_map<int, std::size_t> bound_;          // running trial job -> its trial
+  std::unordered_set<int> trial_timed_out_;             // trial jobs whose trial outlasts its limit
   std::unordered_map<int, std::string> trial_comment_;  // trial job -> its record at submission
   std::string last_trial_comment_;
   bool study_submitted_ = false;

@@ -38,6 +38,14 @@ int trial_jobs_to_submit(int parallel, int live_jobs, std::uint64_t unclaimed, s
 enum class JobEnd { Completed, Failed, Cancelled, Timeout, NodeFail, Preempted, OutOfMemory, BootFail, Deadline, Vanished };
 std::string_view job_end_name(JobEnd e);
 
+// What slurmctld says of a trial job.
+struct TrialJobInfo {
+  enum class State { Pending, Running, Ended } state = State::Pending;
+  JobEnd end = JobEnd::Vanished;  // when Ended
+  std::string reason;             // Slurm's pending reason, or why it ended
+  std::string nodes;
+};
+
 // A trial whose job ended before its result arrived: re-run it (the trial was
 // not at fault: cancelled, node failure, preemption, boot failure, a job that
 // vanished) or record it as its outcome (the job's time limit is the

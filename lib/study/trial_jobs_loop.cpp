@@ -1,0 +1,303 @@
+#include "study/trial_jobs_loop.hpp"
+
+#include <algorithm>
+
+namespace tune {
+
+double trial_job_time_limit(double trial_time_limit, int trials_per_job) {
+  return trial_time_limit > 0 ? trial_time_limit * trials_per_job + 60 : 0;
+}
+
+TrialJobsController::TrialJobsController(LoopHost& host, JobQueue& queue, JobLinks& links, int parallel,
+                                         int trials_per_job, TrialJobsRules rules)
+    : host_(host), queue_(queue), links_(links), parallel_(parallel), trials_per_job_(trials_per_job), rules_(rules) {}
+
+std::size_t TrialJobsController::busy() const {
+  std::size_t n = 0;
+  for (const auto& [id, j] : jobs_) n += j.trial.has_value();
+  return n;
+}
+
+bool TrialJobsController::take_changed() {
+  const bool c = changed_;
+  changed_ = false;
+  return c;
+}
+
+std::optional<std::uint32_t> TrialJobsController::job_of(JobLinks::Conn c) const {
+  const auto it = conn_job_.find(c);
+  if (it == conn_job_.end()) return std::nullopt;
+  return it->second;
+}
+
+void TrialJobsController::adopt(const std::map<std::uint32_t, std::optional<std::uint64_t>>& earlier) {
+  if (earlier.empty()) return;
+  std::vector<std::uint32_t> ids;
+  for (const auto& [id, trial] : earlier) ids.push_back(id);
+  std::map<std::uint32_t, TrialJobInfo> info;
+  try {
+    info = queue_.look_up(ids);
+  } catch (const JobQueueError& e) {
+    host_.say(std::string(e.what()) + "; the earlier AppCore's trials run again");
+    return;
+  }
+  int adopted = 0;
+  for (const auto& [id, trial] : earlier) {
+    const TrialJobInfo& i = info[id];
+    if (i.state == TrialJobInfo::State::Ended) continue;
+    if (trial && !host_.study().adopt(*trial)) continue;
+    LiveJob& j = jobs_[id];
+    j.id = id;
+    j.state = i.state;
+    j.trial = trial;
+    j.given = trial ? 1 : 0;
+    j.node = i.nodes;
+    j.reason = i.reason;
+    ++adopted;
+  }
+  if (adopted) host_.say("adopted " + std::to_string(adopted) + " trial job(s) of the earlier AppCore");
+  changed_ = true;
+}
+
+void TrialJobsController::tick() {
+  const double now = host_.now();
+  if (host_.study().stopping()) wind_down(now);
+  else submit_jobs(now);
+  if (now - last_lookup_ >= rules_.poll_every || (lookup_soon_ && now - last_lookup_ >= 1)) look_up(now);
+}
+
+bool TrialJobsController::done() const { return host_.study().finished() && busy() == 0; }
+
+void TrialJobsController::submit_jobs(double now) {
+  if (now < submit_after_) return;
+  std::uint64_t unclaimed = 0;
+  for (const auto& [id, j] : jobs_) unclaimed += static_cast<std::uint64_t>(std::max(0, trials_per_job_ - j.given));
+  int n = trial_jobs_to_submit(parallel_, static_cast<int>(jobs_.size()), unclaimed, host_.study().remaining(),
+                               trials_per_job_);
+  for (; n > 0; --n) {
+    try {
+      const std::uint32_t id = queue_.submit(host_.trial_comment());
+      jobs_[id].id = id;
+      jobs_[id].submitted = host_.now();
+      ++submitted_;
+      submitted_any_ = true;
+      changed_ = true;
+    } catch (const JobQueueError& e) {
+      // The first refusal is the flags' fault; a later one is Slurm's moment.
+      if (!submitted_any_) {
+        host_.say(std::string(e.what()) +
+                  "; check --partition, --account, --qos, --constraint, --reservation and the trial's size");
+        host_.study().stop(StopReason::Refused);
+        return;
+      }
+      host_.say(std::string(e.what()) + "; trying again in " + std::to_string(static_cast<int>(rules_.retry_refused_after)) +
+                " s");
+      submit_after_ = host_.now() + rules_.retry_refused_after;
+      return;
+    }
+  }
+}
+
+void TrialJobsController::on_hello(JobLinks::Conn c, std::uint32_t id, const std::string& node, const std::string& peer,
+                                   const std::optional<TrialRun>& result) {
+  auto it = jobs_.find(id);
+  if (!id || it == jobs_.end()) {
+    host_.say("closed the connection of " + peer + ": job " + std::to_string(id) + " is not a trial job of this study");
+    links_.close(c);
+    return;
+  }
+  LiveJob& j = it->second;
+  if (j.conn) links_.close(*j.conn);
+  j.conn = c;
+  j.state = TrialJobInfo::State::Running;
+  if (!node.empty()) j.node = node;
+  conn_job_[c] = id;
+  changed_ = true;
+  if (result) deliver(j, *result);
+}
+
+void TrialJobsController::on_ready(JobLinks::Conn c) {
+  const auto cj = conn_job_.find(c);
+  if (cj == conn_job_.end()) return;
+  LiveJob& j = jobs_.at(cj->second);
+  if (j.trial) return;  // a job asks again while its trial is open: ignore
+  std::optional<Trial> t;
+  if (j.given < trials_per_job_) t = host_.study().next_trial(0, j.node, host_.now());
+  if (!t) {
+    links_.stop(c);
+    j.leaving = true;
+    return;
+  }
+  j.trial = t->id;
+  j.bound = host_.now();
+  ++j.given;
+  links_.launch(c, *t);
+  changed_ = true;
+}
+
+void TrialJobsController::on_report(JobLinks::Conn c, std::uint64_t trial, const Report& r) {
+  const auto cj = conn_job_.find(c);
+  if (cj == conn_job_.end()) return;
+  const LiveJob& j = jobs_.at(cj->second);
+  if (j.trial != trial) return;  // not the trial it holds: stale
+  if (host_.study().on_report(trial, r, host_.now())) links_.prune(c, trial);
+}
+
+void TrialJobsController::on_result(JobLinks::Conn c, TrialRun run) {
+  const auto cj = conn_job_.find(c);
+  if (cj == conn_job_.end()) return;
+  deliver(jobs_.at(cj->second), std::move(run));
+}
+
+void TrialJobsController::on_bad_result(JobLinks::Conn c, const std::string& why) {
+  const auto cj = conn_job_.find(c);
+  if (cj == conn_job_.end()) return;
+  LiveJob& j = jobs_.at(cj->second);
+  host_.say("job " + std::to_string(j.id) + " sent a malformed result (" + why + "); its trial runs again");
+  if (j.trial) host_.study().on_lost(*j.trial, TrialState::Interrupted, "a malformed result from its job", host_.now());
+  j.trial.reset();
+}
+
+void TrialJobsController::on_bye(JobLinks::Conn c) {
+  const auto cj = conn_job_.find(c);
+  if (cj != conn_job_.end()) jobs_.at(cj->second).leaving = true;  // its connection closes as it exits
+}
+
+void TrialJobsController::on_closed(JobLinks::Conn c) {
+  const auto it = conn_job_.find(c);
+  if (it == conn_job_.end()) return;
+  if (auto j = jobs_.find(it->second); j != jobs_.end()) {
+    j->second.conn.reset();
+    if (j->second.trial) lookup_soon_ = true;  // did the cluster end it?
+    // Its process has exited (the job's batch script exec'd it): the job is
+    // ending, and its slot can go to a new one now rather than at the next look-up.
+    else if (j->second.leaving) jobs_.erase(j), changed_ = true;
+  }
+  conn_job_.erase(it);
+}
+
+void TrialJobsController::deliver(LiveJob& j, TrialRun run) {
+  if (!j.trial || run.trial != *j.trial) return;  // not the trial it holds: stale
+  attribute_to_stop(run, interrupted_);
+  if (run.interrupted && !host_.study().stopping()) {
+    // Slurm signalled the job (scancel, a node failure, preemption, its time
+    // limit): what to make of it waits for Slurm's word on the job.
+    j.signalled = true;
+    lookup_soon_ = true;
+    return;
+  }
+  host_.record(run, j.node, "job " + std::to_string(j.id) + " on " + j.node);
+  if (run.start_time > 0 && j.bound > 0) {
+    if (j.given == 1 && j.submitted > 0) slurm_start_.push_back(run.start_time - j.submitted);
+    binding_.push_back(run.start_time - j.bound);
+    result_.push_back(host_.now() - run.end_time);
+  }
+  j.trial.reset();
+  changed_ = true;
+}
+
+void TrialJobsController::look_up(double now) {
+  last_lookup_ = now;
+  lookup_soon_ = false;
+  if (jobs_.empty()) return;
+  std::vector<std::uint32_t> ids;
+  for (const auto& [id, j] : jobs_) ids.push_back(id);
+  std::map<std::uint32_t, TrialJobInfo> info;
+  try {
+    info = queue_.look_up(ids);
+    if (slurm_down_) host_.say("slurmctld answers again");
+    slurm_down_ = false;
+  } catch (const JobQueueError& e) {
+    if (!slurm_down_)
+      host_.say(std::string(e.what()) + "; trying again in " + std::to_string(static_cast<int>(rules_.poll_every)) + " s");
+    slurm_down_ = true;
+    return;
+  }
+  for (auto& [id, i] : info) {
+    const auto it = jobs_.find(id);
+    if (it == jobs_.end()) continue;
+    LiveJob& j = it->second;
+    if (i.state != TrialJobInfo::State::Ended) {
+      if (j.reason != i.reason || j.node != i.nodes || (j.state != i.state && !j.conn)) changed_ = true;
+      if (!j.conn) j.state = i.state;
+      j.reason = i.reason;
+      if (!i.nodes.empty()) j.node = i.nodes;
+      continue;
+    }
+    if (j.conn && !j.signalled) continue;  // still talking: its last words are on the way
+    if (j.trial) {
+      const LostTrial lost = lost_trial(i.end, id, i.reason);
+      host_.say("trial " + std::to_string(*j.trial) + ": " + lost.message);
+      host_.study().on_lost(*j.trial, lost.state, lost.message, now);
+    }
+    if (j.conn) conn_job_.erase(*j.conn);
+    jobs_.erase(it);
+    changed_ = true;
+  }
+}
+
+// The study is stopping: cancel jobs that have no trial; end running trials
+// when the study says so (target, time limit, SIGTERM, --drain over).
+void TrialJobsController::wind_down(double now) {
+  for (auto it = jobs_.begin(); it != jobs_.end();) {
+    LiveJob& j = it->second;
+    if (j.trial) {
+      ++it;
+      continue;
+    }
+    if (j.conn) links_.stop(*j.conn);
+    else if (j.state == TrialJobInfo::State::Pending) queue_.cancel(j.id);
+    else {
+      ++it;  // started but not yet connected: it hears "stop" when it asks
+      continue;
+    }
+    if (j.conn) conn_job_.erase(*j.conn);
+    it = jobs_.erase(it);
+    changed_ = true;
+  }
+  if (host_.interrupt_running(now) && !interrupted_) {
+    interrupted_ = true;
+    interrupted_at_ = now;
+    for (auto& [id, j] : jobs_)
+      if (j.conn && j.trial) links_.interrupt(*j.conn, *j.trial);
+  }
+  // A job that does not end its trial within the grace (or cannot hear): scancel.
+  if (interrupted_ && now - interrupted_at_ > rules_.cancel_after_interrupt) {
+    for (auto& [id, j] : jobs_)
+      if (j.trial && queue_.cancel(id)) {
+        host_.study().on_lost(*j.trial, TrialState::Interrupted,
+                              "its job " + std::to_string(id) + " was cancelled as the study stopped", now);
+        j.trial.reset();
+      }
+    changed_ = true;
+  }
+}
+
+void TrialJobsController::finish() {
+  for (int round = 0; round < rules_.cancel_rounds; ++round) {
+    std::vector<std::uint32_t> ids;
+    for (const auto& [id, j] : jobs_) ids.push_back(id);
+    for (auto& [id, j] : jobs_)
+      if (j.conn) links_.stop(*j.conn);
+    links_.pump(0.2);
+    if (ids.empty()) return;
+    try {
+      for (const auto& [id, i] : queue_.look_up(ids)) {
+        const auto it = jobs_.find(id);
+        if (it == jobs_.end()) continue;
+        if (i.state == TrialJobInfo::State::Ended) jobs_.erase(it);
+        else if (round > 0 || !it->second.conn) queue_.cancel(id);
+      }
+    } catch (const JobQueueError& e) {
+      host_.say(std::string(e.what()) + " while cancelling the study's trial jobs");
+    }
+    changed_ = true;
+    if (jobs_.empty()) return;
+    links_.pump(0.5);
+  }
+  std::string left;
+  for (const auto& [id, j] : jobs_) left += " " + std::to_string(id);
+  host_.say("could not confirm that these trial jobs ended:" + left + " (scancel them if squeue still shows them)");
+}
+
+}  // namespace tune

@@ -1,0 +1,157 @@
+// The AppCore's loop over its trial jobs (tune run --trial-jobs), as an
+// event-driven class: what to submit and when, what a job that asks, reports,
+// returns a result or goes away means, when to retry a refused submission,
+// when to interrupt and cancel, when to give up, and which jobs of an earlier
+// AppCore to adopt. Slurm, the channel to the jobs and the AppCore around it
+// are interfaces; driver/trial_jobs_loop.cpp gives it libslurm and the TCP
+// channel, tests/unit/trial_jobs_loop_test.cpp fakes. No Slurm, no sockets.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "study/study.hpp"
+#include "study/trial_jobs.hpp"
+
+namespace tune {
+
+// The loop's timing rules, in one place.
+struct TrialJobsRules {
+  double retry_refused_after = 10;    // a refused submission (after one succeeded) is tried again after this
+  double cancel_after_interrupt = 30; // a job that has not ended its interrupted trial by then is scancelled
+  int cancel_rounds = 20;             // at the end: rounds of cancel-and-check before giving up on a job
+  double poll_every = 10;             // seconds between looks at the jobs in slurmctld (--slurm-poll)
+};
+
+// A trial job's time limit: its trials back to back plus a minute, so that
+// tune trial-job ends a trial at its limit first; 0 (the partition's) without
+// a trial time limit.
+double trial_job_time_limit(double trial_time_limit, int trials_per_job);
+
+struct JobQueueError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Slurm, as the loop needs it.
+class JobQueue {
+ public:
+  virtual ~JobQueue() = default;
+  // Submits one trial job carrying `comment` (its progress record); its id.
+  // Throws JobQueueError with Slurm's reason.
+  virtual std::uint32_t submit(const std::string& comment) = 0;
+  // What slurmctld knows of these jobs (one RPC); a job it no longer knows is
+  // Ended/Vanished. Throws JobQueueError when slurmctld does not answer.
+  virtual std::map<std::uint32_t, TrialJobInfo> look_up(const std::vector<std::uint32_t>& ids) = 0;
+  // scancel; false if Slurm refused (the job may be gone).
+  virtual bool cancel(std::uint32_t id) = 0;
+};
+
+// The connections to the trial jobs (one per running job), as the loop needs them.
+class JobLinks {
+ public:
+  using Conn = std::uint64_t;
+  virtual ~JobLinks() = default;
+  virtual void launch(Conn c, const Trial& t) = 0;
+  virtual void stop(Conn c) = 0;
+  virtual void interrupt(Conn c, std::uint64_t trial) = 0;
+  virtual void prune(Conn c, std::uint64_t trial) = 0;
+  virtual void close(Conn c) = 0;
+  // Lets the channel deliver what arrives for up to `seconds` (to the loop's on_* calls).
+  virtual void pump(double seconds) = 0;
+};
+
+// The AppCore around the loop: its study, its history and its voice.
+class LoopHost {
+ public:
+  virtual ~LoopHost() = default;
+  virtual Study& study() = 0;
+  virtual double now() const = 0;
+  // Records a result; `where` says what ran it ("job 17 on node3").
+  virtual void record(const TrialRun& run, const std::string& host, const std::string& where) = 0;
+  virtual void say(const std::string& line) = 0;
+  // Whether running trials must end now (not merely stop being handed out).
+  virtual bool interrupt_running(double now) const = 0;
+  // The progress record a new trial job carries in its Comment.
+  virtual std::string trial_comment() = 0;
+};
+
+// One trial job as the loop sees it.
+struct LiveJob {
+  std::uint32_t id = 0;
+  TrialJobInfo::State state = TrialJobInfo::State::Pending;
+  std::optional<JobLinks::Conn> conn;
+  std::optional<std::uint64_t> trial;  // handed out, result not yet here
+  int given = 0;                       // trials handed to it so far
+  bool signalled = false;              // its trial ended by Slurm's signal: settled when the job has ended
+  double submitted = 0, bound = 0;     // when it was submitted, when its current trial was handed to it
+  bool leaving = false;                // told "stop" or said "bye": it exits once its connection closes
+  std::string node, reason;
+};
+
+class TrialJobsController {
+ public:
+  TrialJobsController(LoopHost& host, JobQueue& queue, JobLinks& links, int parallel, int trials_per_job,
+                      TrialJobsRules rules = {});
+
+  // Jobs an earlier AppCore left (from its jobs file and its running trials'
+  // job files: job -> the trial it held, if known): those Slurm still runs
+  // are adopted, the rest's trials run again.
+  void adopt(const std::map<std::uint32_t, std::optional<std::uint64_t>>& earlier);
+
+  // One turn of the loop: submit or wind down, look at Slurm when due.
+  void tick();
+  // The study is finished and no job holds a trial.
+  bool done() const;
+  // At the end: no job left behind (stop, cancel, check; rounds of it).
+  void finish();
+
+  // From the channel.
+  // A job connected (`peer`: its address, for the message if it is not ours).
+  void on_hello(JobLinks::Conn c, std::uint32_t job, const std::string& host, const std::string& peer,
+                const std::optional<TrialRun>& result);
+  void on_ready(JobLinks::Conn c);
+  // A report of the trial the job holds (another trial's is stale). Throws
+  // on nothing: the caller parses.
+  void on_report(JobLinks::Conn c, std::uint64_t trial, const Report& r);
+  void on_result(JobLinks::Conn c, TrialRun run);
+  // A result that could not be read: the job's trial runs again.
+  void on_bad_result(JobLinks::Conn c, const std::string& why);
+  void on_bye(JobLinks::Conn c);
+  void on_closed(JobLinks::Conn c);
+  // The job a connection belongs to, if any (for the caller's messages).
+  std::optional<std::uint32_t> job_of(JobLinks::Conn c) const;
+
+  const std::map<std::uint32_t, LiveJob>& jobs() const { return jobs_; }
+  // Whether the jobs changed since the last call (the caller rewrites its jobs file).
+  bool take_changed();
+  std::size_t submitted() const { return submitted_; }
+  // What each job cost, measured here: Slurm's start, late binding, the result's way back.
+  const std::vector<double>& slurm_start() const { return slurm_start_; }
+  const std::vector<double>& binding() const { return binding_; }
+  const std::vector<double>& result_back() const { return result_; }
+
+ private:
+  std::size_t busy() const;
+  void submit_jobs(double now);
+  void look_up(double now);
+  void wind_down(double now);
+  void deliver(LiveJob& j, TrialRun run);
+
+  LoopHost& host_;
+  JobQueue& queue_;
+  JobLinks& links_;
+  int parallel_, trials_per_job_;
+  TrialJobsRules rules_;
+  std::map<std::uint32_t, LiveJob> jobs_;
+  std::map<JobLinks::Conn, std::uint32_t> conn_job_;
+  std::vector<double> slurm_start_, binding_, result_;
+  std::size_t submitted_ = 0;
+  double last_lookup_ = 0, submit_after_ = 0, interrupted_at_ = 0;
+  bool lookup_soon_ = false, changed_ = true, submitted_any_ = false, slurm_down_ = false, interrupted_ = false;
+};
+
+}  // namespace tune

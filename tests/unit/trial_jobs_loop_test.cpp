@@ -1,0 +1,291 @@
+// The AppCore's loop over its trial jobs (lib/study/trial_jobs_loop), with
+// Slurm, the channel and the AppCore faked and a real Study and history:
+// what it submits, hands out, re-runs, retries, cancels and adopts.
+#include "study/trial_jobs_loop.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "search/sampler.hpp"
+#include "temp_dir.hpp"
+
+namespace tune {
+namespace {
+
+class FakeQueue : public JobQueue {
+ public:
+  std::uint32_t submit(const std::string& comment) override {
+    if (refuse > 0) {
+      --refuse;
+      throw JobQueueError("Invalid partition name specified");
+    }
+    comments.push_back(comment);
+    const std::uint32_t id = next++;
+    states[id] = {};
+    return id;
+  }
+  std::map<std::uint32_t, TrialJobInfo> look_up(const std::vector<std::uint32_t>& ids) override {
+    ++lookups;
+    if (down) throw JobQueueError("Unable to contact slurm controller");
+    std::map<std::uint32_t, TrialJobInfo> out;
+    for (auto id : ids) {
+      const auto it = states.find(id);
+      if (it == states.end()) out[id].state = TrialJobInfo::State::Ended;  // Vanished
+      else out[id] = it->second;
+    }
+    return out;
+  }
+  bool cancel(std::uint32_t id) override {
+    cancelled.insert(id);
+    auto& s = states[id];
+    s.state = TrialJobInfo::State::Ended;
+    s.end = JobEnd::Cancelled;
+    return true;
+  }
+  void end(std::uint32_t id, JobEnd how) {
+    states[id].state = TrialJobInfo::State::Ended;
+    states[id].end = how;
+  }
+  int refuse = 0, lookups = 0;
+  bool down = false;
+  std::uint32_t next = 100;
+  std::vector<std::string> comments;
+  std::map<std::uint32_t, TrialJobInfo> states;
+  std::set<std::uint32_t> cancelled;
+};
+
+class FakeLinks : public JobLinks {
+ public:
+  void launch(Conn c, const Trial& t) override { launched[c].push_back(t.id); }
+  void stop(Conn c) override { stopped.insert(c); }
+  void interrupt(Conn c, std::uint64_t trial) override { interrupted[c] = trial; }
+  void prune(Conn c, std::uint64_t trial) override { pruned[c] = trial; }
+  void close(Conn c) override { closed.insert(c); }
+  void pump(double) override {}
+  std::map<Conn, std::vector<std::uint64_t>> launched;
+  std::map<Conn, std::uint64_t> interrupted, pruned;
+  std::set<Conn> stopped, closed;
+};
+
+class FakeHost : public LoopHost {
+ public:
+  explicit FakeHost(Study& s) : study_(s) {}
+  Study& study() override { return study_; }
+  double now() const override { return clock; }
+  void record(const TrialRun& run, const std::string& host, const std::string& where) override {
+    study_.on_result(run, 0, host);
+    recorded.push_back(where);
+  }
+  void say(const std::string& line) override { said.push_back(line); }
+  bool interrupt_running(double) const override { return interrupt; }
+  std::string trial_comment() override { return "tune:study=s;n=" + std::to_string(study_.count(TrialState::Ok)); }
+  bool said_with(const std::string& part) const {
+    for (const auto& l : said)
+      if (l.find(part) != std::string::npos) return true;
+    return false;
+  }
+  double clock = 1000;
+  bool interrupt = false;
+  std::vector<std::string> said, recorded;
+
+ private:
+  Study& study_;
+};
+
+class TrialJobsLoopTest : public testing_support::TempDirTest {
+ protected:
+  void SetUp() override {
+    TempDirTest::SetUp();
+    info_.name = "s";
+    info_.space = SearchSpace::parse(R"({"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]})");
+    info_.minimize = true;
+    history_.emplace(History::create(file("h.h5"), info_));
+    sampler_ = make_sampler("random", info_.space, {.seed = 1});
+  }
+  void make_study(std::uint64_t trials) {
+    study_.emplace(*history_, *sampler_, StudyLimits{.trials = trials}, 1000);
+    host_.emplace(*study_);
+  }
+  static TrialRun ok(std::uint64_t trial, double objective, double start) {
+    TrialRun r;
+    r.trial = trial, r.exited = true, r.exit_code = 0, r.objective = objective;
+    r.start_time = start, r.end_time = start + 1;
+    return r;
+  }
+  StudyInfo info_;
+  std::optional<History> history_;
+  std::unique_ptr<Sampler> sampler_;
+  std::optional<Study> study_;
+  std::optional<FakeHost> host_;
+  FakeQueue queue_;
+  FakeLinks links_;
+};
+
+TEST(TrialJobLimit, TrialsBackToBackPlusAMinute) {
+  EXPECT_EQ(trial_job_time_limit(0, 4), 0);  // the partition's
+  EXPECT_EQ(trial_job_time_limit(300, 1), 360);
+  EXPECT_EQ(trial_job_time_limit(300, 4), 1260);
+}
+
+TEST_F(TrialJobsLoopTest, KeepsParallelJobsHandsTrialsWhenAskedAndRecordsResults) {
+  make_study(3);
+  TrialJobsController loop(*host_, queue_, links_, /*parallel=*/2, /*trials_per_job=*/1);
+  loop.tick();
+  ASSERT_EQ(queue_.comments.size(), 2u);  // two at once, not three
+  EXPECT_EQ(queue_.comments[0], "tune:study=s;n=0");
+  loop.on_hello(1, 100, "node1", "10.0.0.1:5", std::nullopt);
+  loop.on_ready(1);
+  ASSERT_EQ(links_.launched[1].size(), 1u);  // late binding: the trial when the job asks
+  const auto t0 = links_.launched[1][0];
+  loop.on_report(1, t0 + 7, Report{});  // another trial's report: stale, ignored
+  loop.on_result(1, ok(t0, 0.5, 1000));
+  ASSERT_EQ(host_->recorded.size(), 1u);
+  EXPECT_EQ(host_->recorded[0], "job 100 on node1");
+  loop.on_ready(1);  // one trial per job: told to stop
+  EXPECT_TRUE(links_.stopped.count(1));
+  loop.on_closed(1);  // it exits: its slot goes to a new job at once
+  loop.tick();
+  EXPECT_EQ(queue_.comments.size(), 3u);
+  EXPECT_EQ(queue_.comments[2], "tune:study=s;n=1");
+  EXPECT_FALSE(loop.done());
+}
+
+TEST_F(TrialJobsLoopTest, AJobNotOfThisStudyIsClosedAndNamed) {
+  make_study(2);
+  TrialJobsController loop(*host_, queue_, links_, 1, 1);
+  loop.tick();
+  loop.on_hello(9, 4242, "nodeX", "10.9.9.9:1", std::nullopt);
+  EXPECT_TRUE(links_.closed.count(9));
+  EXPECT_TRUE(host_->said_with("closed the connection of 10.9.9.9:1: job 4242 is not a trial job of this study"));
+  EXPECT_FALSE(loop.job_of(9));
+}
+
+TEST_F(TrialJobsLoopTest, TheFirstRefusalStopsTheStudyALaterOneIsRetried) {
+  make_study(4);
+  {
+    queue_.refuse = 1;
+    TrialJobsController loop(*host_, queue_, links_, 2, 1);
+    loop.tick();
+    EXPECT_EQ(study_->stop_reason(), StopReason::Refused);
+    EXPECT_TRUE(host_->said_with("check --partition, --account"));
+  }
+  study_.reset();
+  history_.reset();
+  std::filesystem::remove(file("h.h5"));
+  history_.emplace(History::create(file("h.h5"), info_));
+  make_study(4);
+  TrialJobsController loop(*host_, queue_, links_, 2, 1, {.retry_refused_after = 10});
+  loop.tick();
+  EXPECT_EQ(queue_.comments.size(), 2u);
+  loop.on_hello(1, 100, "n1", "p", std::nullopt);
+  loop.on_ready(1);
+  loop.on_result(1, ok(links_.launched[1][0], 1, 1000));
+  loop.on_ready(1);   // its one trial done: told to stop
+  loop.on_closed(1);  // and gone
+  queue_.refuse = 1;
+  loop.tick();  // refused: Slurm's moment, not the flags
+  EXPECT_FALSE(study_->stopping());
+  EXPECT_TRUE(host_->said_with("trying again in 10 s"));
+  const auto before = queue_.comments.size();
+  host_->clock += 5;
+  loop.tick();
+  EXPECT_EQ(queue_.comments.size(), before);  // not yet
+  host_->clock += 6;
+  loop.tick();
+  EXPECT_EQ(queue_.comments.size(), before + 1);
+}
+
+TEST_F(TrialJobsLoopTest, ATrialWhoseJobTheClusterEndedRunsAgain) {
+  make_study(2);
+  TrialJobsController loop(*host_, queue_, links_, 1, 1, {.poll_every = 10});
+  loop.tick();
+  loop.on_hello(1, 100, "n1", "p", std::nullopt);
+  loop.on_ready(1);
+  const auto t = links_.launched[1][0];
+  queue_.end(100, JobEnd::NodeFail);
+  loop.on_closed(1);  // the connection goes: the loop looks at Slurm soon
+  host_->clock += 1.5;
+  loop.tick();
+  EXPECT_TRUE(host_->said_with("trial " + std::to_string(t) + ": trial job 100 ended NODE_FAIL; run again"));
+  EXPECT_FALSE(loop.jobs().count(100));
+  loop.tick();  // a new job for the re-run
+  ASSERT_EQ(queue_.comments.size(), 2u);
+  loop.on_hello(2, 101, "n2", "p", std::nullopt);
+  loop.on_ready(2);
+  ASSERT_EQ(links_.launched[2].size(), 1u);
+  EXPECT_EQ(links_.launched[2][0], t);  // the same trial, again
+}
+
+TEST_F(TrialJobsLoopTest, SlurmDownIsSaidOnceAndRiddenOut) {
+  make_study(2);
+  TrialJobsController loop(*host_, queue_, links_, 1, 1, {.poll_every = 10});
+  loop.tick();
+  queue_.down = true;
+  for (int i = 0; i < 3; ++i) host_->clock += 11, loop.tick();
+  int said = 0;
+  for (const auto& l : host_->said) said += l.find("Unable to contact") != std::string::npos;
+  EXPECT_EQ(said, 1);
+  queue_.down = false;
+  host_->clock += 11;
+  loop.tick();
+  EXPECT_TRUE(host_->said_with("slurmctld answers again"));
+  EXPECT_EQ(loop.jobs().size(), 1u);  // nothing lost meanwhile
+}
+
+TEST_F(TrialJobsLoopTest, StoppingInterruptsThenCancelsAndLeavesNoJob) {
+  make_study(10);
+  TrialJobsController loop(*host_, queue_, links_, 3, 1, {.cancel_after_interrupt = 30});
+  loop.tick();
+  ASSERT_EQ(queue_.comments.size(), 3u);
+  loop.on_hello(1, 100, "n1", "p", std::nullopt);
+  loop.on_ready(1);  // 100 runs a trial; 101 and 102 pend
+  study_->stop(StopReason::Signal);
+  host_->interrupt = true;
+  loop.tick();
+  EXPECT_TRUE(queue_.cancelled.count(101) && queue_.cancelled.count(102));  // pending, no trial: cancelled
+  EXPECT_EQ(links_.interrupted.at(1), links_.launched[1][0]);
+  EXPECT_FALSE(queue_.cancelled.count(100));
+  host_->clock += 31;  // it did not end its trial in time
+  loop.tick();
+  EXPECT_TRUE(queue_.cancelled.count(100));
+  EXPECT_EQ(study_->running(), 0u);
+  loop.finish();
+  EXPECT_TRUE(loop.jobs().empty());
+}
+
+TEST_F(TrialJobsLoopTest, FinishGivesUpAfterItsRoundsAndNamesTheJobs) {
+  make_study(2);
+  struct StubbornQueue : FakeQueue {
+    bool cancel(std::uint32_t id) override { cancelled.insert(id); return false; }  // never ends
+  } stubborn;
+  TrialJobsController loop(*host_, stubborn, links_, 2, 1, {.cancel_rounds = 3});
+  loop.tick();
+  study_->stop(StopReason::Signal);
+  loop.finish();
+  EXPECT_TRUE(host_->said_with("could not confirm that these trial jobs ended: 100 101"));
+}
+
+TEST_F(TrialJobsLoopTest, AdoptsTheJobsSlurmStillRunsAndRerunsTheRest) {
+  make_study(4);
+  const auto a = study_->next_trial(0, "n1", 1000);
+  const auto b = study_->next_trial(0, "n2", 1000);
+  ASSERT_TRUE(a && b);
+  // A new AppCore over the same history: its trials a, b are open.
+  study_.reset();
+  history_.reset();
+  history_.emplace(History::resume(file("h.h5"), std::nullopt));
+  make_study(4);
+  queue_.states[7] = {TrialJobInfo::State::Running, JobEnd::Vanished, "", "n1"};  // still runs a
+  // job 8 (trial b) is gone
+  TrialJobsController loop(*host_, queue_, links_, 2, 1);
+  loop.adopt({{7, a->id}, {8, b->id}});
+  EXPECT_TRUE(host_->said_with("adopted 1 trial job(s)"));
+  ASSERT_TRUE(loop.jobs().count(7));
+  EXPECT_EQ(loop.jobs().at(7).trial, a->id);
+  loop.on_hello(1, 7, "n1", "p", ok(a->id, 0.25, 1000));  // it delivers on reconnecting
+  EXPECT_EQ(host_->recorded.size(), 1u);
+}
+
+}  // namespace
+}  // namespace tune
