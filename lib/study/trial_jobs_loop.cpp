@@ -3,6 +3,18 @@
 #include <algorithm>
 
 namespace tune {
+namespace {
+
+// The job ids of a map keyed by them.
+template <class Map>
+std::vector<std::uint32_t> ids_of(const Map& m) {
+  std::vector<std::uint32_t> ids;
+  ids.reserve(m.size());
+  for (const auto& kv : m) ids.push_back(kv.first);
+  return ids;
+}
+
+}  // namespace
 
 double trial_job_time_limit(double trial_time_limit, int trials_per_job) {
   return trial_time_limit > 0 ? trial_time_limit * trials_per_job + 60 : 0;
@@ -32,11 +44,9 @@ std::optional<std::uint32_t> TrialJobsController::job_of(JobLinks::Conn c) const
 
 void TrialJobsController::adopt(const std::map<std::uint32_t, std::optional<std::uint64_t>>& earlier) {
   if (earlier.empty()) return;
-  std::vector<std::uint32_t> ids;
-  for (const auto& [id, trial] : earlier) ids.push_back(id);
   std::map<std::uint32_t, TrialJobInfo> info;
   try {
-    info = queue_.look_up(ids);
+    info = queue_.look_up(ids_of(earlier));
   } catch (const JobQueueError& e) {
     host_.say(std::string(e.what()) + "; the earlier AppCore's trials run again");
     return;
@@ -200,11 +210,9 @@ void TrialJobsController::look_up(double now) {
   last_lookup_ = now;
   lookup_soon_ = false;
   if (jobs_.empty()) return;
-  std::vector<std::uint32_t> ids;
-  for (const auto& [id, j] : jobs_) ids.push_back(id);
   std::map<std::uint32_t, TrialJobInfo> info;
   try {
-    info = queue_.look_up(ids);
+    info = queue_.look_up(ids_of(jobs_));
     if (slurm_down_) host_.say("slurmctld answers again");
     slurm_down_ = false;
   } catch (const JobQueueError& e) {
@@ -275,8 +283,7 @@ void TrialJobsController::wind_down(double now) {
 
 void TrialJobsController::finish() {
   for (int round = 0; round < rules_.cancel_rounds; ++round) {
-    std::vector<std::uint32_t> ids;
-    for (const auto& [id, j] : jobs_) ids.push_back(id);
+    const std::vector<std::uint32_t> ids = ids_of(jobs_);
     for (auto& [id, j] : jobs_)
       if (j.conn) links_.stop(*j.conn);
     links_.pump(0.2);

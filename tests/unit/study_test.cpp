@@ -10,43 +10,14 @@
 #include <future>
 
 #include "search/sampler.hpp"
-#include "temp_dir.hpp"
+#include "study_fixture.hpp"
 
 namespace tune {
 namespace {
 
 namespace fs = std::filesystem;
 
-class StudyTest : public testing_support::TempDirTest {
- protected:
-  void SetUp() override {
-    TempDirTest::SetUp();
-    info_.name = "s";
-    info_.space = SearchSpace::parse(R"({"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]})");
-    info_.minimize = true;
-  }
-  std::string path() const { return file("h.h5"); }
-
-  static TrialRun ok(const Trial& t, double objective) {
-    TrialRun r;
-    r.trial = t.id;
-    r.exited = true;
-    r.exit_code = 0;
-    r.objective = objective;
-    r.start_time = t.start_time;
-    r.end_time = t.start_time + 1;
-    return r;
-  }
-  static TrialRun crashed(const Trial& t) {
-    TrialRun r = ok(t, 0);
-    r.objective.reset();
-    r.exited = false;
-    r.signal = SIGSEGV;
-    return r;
-  }
-
-  StudyInfo info_;
-};
+using StudyTest = testing_support::OneParameterStudy;
 
 TEST(Classify, NamesEachOutcome) {
   TrialRun r;

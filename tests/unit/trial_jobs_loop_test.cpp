@@ -8,7 +8,7 @@
 #include <set>
 
 #include "search/sampler.hpp"
-#include "temp_dir.hpp"
+#include "study_fixture.hpp"
 
 namespace tune {
 namespace {
@@ -93,13 +93,10 @@ class FakeHost : public LoopHost {
   Study& study_;
 };
 
-class TrialJobsLoopTest : public testing_support::TempDirTest {
+class TrialJobsLoopTest : public testing_support::OneParameterStudy {
  protected:
   void SetUp() override {
-    TempDirTest::SetUp();
-    info_.name = "s";
-    info_.space = SearchSpace::parse(R"({"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]})");
-    info_.minimize = true;
+    OneParameterStudy::SetUp();
     history_.emplace(History::create(file("h.h5"), info_));
     sampler_ = make_sampler("random", info_.space, {.seed = 1});
   }
@@ -107,13 +104,6 @@ class TrialJobsLoopTest : public testing_support::TempDirTest {
     study_.emplace(*history_, *sampler_, StudyLimits{.trials = trials}, 1000);
     host_.emplace(*study_);
   }
-  static TrialRun ok(std::uint64_t trial, double objective, double start) {
-    TrialRun r;
-    r.trial = trial, r.exited = true, r.exit_code = 0, r.objective = objective;
-    r.start_time = start, r.end_time = start + 1;
-    return r;
-  }
-  StudyInfo info_;
   std::optional<History> history_;
   std::unique_ptr<Sampler> sampler_;
   std::optional<Study> study_;
