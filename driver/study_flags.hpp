@@ -15,7 +15,7 @@
 namespace tune {
 
 struct StudyFlags {
-  std::string name;                  // run: default the history's file name; submit: the space file's
+  std::string name;  // run: default the history's file name; submit: the space file's
   std::string space_file;
   std::string algo = "random";
   std::optional<std::uint64_t> seed;
@@ -27,16 +27,16 @@ struct StudyFlags {
   bool shell = false;                // run the command through /bin/sh -c
   std::string program_version;
   std::optional<std::uint64_t> trials;
-  std::string trial_time_limit;      // durations as typed, checked by check_study_flags
+  std::string trial_time_limit;  // durations as typed, checked by check_study_flags
   std::string grace = "10";
-  std::string drain = "60";          // SIGUSR1: how long running trials may go on
-  std::string target;                // a number, or one per named objective
+  std::string drain = "60";  // SIGUSR1: how long running trials may go on
+  std::string target;        // a number, or one per named objective
   int max_failures = 10;
   std::string metric_regex;
   int gpus_per_trial = 0;
-  PrunerOptions prune;               // --prune and its settings
-  std::string enqueue;               // parameter sets run first
-  std::string warm_start;            // an earlier study's history, imported
+  PrunerOptions prune;     // --prune and its settings
+  std::string enqueue;     // parameter sets run first
+  std::string warm_start;  // an earlier study's history, imported
   bool keep_checkpoints = false;
 
   // --trial-jobs: every trial its own Slurm job.

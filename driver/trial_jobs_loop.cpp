@@ -3,8 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -13,13 +13,13 @@
 #include <sstream>
 
 #include "appcore.hpp"
-#include "trial/messages.hpp"
-#include "trial/runner_side.hpp"
-#include "trial/trial_json.hpp"
+#include "study/progress.hpp"
 #include "study/text_input.hpp"
 #include "study/trial_jobs.hpp"
 #include "study/trial_jobs_loop.hpp"
-#include "study/progress.hpp"
+#include "trial/messages.hpp"
+#include "trial/runner_side.hpp"
+#include "trial/trial_json.hpp"
 #include "trial_jobs/channel.hpp"
 #include "trial_jobs/slurm_trial_jobs.hpp"
 
@@ -33,7 +33,9 @@ using nlohmann::json;
 std::string channel_file_of(const std::string& history) {
   return fs::path(history).replace_extension(".channel").string();
 }
-std::string jobs_file_of(const std::string& history) { return fs::path(history).replace_extension(".jobs").string(); }
+std::string jobs_file_of(const std::string& history) {
+  return fs::path(history).replace_extension(".jobs").string();
+}
 
 namespace {
 
@@ -94,7 +96,8 @@ class TrialJobsLoop : public JobLinks {
       : core_(core), o_(o), server_(secret_, [this](const std::string& m) { core_.say(m); }), host_(core) {
     poll_every_ = parse_duration(o.slurm_poll, "--slurm-poll");
     appcore_wait_ = parse_duration(o.appcore_wait, "--appcore-wait");
-    if (poll_every_ < 1) throw UsageError("--slurm-poll " + o.slurm_poll + " is below 1 s; slurmctld serves everyone");
+    if (poll_every_ < 1)
+      throw UsageError("--slurm-poll " + o.slurm_poll + " is below 1 s; slurmctld serves everyone");
   }
 
   int run() {
@@ -131,9 +134,13 @@ class TrialJobsLoop : public JobLinks {
   }
 
   // JobLinks: the trial vocabulary over the channel.
-  void launch(Conn c, const Trial& t) override { send_to(c, wire::Kind::Launch, {{"launch", wire::to_json(core_.launch_for(t))}}); }
+  void launch(Conn c, const Trial& t) override {
+    send_to(c, wire::Kind::Launch, {{"launch", wire::to_json(core_.launch_for(t))}});
+  }
   void stop(Conn c) override { send_to(c, wire::Kind::Stop, json::object()); }
-  void interrupt(Conn c, std::uint64_t trial) override { send_to(c, wire::Kind::Interrupt, {{"trial", trial}}); }
+  void interrupt(Conn c, std::uint64_t trial) override {
+    send_to(c, wire::Kind::Interrupt, {{"trial", trial}});
+  }
   void prune(Conn c, std::uint64_t trial) override { send_to(c, wire::Kind::Prune, {{"trial", trial}}); }
   void close(Conn c) override { server_.close(c); }
   void pump(double seconds) override {
@@ -152,7 +159,8 @@ class TrialJobsLoop : public JobLinks {
     a.secret = secret_;
     channel_file_ = channel_file_of(o_.history);
     write_channel_file(channel_file_, a);
-    core_.say("trial jobs reach this AppCore at " + a.host + ":" + std::to_string(port) + " (" + channel_file_ + ")");
+    core_.say("trial jobs reach this AppCore at " + a.host + ":" + std::to_string(port) + " (" +
+              channel_file_ + ")");
   }
 
   // What every trial job of this study asks Slurm for, and runs.
@@ -164,7 +172,8 @@ class TrialJobsLoop : public JobLinks {
     r.spec.nodes = o_.nodes_per_trial;
     r.spec.tasks = std::max(o_.tasks_per_trial, o_.nodes_per_trial);
     r.spec.time_limit_s = trial_job_time_limit(
-        o_.trial_time_limit.empty() ? 0 : parse_duration(o_.trial_time_limit, "--trial-time-limit"), o_.trials_per_job);
+        o_.trial_time_limit.empty() ? 0 : parse_duration(o_.trial_time_limit, "--trial-time-limit"),
+        o_.trials_per_job);
     r.spec.partition = o_.partition;
     r.spec.account = o_.account;
     r.spec.qos = o_.qos;
@@ -177,8 +186,9 @@ class TrialJobsLoop : public JobLinks {
     r.output = fs::absolute(core_.trial_dir()).string() + "/job-%j.out";
     r.script = "#!/bin/sh\n# A trial job of study " + core_.history().study().name +
                " (tune run --trial-jobs): it asks the study's AppCore for its trial when it starts.\nexec " +
-               shell_quote(exe_path()) + " trial-job --channel " + shell_quote(fs::absolute(channel_file_).string()) +
-               " --trials " + std::to_string(o_.trials_per_job) + " --appcore-wait " +
+               shell_quote(exe_path()) + " trial-job --channel " +
+               shell_quote(fs::absolute(channel_file_).string()) + " --trials " +
+               std::to_string(o_.trials_per_job) + " --appcore-wait " +
                std::to_string(static_cast<long>(appcore_wait_)) + "\n";
     std::vector<std::string> env;
     for (char** e = environ; *e; ++e) env.emplace_back(*e);
@@ -227,7 +237,8 @@ class TrialJobsLoop : public JobLinks {
     switch (ev.kind) {
       case ChannelServer::Event::Hello: {
         std::uint32_t id = 0;
-        if (ev.body.contains("job") && ev.body["job"].is_number_unsigned()) id = ev.body["job"].get<std::uint32_t>();
+        if (ev.body.contains("job") && ev.body["job"].is_number_unsigned())
+          id = ev.body["job"].get<std::uint32_t>();
         std::optional<TrialRun> result;
         std::string bad;
         if (ev.body.contains("result")) {
@@ -237,7 +248,8 @@ class TrialJobsLoop : public JobLinks {
             bad = e.what();
           }
         }
-        const std::string host = ev.body.contains("host") && ev.body["host"].is_string() ? ev.body["host"].get<std::string>() : "";
+        const std::string host =
+            ev.body.contains("host") && ev.body["host"].is_string() ? ev.body["host"].get<std::string>() : "";
         loop_->on_hello(ev.conn, id, host, ev.peer, result);
         if (!bad.empty()) loop_->on_bad_result(ev.conn, bad);
         return;
@@ -261,7 +273,8 @@ class TrialJobsLoop : public JobLinks {
           const auto trial = ev.body.at("trial").get<std::uint64_t>();
           loop_->on_report(ev.conn, trial, wire::report_from_json(ev.body));
         } catch (const std::exception& e) {
-          core_.say("closed the connection of job " + std::to_string(*job) + ": a malformed report (" + e.what() + ")");
+          core_.say("closed the connection of job " + std::to_string(*job) + ": a malformed report (" +
+                    e.what() + ")");
           server_.close(ev.conn);
         }
         return;
@@ -288,12 +301,13 @@ class TrialJobsLoop : public JobLinks {
                  back = spread_of(loop_->result_back());
     if (!bind.n) return;
     char line[400];
-    std::snprintf(line, sizeof line,
-                  "trial jobs: %zu submitted; submission to program start median %.2f s, p95 %.2f s (n=%zu); "
-                  "trial handed out to program start median %.0f ms, p95 %.0f ms; program exit to result recorded "
-                  "median %.0f ms, p95 %.0f ms (n=%zu)",
-                  loop_->submitted(), start.median, start.p95, start.n, 1e3 * bind.median, 1e3 * bind.p95,
-                  1e3 * back.median, 1e3 * back.p95, back.n);
+    std::snprintf(
+        line, sizeof line,
+        "trial jobs: %zu submitted; submission to program start median %.2f s, p95 %.2f s (n=%zu); "
+        "trial handed out to program start median %.0f ms, p95 %.0f ms; program exit to result recorded "
+        "median %.0f ms, p95 %.0f ms (n=%zu)",
+        loop_->submitted(), start.median, start.p95, start.n, 1e3 * bind.median, 1e3 * bind.p95,
+        1e3 * back.median, 1e3 * back.p95, back.n);
     core_.say(line);
   }
 

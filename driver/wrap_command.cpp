@@ -77,7 +77,8 @@ int wrap_command(const std::vector<std::string>& command) {
     }
   }
   const char* job = std::getenv("SLURM_JOB_ID");
-  const WrapEnd end = wrap_end(exit_code_of(status), terminated, job ? std::optional<std::string>(job) : std::nullopt);
+  const WrapEnd end =
+      wrap_end(exit_code_of(status), terminated, job ? std::optional<std::string>(job) : std::nullopt);
   if (!end.message.empty()) std::cout << end.message << std::endl;
   if (end.requeue) {
     sigprocmask(SIG_UNBLOCK, &set, nullptr);

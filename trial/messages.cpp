@@ -8,7 +8,9 @@ constexpr std::array<std::string_view, kKinds> kNames = {"ready",  "launch",    
                                                          "result", "interrupt", "prune", "bye"};
 }
 
-std::string_view kind_name(Kind k) { return kNames[static_cast<std::size_t>(k)]; }
+std::string_view kind_name(Kind k) {
+  return kNames[static_cast<std::size_t>(k)];
+}
 
 std::optional<Kind> kind_of(std::string_view name) {
   for (std::size_t i = 0; i < kNames.size(); ++i)

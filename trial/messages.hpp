@@ -27,7 +27,9 @@ std::string_view kind_name(Kind k);
 // The kind a name or an MPI tag stands for; nothing for an unknown one.
 std::optional<Kind> kind_of(std::string_view name);
 std::optional<Kind> kind_of_tag(int tag);
-inline int tag_of(Kind k) { return static_cast<int>(k) + 1; }
+inline int tag_of(Kind k) {
+  return static_cast<int>(k) + 1;
+}
 
 struct Message {
   Kind kind;

@@ -26,7 +26,8 @@ TrialRun run_trial(RunnerLink& link, const TrialLaunch& launch) {
         // Launch and Stop only in reply to Ready or a Result.
         while (auto m = link.poll()) {
           if (m->kind == wire::Kind::Interrupt) interrupt = true;
-          if (m->kind == wire::Kind::Prune && m->body.value("trial", launch.trial + 1) == launch.trial) prune = true;
+          if (m->kind == wire::Kind::Prune && m->body.value("trial", launch.trial + 1) == launch.trial)
+            prune = true;
         }
         return interrupt || prune || g_stop_requested.load();
       });

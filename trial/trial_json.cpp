@@ -20,9 +20,15 @@ std::string exact(double v) {
 json to_json(const TrialLaunch& l) {
   json env = json::array();
   for (const auto& [k, v] : l.env) env.push_back({k, v});
-  return {{"trial", l.trial},         {"argv", l.argv},           {"env", env},
-          {"trial_dir", l.trial_dir}, {"params_json", l.params_json}, {"time_limit", l.time_limit},
-          {"grace", l.grace},         {"metric_regex", l.metric_regex}, {"reports_in_file", l.reports_in_file},
+  return {{"trial", l.trial},
+          {"argv", l.argv},
+          {"env", env},
+          {"trial_dir", l.trial_dir},
+          {"params_json", l.params_json},
+          {"time_limit", l.time_limit},
+          {"grace", l.grace},
+          {"metric_regex", l.metric_regex},
+          {"reports_in_file", l.reports_in_file},
           {"checkpoint_dir", l.checkpoint_dir}};
 }
 
@@ -30,7 +36,8 @@ TrialLaunch launch_from_json(const json& j) {
   TrialLaunch l;
   l.trial = j.at("trial").get<std::uint64_t>();
   l.argv = j.at("argv").get<std::vector<std::string>>();
-  for (const auto& kv : j.at("env")) l.env.emplace_back(kv.at(0).get<std::string>(), kv.at(1).get<std::string>());
+  for (const auto& kv : j.at("env"))
+    l.env.emplace_back(kv.at(0).get<std::string>(), kv.at(1).get<std::string>());
   l.trial_dir = j.at("trial_dir").get<std::string>();
   l.params_json = j.at("params_json").get<std::string>();
   l.time_limit = j.at("time_limit").get<double>();
@@ -96,7 +103,8 @@ tune::Report report_from_json(const json& j) {
   tune::Report r;
   if (j.contains("step")) r.step = j["step"].get<std::int64_t>();
   if (j.contains("objective")) r.objective = std::stod(j["objective"].get<std::string>());
-  for (const auto& kv : j.at("metrics")) r.metrics.emplace_back(kv.at(0).get<std::string>(), std::stod(kv.at(1).get<std::string>()));
+  for (const auto& kv : j.at("metrics"))
+    r.metrics.emplace_back(kv.at(0).get<std::string>(), std::stod(kv.at(1).get<std::string>()));
   return r;
 }
 

@@ -158,16 +158,19 @@ std::vector<std::string> fill_placeholders(const std::vector<std::string>& argv,
   std::vector<std::string> out;
   for (const auto& arg : argv) {
     std::string s;
-    scan_placeholders(arg, [&](const std::string& t) { s += t; }, [&](const std::string& name) {
-      for (const auto& [k, v] : values)
-        if (k == name) {
-          s += v;
-          return;
-        }
-      throw std::invalid_argument("the command names {" + name +
-                                  "}, which is not a parameter of the search space (write {{ and }} for literal "
-                                  "braces)");
-    });
+    scan_placeholders(
+        arg, [&](const std::string& t) { s += t; },
+        [&](const std::string& name) {
+          for (const auto& [k, v] : values)
+            if (k == name) {
+              s += v;
+              return;
+            }
+          throw std::invalid_argument(
+              "the command names {" + name +
+              "}, which is not a parameter of the search space (write {{ and }} for literal "
+              "braces)");
+        });
     out.push_back(std::move(s));
   }
   return out;
@@ -175,7 +178,9 @@ std::vector<std::string> fill_placeholders(const std::vector<std::string>& argv,
 
 std::vector<std::string> placeholder_names(const std::vector<std::string>& argv) {
   std::vector<std::string> out;
-  for (const auto& arg : argv) scan_placeholders(arg, [](const std::string&) {}, [&](const std::string& n) { out.push_back(n); });
+  for (const auto& arg : argv)
+    scan_placeholders(
+        arg, [](const std::string&) {}, [&](const std::string& n) { out.push_back(n); });
   return out;
 }
 
@@ -195,13 +200,15 @@ TrialRun TrialProcess::run(const TrialLaunch& l, const ReportSink& on_report, co
   bool written = false;
   {
     const std::string text = l.params_json + "\n";
-    const int fd = open((l.trial_dir + "/params.json").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const int fd =
+        open((l.trial_dir + "/params.json").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     written = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
     if (fd >= 0 && close(fd) != 0) written = false;
   }
   if (!written || l.argv.empty()) {
-    run.launch_error = l.argv.empty() ? "empty command" : "cannot write the trial's files in " + l.trial_dir + ": " +
-                                                              std::strerror(errno);
+    run.launch_error = l.argv.empty()
+                           ? "empty command"
+                           : "cannot write the trial's files in " + l.trial_dir + ": " + std::strerror(errno);
     run.end_time = now_s();
     return run;
   }
@@ -231,7 +238,8 @@ TrialRun TrialProcess::run(const TrialLaunch& l, const ReportSink& on_report, co
     // not, halved the dispatch rate of short trials; the clients create it
     // when the program asks for it.
     const bool inside = l.checkpoint_dir.rfind(l.trial_dir + "/", 0) == 0;
-    const bool restored = !(fresh && inside) && fs::is_directory(l.checkpoint_dir, ec) && !fs::is_empty(l.checkpoint_dir, ec);
+    const bool restored =
+        !(fresh && inside) && fs::is_directory(l.checkpoint_dir, ec) && !fs::is_empty(l.checkpoint_dir, ec);
     env_strings.push_back("TUNE_CHECKPOINT_DIR=" + fs::absolute(l.checkpoint_dir).string());
     env_strings.push_back(std::string("TUNE_CHECKPOINT_RESTORED=") + (restored ? "1" : "0"));
   }
@@ -316,8 +324,10 @@ TrialRun TrialProcess::run(const TrialLaunch& l, const ReportSink& on_report, co
           stdout_open = false;
         }
       } else {
-        if (got > 0) err.write(buf, got);
-        else stderr_open = false;
+        if (got > 0)
+          err.write(buf, got);
+        else
+          stderr_open = false;
       }
     }
     take_reports();

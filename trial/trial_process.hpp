@@ -16,11 +16,11 @@ struct TrialLaunch {
   std::uint64_t trial = 0;
   std::vector<std::string> argv;  // the program with {name} placeholders already filled in
   std::vector<std::pair<std::string, std::string>> env;  // added to the runner's environment
-  std::string trial_dir;          // gets params.json, stdout, stderr
-  std::string params_json;        // contents of params.json
-  double time_limit = 0;          // seconds; 0 = none
-  double grace = 10;              // seconds between SIGTERM and SIGKILL
-  std::string metric_regex;       // read the objective from stdout when set
+  std::string trial_dir;                                 // gets params.json, stdout, stderr
+  std::string params_json;                               // contents of params.json
+  double time_limit = 0;                                 // seconds; 0 = none
+  double grace = 10;                                     // seconds between SIGTERM and SIGKILL
+  std::string metric_regex;                              // read the objective from stdout when set
   // Reports go to TUNE_REPORT_FILE (trial_dir/reports, read as it grows)
   // instead of a descriptor: for a program that srun starts on other nodes.
   bool reports_in_file = false;

@@ -16,7 +16,8 @@ constexpr int kNoController = 4;  // a configuration, but no slurmctld answered
 std::string with_fix(const std::string& what) {
   return "no Slurm cluster is reachable: " + what +
          "\n  On a cluster's login node, set SLURM_CONF to its slurm.conf (ask your admins where it is); "
-         "on this machine, start the local test cluster and use it: scripts/cluster start && source .run/cluster/env";
+         "on this machine, start the local test cluster and use it: scripts/cluster start && source "
+         ".run/cluster/env";
 }
 
 // The last line libslurm printed ("fatal: Could not establish a configuration source").
@@ -67,7 +68,8 @@ std::optional<std::string> slurm_unreachable(bool ask_controller) {
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return std::nullopt;
   if (WIFEXITED(status) && WEXITSTATUS(status) == kNoController)
     return "no Slurm cluster is reachable: slurmctld did not answer (" + last_line(text) +
-           ")\n  Is it running? On this machine: scripts/cluster status, and scripts/cluster start if it is not";
+           ")\n  Is it running? On this machine: scripts/cluster status, and scripts/cluster start if it is "
+           "not";
   std::string why = last_line(text);
   if (why.rfind("tune: ", 0) == 0) why.erase(0, 6);
   return with_fix(why.empty() ? "libslurm found no configuration" : "libslurm says \"" + why + "\"");

@@ -9,18 +9,40 @@ namespace tune::sim {
 const std::vector<OrderingSpec>& ordering_policies() {
   static const std::vector<OrderingSpec> list = {
       {"fifo", {}, OrderingBase::Fifo, Lowering::None, "priority/basic: submission order"},
-      {"multifactor", {"fairshare"}, OrderingBase::Multifactor, Lowering::None,
+      {"multifactor",
+       {"fairshare"},
+       OrderingBase::Multifactor,
+       Lowering::None,
        "priority/multifactor: age + classic fair share 2^(-U/S)"},
-      {"tune", {}, OrderingBase::SchedTune, Lowering::Tune, "sched/tune: DRF fair share and the adaptive priority"},
-      {"multifactor+tune", {}, OrderingBase::Multifactor, Lowering::Tune,
+      {"tune",
+       {},
+       OrderingBase::SchedTune,
+       Lowering::Tune,
+       "sched/tune: DRF fair share and the adaptive priority"},
+      {"multifactor+tune",
+       {},
+       OrderingBase::Multifactor,
+       Lowering::Tune,
        "priority/multifactor with site_factor/tune's SITE term"},
-      {"oracle", {}, OrderingBase::Fifo, Lowering::Oracle,
+      {"oracle",
+       {},
+       OrderingBase::Fifo,
+       Lowering::Oracle,
        "fifo, a study that never meets its target lowered from its first job"},
-      {"multifactor+oracle", {}, OrderingBase::Multifactor, Lowering::Oracle,
+      {"multifactor+oracle",
+       {},
+       OrderingBase::Multifactor,
+       Lowering::Oracle,
        "multifactor, such a study's jobs at priority 1 from its first"},
-      {"evidence-oracle", {}, OrderingBase::Fifo, Lowering::EvidenceOracle,
+      {"evidence-oracle",
+       {},
+       OrderingBase::Fifo,
+       Lowering::EvidenceOracle,
        "fifo, such a study lowered once its results hold its final best twice"},
-      {"multifactor+evidence-oracle", {}, OrderingBase::Multifactor, Lowering::EvidenceOracle,
+      {"multifactor+evidence-oracle",
+       {},
+       OrderingBase::Multifactor,
+       Lowering::EvidenceOracle,
        "multifactor, the same at priority 1"},
   };
   return list;
@@ -45,8 +67,9 @@ const OrderingSpec& ordering_policy(const std::string& name) {
   throw std::invalid_argument("unknown priority policy '" + name + "': use " + ordering_policy_names());
 }
 
-Ordering::Ordering(const OrderingSpec& spec, const SchedConfig& tune, const SchedulerSettings& s, double weight_fairshare,
-                   double weight_age, const Resources& capacity, double gpu_billing, int accounts)
+Ordering::Ordering(const OrderingSpec& spec, const SchedConfig& tune, const SchedulerSettings& s,
+                   double weight_fairshare, double weight_age, const Resources& capacity, double gpu_billing,
+                   int accounts)
     : spec_(spec),
       s_(s),
       weight_fairshare_(weight_fairshare),
@@ -133,8 +156,9 @@ void Ordering::reprioritise(OrderingHost& host, const std::vector<int>& jobs, st
       const double dt = now - last_decay_;
       last_decay_ = now;
       for (auto& [a, u] : usage_) u *= std::pow(0.5, dt / s_.priority_decay_half_life);
-      host.for_each_running(
-          [&](int j, int cpus, int gpus, double& charged_until) { charge(j, host.job(j), cpus, gpus, now, charged_until); });
+      host.for_each_running([&](int j, int cpus, int gpus, double& charged_until) {
+        charge(j, host.job(j), cpus, gpus, now, charged_until);
+      });
       for (int j : jobs) base_[j] = classic_priority(host.job(j), now);
     }
     if (site_) {

@@ -56,16 +56,19 @@ class OrderingHost {
   // `evidence`, its results so far hold its final best twice).
   virtual bool plateau_shows(int study, bool evidence) const = 0;
   // Each running job with its CPUs and GPUs, and when it was last charged.
-  virtual void for_each_running(const std::function<void(int j, int cpus, int gpus, double& charged_until)>& f) = 0;
+  virtual void for_each_running(
+      const std::function<void(int j, int cpus, int gpus, double& charged_until)>& f) = 0;
   virtual void yield(int j) = 0;  // the policy asks a running study to yield
-  virtual void record_levels(const std::map<std::string, StudyState>& levels, const std::vector<LevelChange>& changes) = 0;
+  virtual void record_levels(const std::map<std::string, StudyState>& levels,
+                             const std::vector<LevelChange>& changes) = 0;
 };
 
 class Ordering {
  public:
   // `capacity`: the cluster's CPUs, memory, GPUs; `accounts`: how many share it.
-  Ordering(const OrderingSpec& spec, const SchedConfig& tune, const SchedulerSettings& s, double weight_fairshare,
-           double weight_age, const Resources& capacity, double gpu_billing, int accounts);
+  Ordering(const OrderingSpec& spec, const SchedConfig& tune, const SchedulerSettings& s,
+           double weight_fairshare, double weight_age, const Resources& capacity, double gpu_billing,
+           int accounts);
 
   const OrderingSpec& spec() const { return spec_; }
   // How often slurmctld recomputes priorities under this policy (seconds).
@@ -97,10 +100,10 @@ class Ordering {
   Resources capacity_;
   double gpu_billing_;
   int accounts_;
-  std::optional<SchedulingPolicy> tune_;   // sched/tune's class
-  std::optional<SiteFactorPolicy> site_;   // site_factor/tune's class
-  std::vector<double> base_;               // multifactor's priority without the SITE term
-  std::vector<std::int64_t> site_term_;    // site_factor/tune's term
+  std::optional<SchedulingPolicy> tune_;  // sched/tune's class
+  std::optional<SiteFactorPolicy> site_;  // site_factor/tune's class
+  std::vector<double> base_;              // multifactor's priority without the SITE term
+  std::vector<std::int64_t> site_term_;   // site_factor/tune's term
   std::unordered_map<std::string, double> usage_;
   double last_decay_ = 0;
 };

@@ -22,7 +22,12 @@ double trial_job_time_limit(double trial_time_limit, int trials_per_job) {
 
 TrialJobsController::TrialJobsController(LoopHost& host, JobQueue& queue, JobLinks& links, int parallel,
                                          int trials_per_job, TrialJobsRules rules)
-    : host_(host), queue_(queue), links_(links), parallel_(parallel), trials_per_job_(trials_per_job), rules_(rules) {}
+    : host_(host),
+      queue_(queue),
+      links_(links),
+      parallel_(parallel),
+      trials_per_job_(trials_per_job),
+      rules_(rules) {}
 
 std::size_t TrialJobsController::busy() const {
   std::size_t n = 0;
@@ -71,19 +76,24 @@ void TrialJobsController::adopt(const std::map<std::uint32_t, std::optional<std:
 
 void TrialJobsController::tick() {
   const double now = host_.now();
-  if (host_.study().stopping()) wind_down(now);
-  else submit_jobs(now);
+  if (host_.study().stopping())
+    wind_down(now);
+  else
+    submit_jobs(now);
   if (now - last_lookup_ >= rules_.poll_every || (lookup_soon_ && now - last_lookup_ >= 1)) look_up(now);
 }
 
-bool TrialJobsController::done() const { return host_.study().finished() && busy() == 0; }
+bool TrialJobsController::done() const {
+  return host_.study().finished() && busy() == 0;
+}
 
 void TrialJobsController::submit_jobs(double now) {
   if (now < submit_after_) return;
   std::uint64_t unclaimed = 0;
-  for (const auto& [id, j] : jobs_) unclaimed += static_cast<std::uint64_t>(std::max(0, trials_per_job_ - j.given));
-  int n = trial_jobs_to_submit(parallel_, static_cast<int>(jobs_.size()), unclaimed, host_.study().remaining(),
-                               trials_per_job_);
+  for (const auto& [id, j] : jobs_)
+    unclaimed += static_cast<std::uint64_t>(std::max(0, trials_per_job_ - j.given));
+  int n = trial_jobs_to_submit(parallel_, static_cast<int>(jobs_.size()), unclaimed,
+                               host_.study().remaining(), trials_per_job_);
   for (; n > 0; --n) {
     try {
       const std::uint32_t id = queue_.submit(host_.trial_comment());
@@ -100,19 +110,20 @@ void TrialJobsController::submit_jobs(double now) {
         host_.study().stop(StopReason::Refused);
         return;
       }
-      host_.say(std::string(e.what()) + "; trying again in " + std::to_string(static_cast<int>(rules_.retry_refused_after)) +
-                " s");
+      host_.say(std::string(e.what()) + "; trying again in " +
+                std::to_string(static_cast<int>(rules_.retry_refused_after)) + " s");
       submit_after_ = host_.now() + rules_.retry_refused_after;
       return;
     }
   }
 }
 
-void TrialJobsController::on_hello(JobLinks::Conn c, std::uint32_t id, const std::string& node, const std::string& peer,
-                                   const std::optional<TrialRun>& result) {
+void TrialJobsController::on_hello(JobLinks::Conn c, std::uint32_t id, const std::string& node,
+                                   const std::string& peer, const std::optional<TrialRun>& result) {
   auto it = jobs_.find(id);
   if (!id || it == jobs_.end()) {
-    host_.say("closed the connection of " + peer + ": job " + std::to_string(id) + " is not a trial job of this study");
+    host_.say("closed the connection of " + peer + ": job " + std::to_string(id) +
+              " is not a trial job of this study");
     links_.close(c);
     return;
   }
@@ -164,7 +175,8 @@ void TrialJobsController::on_bad_result(JobLinks::Conn c, const std::string& why
   if (cj == conn_job_.end()) return;
   LiveJob& j = jobs_.at(cj->second);
   host_.say("job " + std::to_string(j.id) + " sent a malformed result (" + why + "); its trial runs again");
-  if (j.trial) host_.study().on_lost(*j.trial, TrialState::Interrupted, "a malformed result from its job", host_.now());
+  if (j.trial)
+    host_.study().on_lost(*j.trial, TrialState::Interrupted, "a malformed result from its job", host_.now());
   j.trial.reset();
 }
 
@@ -181,7 +193,8 @@ void TrialJobsController::on_closed(JobLinks::Conn c) {
     if (j->second.trial) lookup_soon_ = true;  // did the cluster end it?
     // Its process has exited (the job's batch script exec'd it): the job is
     // ending, and its slot can go to a new one now rather than at the next look-up.
-    else if (j->second.leaving) jobs_.erase(j), changed_ = true;
+    else if (j->second.leaving)
+      jobs_.erase(j), changed_ = true;
   }
   conn_job_.erase(it);
 }
@@ -217,7 +230,8 @@ void TrialJobsController::look_up(double now) {
     slurm_down_ = false;
   } catch (const JobQueueError& e) {
     if (!slurm_down_)
-      host_.say(std::string(e.what()) + "; trying again in " + std::to_string(static_cast<int>(rules_.poll_every)) + " s");
+      host_.say(std::string(e.what()) + "; trying again in " +
+                std::to_string(static_cast<int>(rules_.poll_every)) + " s");
     slurm_down_ = true;
     return;
   }
@@ -253,8 +267,10 @@ void TrialJobsController::wind_down(double now) {
       ++it;
       continue;
     }
-    if (j.conn) links_.stop(*j.conn);
-    else if (j.state == TrialJobInfo::State::Pending) queue_.cancel(j.id);
+    if (j.conn)
+      links_.stop(*j.conn);
+    else if (j.state == TrialJobInfo::State::Pending)
+      queue_.cancel(j.id);
     else {
       ++it;  // started but not yet connected: it hears "stop" when it asks
       continue;
@@ -292,8 +308,10 @@ void TrialJobsController::finish() {
       for (const auto& [id, i] : queue_.look_up(ids)) {
         const auto it = jobs_.find(id);
         if (it == jobs_.end()) continue;
-        if (i.state == TrialJobInfo::State::Ended) jobs_.erase(it);
-        else if (round > 0 || !it->second.conn) queue_.cancel(id);
+        if (i.state == TrialJobInfo::State::Ended)
+          jobs_.erase(it);
+        else if (round > 0 || !it->second.conn)
+          queue_.cancel(id);
       }
     } catch (const JobQueueError& e) {
       host_.say(std::string(e.what()) + " while cancelling the study's trial jobs");
@@ -304,7 +322,8 @@ void TrialJobsController::finish() {
   }
   std::string left;
   for (const auto& [id, j] : jobs_) left += " " + std::to_string(id);
-  host_.say("could not confirm that these trial jobs ended:" + left + " (scancel them if squeue still shows them)");
+  host_.say("could not confirm that these trial jobs ended:" + left +
+            " (scancel them if squeue still shows them)");
 }
 
 }  // namespace tune

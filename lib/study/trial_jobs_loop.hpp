@@ -21,10 +21,10 @@ namespace tune {
 
 // The loop's timing rules, in one place.
 struct TrialJobsRules {
-  double retry_refused_after = 10;    // a refused submission (after one succeeded) is tried again after this
-  double cancel_after_interrupt = 30; // a job that has not ended its interrupted trial by then is scancelled
-  int cancel_rounds = 20;             // at the end: rounds of cancel-and-check before giving up on a job
-  double poll_every = 10;             // seconds between looks at the jobs in slurmctld (--slurm-poll)
+  double retry_refused_after = 10;     // a refused submission (after one succeeded) is tried again after this
+  double cancel_after_interrupt = 30;  // a job that has not ended its interrupted trial by then is scancelled
+  int cancel_rounds = 20;              // at the end: rounds of cancel-and-check before giving up on a job
+  double poll_every = 10;              // seconds between looks at the jobs in slurmctld (--slurm-poll)
 };
 
 // A trial job's time limit: its trials back to back plus a minute, so that
@@ -151,7 +151,8 @@ class TrialJobsController {
   std::vector<double> slurm_start_, binding_, result_;
   std::size_t submitted_ = 0;
   double last_lookup_ = 0, submit_after_ = 0, interrupted_at_ = 0;
-  bool lookup_soon_ = false, changed_ = true, submitted_any_ = false, slurm_down_ = false, interrupted_ = false;
+  bool lookup_soon_ = false, changed_ = true, submitted_any_ = false, slurm_down_ = false,
+       interrupted_ = false;
 };
 
 }  // namespace tune

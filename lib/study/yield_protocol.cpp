@@ -6,7 +6,8 @@ WrapEnd wrap_end(int exit_code, bool terminated, const std::optional<std::string
   WrapEnd end{false, exit_code, ""};
   if (exit_code != kExitInterrupted || terminated) return end;
   if (!job_id || job_id->empty()) {
-    end.message = "tune: study interrupted; not in a Slurm job, so nothing is requeued: run it again with --resume";
+    end.message =
+        "tune: study interrupted; not in a Slurm job, so nothing is requeued: run it again with --resume";
     return end;
   }
   end.requeue = true;

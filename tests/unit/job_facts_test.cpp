@@ -1,10 +1,11 @@
 // What the plugins' C shims used to decide, now in lib/: the tenant, whether
 // a pending job waits for the cluster, the SystemComment merge, and the one
 // order of a GPU request's count (both plugins and the simulator).
+#include "priority/job_facts.hpp"
+
 #include <gtest/gtest.h>
 
 #include "placement/topology.hpp"
-#include "priority/job_facts.hpp"
 
 namespace tune {
 namespace {
@@ -27,19 +28,21 @@ TEST(JobFacts, OnlyNoReasonPriorityAndResourcesMeanWaitingForTheCluster) {
 TEST(JobFacts, TheSummaryReplacesTuneTextAndKeepsTheSitesInFront) {
   EXPECT_EQ(merge_summary("", "tune:tenant=a;x=1"), "tune:tenant=a;x=1");
   EXPECT_EQ(merge_summary("site note", "tune:tenant=a;x=1"), "site note tune:tenant=a;x=1");
-  EXPECT_EQ(merge_summary("site note  tune:tenant=a;x=0", "tune:tenant=a;x=1"), "site note tune:tenant=a;x=1");
+  EXPECT_EQ(merge_summary("site note  tune:tenant=a;x=0", "tune:tenant=a;x=1"),
+            "site note tune:tenant=a;x=1");
   EXPECT_EQ(merge_summary("tune:tenant=a;x=0", "tune:tenant=b;x=2"), "tune:tenant=b;x=2");
-  EXPECT_FALSE(merge_summary("site note tune:tenant=a;x=1", "tune:tenant=a;x=1"));  // unchanged: nothing to write
+  EXPECT_FALSE(
+      merge_summary("site note tune:tenant=a;x=1", "tune:tenant=a;x=1"));  // unchanged: nothing to write
   EXPECT_FALSE(merge_summary("tune:tenant=a;x=1", "tune:tenant=a;x=1"));
 }
 
 TEST(GpuRequest, OneOrderJobThenTaskThenNodeThenSocket) {
   EXPECT_EQ(gpu_count({4, 0, 0, 0}, 2, 8), 4);
-  EXPECT_EQ(gpu_count({4, 2, 1, 1}, 2, 8), 4);   // --gpus wins
-  EXPECT_EQ(gpu_count({0, 2, 1, 0}, 2, 8), 8);   // per task before per node
+  EXPECT_EQ(gpu_count({4, 2, 1, 1}, 2, 8), 4);  // --gpus wins
+  EXPECT_EQ(gpu_count({0, 2, 1, 0}, 2, 8), 8);  // per task before per node
   EXPECT_EQ(gpu_count({0, 2, 0, 0}, 3, 8), 6);
-  EXPECT_EQ(gpu_count({0, 0, 0, 2}, 3, 8), 6);   // per socket: one socket a node
-  EXPECT_EQ(gpu_count({0, 2, 0, 0}, 0, 0), 2);   // at least one node and task
+  EXPECT_EQ(gpu_count({0, 0, 0, 2}, 3, 8), 6);  // per socket: one socket a node
+  EXPECT_EQ(gpu_count({0, 2, 0, 0}, 0, 0), 2);  // at least one node and task
   EXPECT_EQ(gpu_count({}, 4, 4), 0);
   // JobShape counts the same way, and takes per socket as per node.
   JobShape s;

@@ -31,8 +31,10 @@ class FakeQueue : public JobQueue {
     std::map<std::uint32_t, TrialJobInfo> out;
     for (auto id : ids) {
       const auto it = states.find(id);
-      if (it == states.end()) out[id].state = TrialJobInfo::State::Ended;  // Vanished
-      else out[id] = it->second;
+      if (it == states.end())
+        out[id].state = TrialJobInfo::State::Ended;  // Vanished
+      else
+        out[id] = it->second;
     }
     return out;
   }
@@ -79,7 +81,9 @@ class FakeHost : public LoopHost {
   }
   void say(const std::string& line) override { said.push_back(line); }
   bool interrupt_running(double) const override { return interrupt; }
-  std::string trial_comment() override { return "tune:study=s;n=" + std::to_string(study_.count(TrialState::Ok)); }
+  std::string trial_comment() override {
+    return "tune:study=s;n=" + std::to_string(study_.count(TrialState::Ok));
+  }
   bool said_with(const std::string& part) const {
     for (const auto& l : said)
       if (l.find(part) != std::string::npos) return true;
@@ -147,7 +151,8 @@ TEST_F(TrialJobsLoopTest, AJobNotOfThisStudyIsClosedAndNamed) {
   loop.tick();
   loop.on_hello(9, 4242, "nodeX", "10.9.9.9:1", std::nullopt);
   EXPECT_TRUE(links_.closed.count(9));
-  EXPECT_TRUE(host_->said_with("closed the connection of 10.9.9.9:1: job 4242 is not a trial job of this study"));
+  EXPECT_TRUE(
+      host_->said_with("closed the connection of 10.9.9.9:1: job 4242 is not a trial job of this study"));
   EXPECT_FALSE(loop.job_of(9));
 }
 
@@ -247,7 +252,10 @@ TEST_F(TrialJobsLoopTest, StoppingInterruptsThenCancelsAndLeavesNoJob) {
 TEST_F(TrialJobsLoopTest, FinishGivesUpAfterItsRoundsAndNamesTheJobs) {
   make_study(2);
   struct StubbornQueue : FakeQueue {
-    bool cancel(std::uint32_t id) override { cancelled.insert(id); return false; }  // never ends
+    bool cancel(std::uint32_t id) override {
+      cancelled.insert(id);
+      return false;
+    }  // never ends
   } stubborn;
   TrialJobsController loop(*host_, stubborn, links_, 2, 1, {.cancel_rounds = 3});
   loop.tick();

@@ -99,8 +99,8 @@ class RunnerSide : public testing_support::TempDirTest {
 
 TEST_F(RunnerSide, ReportsGoToTheAppCoreAsTheyComeAndTheRunIsReturned) {
   FakeLink link;
-  const TrialRun run =
-      run_trial(link, launch("echo step=1 loss=0.5 >&$TUNE_REPORT_FD; echo objective=0.25 >&$TUNE_REPORT_FD"));
+  const TrialRun run = run_trial(
+      link, launch("echo step=1 loss=0.5 >&$TUNE_REPORT_FD; echo objective=0.25 >&$TUNE_REPORT_FD"));
   ASSERT_EQ(link.sent.size(), 2u);
   for (const auto& m : link.sent) {
     EXPECT_EQ(m.kind, wire::Kind::Report);
@@ -116,7 +116,9 @@ TEST_F(RunnerSide, ReportsGoToTheAppCoreAsTheyComeAndTheRunIsReturned) {
 
 TEST_F(RunnerSide, APruneForThisTrialEndsItAsPruned) {
   FakeLink link;
-  link.on_report = [](const json& body, FakeLink& l) { l.inbox.push_back({wire::Kind::Prune, {{"trial", body.at("trial")}}}); };
+  link.on_report = [](const json& body, FakeLink& l) {
+    l.inbox.push_back({wire::Kind::Prune, {{"trial", body.at("trial")}}});
+  };
   const auto t0 = std::chrono::steady_clock::now();
   const TrialRun run = run_trial(link, launch("echo step=1 loss=0.5 >&$TUNE_REPORT_FD; exec sleep 30"));
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(20));
@@ -126,7 +128,8 @@ TEST_F(RunnerSide, APruneForThisTrialEndsItAsPruned) {
 TEST_F(RunnerSide, APruneForAnotherTrialIsIgnored) {
   FakeLink link;
   link.on_report = [](const json&, FakeLink& l) { l.inbox.push_back({wire::Kind::Prune, {{"trial", 99}}}); };
-  const TrialRun run = run_trial(link, launch("echo step=1 loss=0.5 >&$TUNE_REPORT_FD; sleep 0.3; echo objective=1 >&$TUNE_REPORT_FD"));
+  const TrialRun run = run_trial(
+      link, launch("echo step=1 loss=0.5 >&$TUNE_REPORT_FD; sleep 0.3; echo objective=1 >&$TUNE_REPORT_FD"));
   EXPECT_FALSE(run.pruned);
   EXPECT_FALSE(run.interrupted);
   EXPECT_EQ(run.objective, 1.0);
@@ -134,7 +137,9 @@ TEST_F(RunnerSide, APruneForAnotherTrialIsIgnored) {
 
 TEST_F(RunnerSide, AnInterruptEndsTheTrialAsInterrupted) {
   FakeLink link;
-  link.on_report = [](const json&, FakeLink& l) { l.inbox.push_back({wire::Kind::Interrupt, json::object()}); };
+  link.on_report = [](const json&, FakeLink& l) {
+    l.inbox.push_back({wire::Kind::Interrupt, json::object()});
+  };
   const TrialRun run = run_trial(link, launch("echo step=1 loss=0.5 >&$TUNE_REPORT_FD; exec sleep 30"));
   EXPECT_TRUE(run.interrupted);
   EXPECT_FALSE(run.pruned);

@@ -1,0 +1,224 @@
+// The simulated slurmctld of tune simulate (simulator.hpp's simulate()),
+// declared here so that its parts live in files by concept: simulator.cpp
+// (Slurm's main scheduler and backfill, node bookkeeping, the run loop,
+// samples, what the priority policy sees: ordering.cpp runs the policy) and
+// study_replay.cpp (tuning studies meeting the cluster: AppCores, trial jobs,
+// whole allocations that yield). Private to lib/simulation.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <map>
+#include <queue>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "adaptive/progress_record.hpp"
+#include "priority/scheduling_pass.hpp"
+#include "priority/site_factor.hpp"
+#include "simulation/ordering.hpp"
+#include "simulation/simulator.hpp"
+#include "study/progress.hpp"
+#include "study/trial_jobs.hpp"
+#include "study/trial_jobs_loop.hpp"
+
+namespace tune::sim::detail {
+
+constexpr double kNever = std::numeric_limits<double>::infinity();
+
+struct Run {
+  Placement placement;
+  std::multimap<double, int>::iterator expected;  // in by_expected_end_
+  double charged_until = 0;                       // classic fair share
+};
+
+struct Reservation {
+  std::vector<int> nodes;
+  double from, to;
+};
+
+// A replayed study while the simulation runs.
+// Its jobs; which trial comes next and what the results say is its StudyReplay's.
+struct StudyRun {
+  StudyRun(StudyReplay r, std::uint32_t u) : replay(std::move(r)), uid(u) {}
+  StudyReplay replay;
+  std::uint32_t uid = 0;
+  int appcore = -1, whole = -1;  // its running or pending AppCore / allocation job
+  std::set<int> trial_jobs;      // live trial jobs (pending or running)
+  int pending_trial_jobs = 0;
+  bool stopped = false;   // target met or every trial replayed
+  bool draining = false;  // a whole allocation yielding
+  double drain_until = 0;
+  std::vector<std::pair<double, std::size_t>> slots;  // a whole allocation's running trials: end, trial
+};
+
+class Sim : public OrderingHost {
+ public:
+  Sim(const Cluster& c, const Workload& w, const SimOptions& o);
+
+  SimResult run();
+
+ private:
+  struct Key {
+    double prio, submit;
+    int idx;
+    bool operator<(const Key& o) const {
+      if (prio != o.prio) return prio > o.prio;
+      if (submit != o.submit) return submit < o.submit;
+      return idx < o.idx;
+    }
+  };
+  Key key(int j) const { return {prio_[j], job(j).submit, j}; }
+
+  // --- node bookkeeping: free-GPU histogram for quick "cannot fit" answers ---
+  void hist_add(int i);
+  void hist_remove(int i);
+  void take(int j, const Placement& p);
+  void give_back(const Placement& p);
+
+  // A necessary condition for the job to fit now; the policy decides.
+  bool may_fit(int j) const;
+
+  std::optional<Placement> place(int j);
+
+  // --- jobs ----------------------------------------------------------------
+  bool ever_fits(int j) { return ever_fits(shapes_[j]); }
+  bool ever_fits(const JobShape& s);
+
+  bool submit(int j);
+
+  void start(int j, const Placement& p, bool backfilled);
+
+  void finish(int j);
+
+  static int gpus_of(const Placement& p);
+  static int cpus_of(const Placement& p);
+
+  // --- studies ------------------------------------------------------------------
+  int add_job(SimJob sj);
+
+  SimJob study_job(int s, SimJob::Kind kind) const;
+
+  void submit_study(int s);
+
+  double bind_trial(int j);
+
+  // One trial's result reaches the study. Returns true when it met its target.
+  bool record_result(int s, std::size_t t, bool timed_out);
+
+  // Ends a running job now (its study stopped it, or it yields).
+  void end_now(int j);
+
+  void cancel_pending(int j);
+
+  // Target met, every trial replayed, or its AppCore gone: no job of it is left.
+  void stop_study(int s);
+
+  // Trial jobs: keep `parallel` live, as the AppCore does.
+  void submit_trial_jobs(int s);
+
+  // A whole allocation: hand trials to free slots.
+  void fill_slots(int s);
+
+  // A whole study (re)enters the queue with the trials it has left.
+  void requeue(int s);
+
+  // sched/tune asked a running job to yield: only a whole study obeys.
+  void yield(int j) override;
+
+  void study_event(int s);
+
+  void study_job_ended(int j);
+
+  // A lowering at n results was false when the study's best of its results
+  // n+1..n+10 (in the order they arrived) beat its best of the first n by
+  // more than the first threshold, relative to |best|.
+  void count_false_lowerings(std::vector<StudyResult>& out) const;
+
+  // --- priorities: what the ordering policy (ordering.hpp) sees ---------------
+  bool adaptive() const { return spec_.lowering == Lowering::Tune; }
+  double now() const override { return now_; }
+  const SimJob& job(int j) const override { return j < n_trace_ ? w_.jobs[j] : extra_[j - n_trace_]; }
+  std::uint32_t uid_of(int j) const override { return job(j).study >= 0 ? studies_[job(j).study].uid : 0; }
+  // Whether study s never meets its target and, for the evidence oracles,
+  // its results so far hold its final best twice.
+  bool plateau_shows(int s, bool evidence) const override;
+  void for_each_running(const std::function<void(int, int, int, double&)>& f) override;
+  // A job's Comment as the plugins read it: a trial job's record from its
+  // submission, an AppCore's or whole study's newest.
+  std::string comment_of(int j) const override;
+
+  // Pending then running jobs as the plugins copy them out of slurmctld.
+  std::vector<JobView> views_of(const std::vector<int>& pending) const override;
+
+  void record_levels(const std::map<std::string, StudyState>& levels,
+                     const std::vector<LevelChange>& changes) override;
+
+  void reprioritise();
+
+  // --- the main scheduler ---------------------------------------------------
+  void main_pass(int depth);
+
+  // --- backfill ---------------------------------------------------------------
+  double round_up(double t) const { return std::ceil(t / s_.bf_resolution) * s_.bf_resolution; }
+
+  // The earliest time within bf_window the job can start without touching a
+  // reservation, and where; running jobs end at start + time limit.
+  std::optional<std::pair<double, Placement>> earliest(int j, const std::vector<Reservation>& resv);
+
+  void backfill_pass();
+
+  // --- samples -----------------------------------------------------------------
+  Sample sample() const;
+
+  static constexpr double kAppCoreStartup = 1;  // seconds from an AppCore's start to its first trial jobs
+
+  Topology topo_;
+  std::optional<Topology> empty_;
+  std::map<std::tuple<int, int, int, int, double, double>, bool> fits_cache_;
+  const Workload& w_;
+  SimOptions o_;
+  SchedulerSettings s_;
+  std::unique_ptr<PlacementPolicy> policy_, plan_policy_;
+  const OrderingSpec& spec_;          // the priority policy, by name
+  std::optional<Ordering> ordering_;  // and what runs it
+  std::vector<JobShape> shapes_;
+  std::vector<JobResult> res_;
+  std::vector<double> prio_;
+  std::set<Key> pending_;
+  int pending_multi_ = 0;
+  std::unordered_map<int, Run> running_;
+  std::multimap<double, int> by_expected_end_;
+  std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>> ends_;
+  std::vector<int> hist_, core_hist_;  // available nodes by free GPUs, by free cores
+  long free_cores_ = 0;
+  int max_gpn_ = 0, max_cores_ = 0;
+  double busy_gpus_ = 0, busy_cpus_ = 0;
+  double now_ = 0;
+  long long placement_calls_ = 0;
+  int never_fit_ = 0;
+  // Studies: their jobs come after the workload's (extra_, indices from n_trace_).
+  int n_trace_ = 0;
+  std::deque<SimJob> extra_;
+  std::vector<StudyRun> studies_;
+  std::vector<StudyResult> study_res_;
+  std::vector<std::int64_t> last_judged_;            // per study: n of the estimator's last judgement
+  std::vector<bool> plateaus_;                       // per study: its trials never meet its target
+  std::vector<std::optional<double>> plateau_best_;  // per study: its final best
+  std::vector<int> study_order_;                     // by submission
+  std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>>
+      study_events_;
+  std::unordered_map<int, std::size_t> bound_;          // running trial job -> its trial
+  std::unordered_set<int> trial_timed_out_;             // trial jobs whose trial outlasts its limit
+  std::unordered_map<int, std::string> trial_comment_;  // trial job -> its record at submission
+  std::string last_trial_comment_;
+  bool study_submitted_ = false;
+};
+
+}  // namespace tune::sim::detail
