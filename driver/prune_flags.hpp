@@ -27,15 +27,4 @@ inline void add_prune_options(CLI::App& app, PrunerOptions& o) {
       ->capture_default_str();
 }
 
-// The same flags as `tune run` arguments, for a job script.
-inline std::string prune_arguments(const PrunerOptions& o, std::string (*quote)(const std::string&)) {
-  if (o.rule == "none") return "";
-  std::string s = " --prune " + o.rule + " --prune-metric " + quote(o.metric);
-  if (o.rule == "asha")
-    s += " --min-resource " + std::to_string(o.min_resource) + " --reduction-factor " + std::to_string(o.reduction_factor);
-  if (o.rule == "median")
-    s += " --min-resource " + std::to_string(o.min_resource) + " --prune-min-trials " + std::to_string(o.min_trials);
-  return s;
-}
-
 }  // namespace tune

@@ -1,7 +1,5 @@
-// The flags that define a study, declared once for `tune run` and `tune
-// submit` and validated once, so the two cannot drift apart; submit passes
-// them on to the tune run in its script through study_run_arguments. A new
-// study flag goes here: a field, its declaration, its check, its argument.
+// The study flags (lib/study/study_flags) declared once on the command line
+// for `tune run` and `tune submit`, so the two cannot drift apart.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -10,43 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "search/pruner.hpp"
+#include "study/study_flags.hpp"
 
 namespace tune {
-
-struct StudyFlags {
-  std::string name;  // run: default the history's file name; submit: the space file's
-  std::string space_file;
-  std::string algo = "random";
-  std::optional<std::uint64_t> seed;
-  int grid_points = 5;
-  std::string objective;             // --objective loss,latency: named objectives (lib/study/objective_flags)
-  std::string direction = "min";     // min, max, or one per named objective
-  std::vector<std::string> command;  // after "--"
-  std::string program;               // --program "CMD"
-  bool shell = false;                // run the command through /bin/sh -c
-  std::string program_version;
-  std::optional<std::uint64_t> trials;
-  std::string trial_time_limit;  // durations as typed, checked by check_study_flags
-  std::string grace = "10";
-  std::string drain = "60";  // SIGUSR1: how long running trials may go on
-  std::string target;        // a number, or one per named objective
-  int max_failures = 10;
-  std::string metric_regex;
-  int gpus_per_trial = 0;
-  PrunerOptions prune;     // --prune and its settings
-  std::string enqueue;     // parameter sets run first
-  std::string warm_start;  // an earlier study's history, imported
-  bool keep_checkpoints = false;
-
-  // --trial-jobs: every trial its own Slurm job.
-  bool trial_jobs = false;
-  int trials_per_job = 1;
-  int cpus_per_trial = 1, nodes_per_trial = 1, tasks_per_trial = 1;
-  std::string mem_per_trial = "1G";
-  std::string constraint;
-  int nice = 0;
-};
 
 enum class StudyCommand { Run, Submit };
 
@@ -54,13 +18,5 @@ enum class StudyCommand { Run, Submit };
 // --space and --trials are required (a job cannot ask); with Run a resumed
 // study may leave them out. Returns the --trial-jobs flag.
 CLI::Option* add_study_flags(CLI::App& app, StudyFlags& f, StudyCommand command);
-
-// The checks that need no history: one program, durations, sizes. Throws
-// UsageError naming the flag.
-void check_study_flags(const StudyFlags& f);
-
-// The study flags as `tune run` arguments, for submit's script (each value
-// through `quote`); --trial-jobs' own flags included when it is set.
-std::string study_run_arguments(const StudyFlags& f, std::string (*quote)(const std::string&));
 
 }  // namespace tune

@@ -22,14 +22,7 @@
 #include "trial_jobs/slurm_reach.hpp"
 
 namespace tune {
-namespace {
-
 namespace fs = std::filesystem;
-
-// Megabytes from Slurm's memory forms (512, 512M, 4G, 1T).
-std::string q(const std::string& s) { return shell_quote(s); }
-
-}  // namespace
 
 void add_submit_options(CLI::App& s, SubmitOptions& o) {
   add_study_flags(s, o, StudyCommand::Submit);
@@ -51,75 +44,6 @@ void add_submit_options(CLI::App& s, SubmitOptions& o) {
   s.add_option("--history", o.history, "HDF5 history (default: NAME.h5 in the working directory)");
   s.add_option("--workdir", o.workdir, "directory the job runs in (default: the current one)");
   s.add_flag("--dry-run", o.dry_run, "print the script instead of writing and submitting it");
-}
-
-std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary) {
-  const long mem_mb = parse_megabytes(o.mem_per_trial, "--mem-per-trial");
-  if (!o.appcore_mem.empty()) parse_megabytes(o.appcore_mem, "--appcore-mem");
-  if (!o.time.empty()) parse_duration(o.time, "--time");
-  if (!o.trial_time_limit.empty()) parse_duration(o.trial_time_limit, "--trial-time-limit");
-  const int cpus = std::max(o.cpus_per_trial, o.appcore_cpus);
-  const long mem_per_cpu = (mem_mb + cpus - 1) / cpus;
-  const int tasks = o.parallel + 1;
-  const int per_node = o.runners_per_node > 0 ? std::min(o.runners_per_node, tasks) : tasks;
-  const int nodes = (tasks + per_node - 1) / per_node;
-  std::ostringstream s;
-  const std::time_t now = std::time(nullptr);
-  char when[32];
-  std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", std::localtime(&now));
-  s << "#!/bin/bash\n"
-    << "# Written by `tune submit` on " << when << ". Edit it and submit it again with sbatch if you like.\n";
-  if (o.trial_jobs) {
-    // The AppCore alone: it holds no GPU and submits every trial as a job of its own.
-    s << "# This job is the AppCore (search, history); every trial is a Slurm job of its own (" << o.name << ".trial).\n"
-      << "#SBATCH --job-name=" << o.name << "\n"
-      << "#SBATCH --ntasks=1\n"
-      << "#SBATCH --cpus-per-task=" << o.appcore_cpus << "\n"
-      << "#SBATCH --mem=" << (o.appcore_mem.empty() ? std::string("1G") : o.appcore_mem) << "\n";
-  } else {
-    s << "# Rank 0 of the MPI job is the AppCore (search, history); every other rank runs trials.\n"
-      << "#SBATCH --job-name=" << o.name << "\n"
-      << "#SBATCH --ntasks=" << tasks << "\n"
-      << "#SBATCH --nodes=" << nodes << "\n"
-      << "#SBATCH --ntasks-per-node=" << per_node << "\n"
-      << "#SBATCH --cpus-per-task=" << cpus << "\n"
-      << "#SBATCH --mem-per-cpu=" << mem_per_cpu << "M\n";
-    // Per node, not per task: mpirun's daemons run as one step task per node and
-    // a step inherits a job's per-task GPU count, so they would see one share.
-    // Each runner takes its own share of its node's GPUs (--gpus-per-trial).
-    if (o.gpus_per_trial > 0) s << "#SBATCH --gpus-per-node=" << per_node * o.gpus_per_trial << "\n";
-  }
-  if (!o.time.empty()) s << "#SBATCH --time=" << o.time << "\n#SBATCH --signal=B:USR1@120\n";
-  if (!o.partition.empty()) s << "#SBATCH --partition=" << o.partition << "\n";
-  if (!o.account.empty()) s << "#SBATCH --account=" << o.account << "\n";
-  if (!o.qos.empty()) s << "#SBATCH --qos=" << o.qos << "\n";
-  if (!o.reservation.empty()) s << "#SBATCH --reservation=" << o.reservation << "\n";
-  s << "#SBATCH --output=" << fs::path(o.history).replace_extension("").string() << "-%j.out\n"
-    << "#SBATCH --requeue\n"
-    << "#SBATCH --open-mode=append\n"
-    << "#SBATCH --chdir=" << o.workdir << "\n"
-    << "set -u\n"
-    << "history=" << q(o.history) << "\n"
-    << "# A requeued job finds its history and continues the study.\n"
-    << "resume=()\n"
-    << "[ -e \"$history\" ] && resume=(--resume)\n"
-
-    << "# tune wrap passes SIGUSR1 (a yield sched/tune asks, the warning before the\n"
-    << "# time limit) on to the study, which drains and exits 75, and then requeues\n"
-    << "# this job to resume it; after SIGTERM (scancel, preemption) it does not.\n"
-    << "exec " << q(tune_binary) << " wrap -- " << (o.trial_jobs ? "" : "mpirun -np \"$SLURM_NTASKS\" ") << q(tune_binary) << " run --history \"$history\" \"${resume[@]}\" \\\n"
-    << "  --name " << q(o.name) << " --space " << q(o.space_file) << study_run_arguments(o, q);
-  if (o.trial_jobs) {
-    s << " --parallel " << o.parallel;
-    for (const auto& [flag, v] : std::vector<std::pair<const char*, std::string>>{
-             {"--partition", o.partition}, {"--account", o.account}, {"--qos", o.qos}, {"--reservation", o.reservation}})
-      if (!v.empty()) s << " " << flag << " " << q(v);
-  }
-  s << " \\\n  --";
-  const auto words = o.command.empty() ? split_command(o.program) : o.command;
-  for (const auto& w : words) s << " " << q(w);
-  s << "\n";
-  return s.str();
 }
 
 int submit_study(const SubmitOptions& in) {
@@ -152,17 +76,22 @@ int submit_study(const SubmitOptions& in) {
   o.space_file = fs::absolute(o.space_file).string();
   if (fs::exists(o.history) && !o.dry_run) {
     std::cerr << "tune submit: error: " << o.history
-              << " already holds a study; give another --history or --name, or resume it with the script beside it\n";
+              << " already holds a study; give another --history or --name, or resume it with the script "
+                 "beside it\n";
     return kExitUsage;
   }
   const std::string binary = fs::read_symlink("/proc/self/exe").string();
-  const std::string script = sbatch_script(o, binary);
+  const std::time_t now = std::time(nullptr);
+  char when[32];
+  std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", std::localtime(&now));
+  const std::string script = sbatch_script(o, binary, when);
   if (o.dry_run) {
     std::cout << script;
     return 0;
   }
   if (const auto why = slurm_unreachable()) {
-    std::cerr << "tune submit: error: " << *why << "\n  (tune submit --dry-run prints the script without a cluster)\n";
+    std::cerr << "tune submit: error: " << *why
+              << "\n  (tune submit --dry-run prints the script without a cluster)\n";
     return kExitUsage;
   }
   const std::string path = fs::path(o.history).replace_extension(".sbatch").string();
@@ -191,7 +120,8 @@ int submit_study(const SubmitOptions& in) {
   int status = 0;
   waitpid(pid, &status, 0);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::cerr << "tune submit: error: sbatch refused " << path << " (its message is above); fix the flags and run "
+    std::cerr << "tune submit: error: sbatch refused " << path
+              << " (its message is above); fix the flags and run "
               << "tune submit again, or edit the script and run sbatch on it\n";
     return kExitUsage;
   }

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <future>
 #include <fstream>
+#include <future>
 
 #include "temp_dir.hpp"
 
@@ -40,7 +40,8 @@ class ChannelTest : public testing_support::TempDirTest {
   // Connects `client` (in a thread: it waits for the server's answer) while
   // this thread polls the server; the events that came meanwhile. Throws
   // what connect threw.
-  std::vector<ChannelServer::Event> connect(ChannelClient& client, const ChannelAddress& a, const json& hello) {
+  std::vector<ChannelServer::Event> connect(ChannelClient& client, const ChannelAddress& a,
+                                            const json& hello) {
     auto done = std::async(std::launch::async, [&] { client.connect(a, hello, 3); });
     std::vector<ChannelServer::Event> all;
     while (done.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready)
@@ -145,7 +146,8 @@ TEST_F(ChannelTest, TheChannelFileIsTheOwnersAloneAndDamageIsNamed) {
     read_channel_file(file("missing.channel"));
     ADD_FAILURE();
   } catch (const ChannelError& e) {
-    EXPECT_NE(std::string(e.what()).find("cannot read the channel file " + file("missing.channel")), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("cannot read the channel file " + file("missing.channel")),
+              std::string::npos);
   }
   std::ofstream(file("bad.channel")) << R"({"host": "h", "port": 99999, "secret": "short"})";
   EXPECT_THROW(read_channel_file(file("bad.channel")), ChannelError);

@@ -1,0 +1,31 @@
+// The batch script of a study (what `tune submit` writes beside the history
+// and submits): its #SBATCH lines, the resume on requeue, and the study run
+// under `tune wrap` (the yield protocol, docs/yield-protocol.md). Plain text
+// from the options; no Slurm here.
+#pragma once
+
+#include <string>
+
+#include "study/study_flags.hpp"
+
+namespace tune {
+
+// tune submit's flags: the study's (shared with tune run) and the job's.
+struct SubmitOptions : StudyFlags {
+  int parallel = 1;          // runners, or trial jobs at once with --trial-jobs
+  int runners_per_node = 0;  // MPI tasks per node (rank 0 counts on the first); 0: all on one node
+  int appcore_cpus = 1;
+  std::string appcore_mem;  // accepted for the source design; see tune(1)
+  std::string time;         // the job's --time
+  std::string partition, account, qos, reservation;
+  std::string history;
+  std::string workdir;
+  bool dry_run = false;
+};
+
+// The script, exactly as submit writes it; `written` is the date in its
+// first comment ("2026-11-25 08:00:00"). Throws std::invalid_argument for a
+// malformed size or duration.
+std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary, const std::string& written);
+
+}  // namespace tune

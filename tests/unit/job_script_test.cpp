@@ -1,0 +1,106 @@
+// The batch script tune submit writes (lib/study/job_script): its #SBATCH
+// lines for both modes, the resume on requeue, the study under tune wrap, and
+// the study flags passed on once (lib/study/study_flags).
+#include "study/job_script.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+namespace tune {
+namespace {
+
+SubmitOptions digits() {
+  SubmitOptions o;
+  o.name = "digits";
+  o.space_file = "/w/space.json";
+  o.history = "/w/digits.h5";
+  o.workdir = "/w";
+  o.trials = 40;
+  o.parallel = 3;
+  o.command = {"/w/train.py", "--lr", "{lr}"};
+  return o;
+}
+
+bool has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+TEST(JobScript, MpiModeOneAppCoreTaskAndARunnerPerTrialUnderTuneWrap) {
+  SubmitOptions o = digits();
+  o.gpus_per_trial = 2;
+  o.runners_per_node = 2;
+  o.time = "30";
+  const std::string s = sbatch_script(o, "/opt/tune/bin/tune", "2026-11-25 08:00:00");
+  EXPECT_TRUE(has(s, "# Written by `tune submit` on 2026-11-25 08:00:00."));
+  EXPECT_TRUE(has(s, "#SBATCH --ntasks=4\n"));
+  EXPECT_TRUE(has(s, "#SBATCH --nodes=2\n"));
+  EXPECT_TRUE(has(s, "#SBATCH --ntasks-per-node=2\n"));
+  EXPECT_TRUE(has(s, "#SBATCH --gpus-per-node=4\n"));  // per node: each runner its share
+  EXPECT_TRUE(has(s, "#SBATCH --time=30\n#SBATCH --signal=B:USR1@120\n"));
+  EXPECT_TRUE(has(s, "#SBATCH --requeue\n"));
+  EXPECT_TRUE(has(s, "[ -e \"$history\" ] && resume=(--resume)"));
+  EXPECT_TRUE(has(
+      s, "exec /opt/tune/bin/tune wrap -- mpirun -np \"$SLURM_NTASKS\" /opt/tune/bin/tune run --history"));
+  EXPECT_TRUE(has(s, " --gpus-per-trial 2"));
+  EXPECT_TRUE(has(s, "-- /w/train.py --lr {lr}\n"));  // braces without a comma: bash leaves them
+  EXPECT_FALSE(has(s, "trap "));                      // the protocol is tune wrap's, not the script's
+}
+
+TEST(JobScript, TrialJobsModeTheAppCoreAloneAndTheTrialJobsFlags) {
+  SubmitOptions o = digits();
+  o.trial_jobs = true;
+  o.parallel = 8;
+  o.trials_per_job = 4;
+  o.gpus_per_trial = 2;
+  o.mem_per_trial = "8G";
+  o.account = "physics";
+  o.nice = 100;
+  o.drain = "30";
+  const std::string s = sbatch_script(o, "tune", "now");
+  EXPECT_TRUE(has(s, "#SBATCH --ntasks=1\n"));
+  EXPECT_TRUE(has(s, "#SBATCH --mem=1G\n"));
+  EXPECT_FALSE(has(s, "--gpus-per-node"));  // the AppCore holds no GPU
+  EXPECT_TRUE(has(s, "#SBATCH --account=physics\n"));
+  EXPECT_TRUE(has(s, "exec tune wrap -- tune run --history"));
+  EXPECT_FALSE(has(s, "mpirun"));
+  for (const char* flag : {" --trial-jobs --trials-per-job 4", " --mem-per-trial 8G", " --nice 100",
+                           " --parallel 8", " --account physics", " --drain 30"})
+    EXPECT_TRUE(has(s, flag)) << flag;
+}
+
+TEST(JobScript, StudyFlagsArePassedOnOnceAndDefaultsLeftOut) {
+  StudyFlags f;
+  f.trials = 10;
+  EXPECT_EQ(study_run_arguments(f, [](const std::string& x) { return x; }),
+            " --algo random --direction min --trials 10 --max-failures 10");
+  f.prune.rule = "asha";
+  f.prune.metric = "val_loss";
+  f.algo = "grid";
+  f.program_version = "abc123";
+  const std::string a = study_run_arguments(f, [](const std::string& x) { return "'" + x + "'"; });
+  EXPECT_TRUE(has(a, " --grid-points 5"));
+  EXPECT_TRUE(has(a, " --program-version 'abc123'"));
+  EXPECT_TRUE(has(a, " --prune asha --prune-metric 'val_loss' --min-resource"));
+}
+
+TEST(JobScript, BadSizesDurationsAndTwoProgramsAreRefusedByName) {
+  SubmitOptions o = digits();
+  o.mem_per_trial = "lots";
+  EXPECT_THROW(sbatch_script(o, "tune", "now"), std::invalid_argument);
+  StudyFlags f;
+  f.drain = "soon";
+  try {
+    check_study_flags(f);
+    ADD_FAILURE();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_TRUE(has(e.what(), "--drain")) << e.what();
+  }
+  f = {};
+  f.program = "train.py";
+  f.command = {"train.py"};
+  EXPECT_THROW(check_study_flags(f), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace tune
