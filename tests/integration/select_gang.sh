@@ -105,19 +105,22 @@ if grep -q "select_gang.conf NOT read (.*select_gang.conf:2: 'cores_per_free_gpu
 else not_ok "broken select_gang.conf" "$(grep -i 'select_gang' "$CLUSTER_DIR/log/slurmctld.log" | tail -3)" "$(squeue -j "$j")"; fi
 scancel -u root; settle 2
 # 8. placement = "fgd" by name: slurmctld runs the fragmentation-aware policy
-# (it learns the mix from each job once) and places the eight 1-GPU jobs
-# exactly where `tune place --policy fgd` puts the same jobs on the same
-# nodes (4 x 4 CPUs, 2000 MB, 4 GPUs; DefMemPerCPU=500): the plugin and the
-# library make one decision.
+# (it learns the mix from each job once) and places eight 1-GPU jobs (100 MB
+# each, so that no series' view of free memory decides) exactly where `tune
+# place --policy fgd` puts the same jobs on the same nodes (4 x 4 CPUs,
+# 2000 MB, 4 GPUs): the plugin and the library make one decision.
 printf 'placement = "fgd";\n' >"$CLUSTER_DIR/etc/select_gang.conf"
 scontrol reconfigure; settle 2
-eight_then_four
+ids=()
+for i in $(seq 1 8); do ids+=("$(sub -n1 --gres=gpu:1 --mem=100 --wrap 'sleep 60')"); done
+settle
+nodes=$(for i in "${ids[@]}"; do where "$i"; done | sort | uniq -c | awk '{printf "%s:%s ", $2, $1}')
 desc=$CLUSTER_DIR/fgd-nodes.json jobs=$CLUSTER_DIR/fgd-jobs.json
 printf '{"nodes": [%s]}\n' "$(for i in 1 2 3 4; do printf '%s{"name": "node%d", "cpus": 4, "mem_mb": 2000, "gpus": 4}' "$([ $i -gt 1 ] && echo ,)" $i; done)" >"$desc"
-printf '[%s]\n' "$(for i in $(seq 1 8); do printf '%s{"name": "one-%d", "gpus_per_node": 1, "mem_per_cpu_mb": 500}' "$([ $i -gt 1 ] && echo ,)" $i; done)" >"$jobs"
+printf '[%s]\n' "$(for i in $(seq 1 8); do printf '%s{"name": "one-%d", "gpus_per_node": 1, "mem_mb": 100}' "$([ $i -gt 1 ] && echo ,)" $i; done)" >"$jobs"
 expected=$("$TOP_BUILDDIR/driver/tune" place --cluster "$desc" --jobs "$jobs" --policy fgd --json |
   python3 -c 'import json, sys, collections; c = collections.Counter(j["nodes"][0]["node"] for j in json.load(sys.stdin)["jobs"] if j.get("nodes")); print(" ".join(f"{n}:{c[n]}" for n in sorted(c)))')
 if grep -q "select/cons_tres_gang: fgd GPU placement over select/cons_tres" "$CLUSTER_DIR/log/slurmctld.log" &&
    [ "${nodes% }" = "$expected" ] && ! grep -q "placement policy failed" "$CLUSTER_DIR/log/slurmctld.log"; then
   ok "select_gang.conf placement = \"fgd\": loaded by name; 1-GPU jobs on ${nodes}as tune place --policy fgd puts them; no policy error"
-else not_ok "placement = fgd" "cluster: $nodes (the 4-GPU job $four_state)" "tune place: $expected" "$(grep -i 'gang' "$CLUSTER_DIR/log/slurmctld.log" | tail -4)"; fi
+else not_ok "placement = fgd" "cluster: $nodes" "tune place: $expected" "$(grep -i 'gang' "$CLUSTER_DIR/log/slurmctld.log" | tail -4)"; fi
