@@ -5,17 +5,6 @@
 
 namespace tune {
 
-std::optional<Estimator> estimator_by_name(std::string_view name) {
-  if (name == "algorithm1") return Estimator::Algorithm1;
-  if (name == "tail") return Estimator::Tail;
-  return std::nullopt;
-}
-
-const std::vector<std::string>& estimator_names() {
-  static const std::vector<std::string> names = {"algorithm1", "tail"};
-  return names;
-}
-
 double smallest_top_gap(const ProgressRecord& r, const AdaptiveOptions& o) {
   const auto m = static_cast<std::size_t>(o.m);
   if (m < 2 || r.top.size() < m || r.trials <= static_cast<std::int64_t>(o.k) * o.m) return -1;

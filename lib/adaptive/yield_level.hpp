@@ -27,9 +27,17 @@ namespace tune {
 // estimator in sched_tune.conf): the source design's Algorithm 1, or the
 // tail estimator (tail_estimate.hpp).
 enum class Estimator { Algorithm1, Tail };
-// The estimators by name ("algorithm1", "tail"), in one list.
-std::optional<Estimator> estimator_by_name(std::string_view name);
-const std::vector<std::string>& estimator_names();
+// The estimators by name ("algorithm1", "tail"), in one list. Inline: the
+// configuration parser is also built on its own (tests/fuzz/config_fuzz).
+inline const std::vector<std::string>& estimator_names() {
+  static const std::vector<std::string> names = {"algorithm1", "tail"};
+  return names;
+}
+inline std::optional<Estimator> estimator_by_name(std::string_view name) {
+  if (name == "algorithm1") return Estimator::Algorithm1;
+  if (name == "tail") return Estimator::Tail;
+  return std::nullopt;
+}
 const char* estimator_name(Estimator e);
 
 struct AdaptiveOptions {
