@@ -21,6 +21,10 @@ cat >space.json <<'J'
 {"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]}
 J
 trial='sleep 0.0$((RANDOM % 10 + 3)); echo objective=$TUNE_PARAM_x >&$TUNE_REPORT_FD'
+# The study that is read while it writes and meets a second writer: its 30
+# trials take at least 3 s, so that it still runs when the five reads (about
+# 1.3 s) are done and the second writer comes, however fast this machine is.
+slow_trial='sleep 0.1; echo objective=$TUNE_PARAM_x >&$TUNE_REPORT_FD'
 
 mounts=()
 unmount_all() { local m; for m in "${mounts[@]}"; do umount "$m" 2>/dev/null || fusermount3 -u "$m" 2>/dev/null; done; }
@@ -64,7 +68,7 @@ except OSError as e:
 
   # 1. Start under mpirun; status and export while it writes; a second writer
   # refused by name; a start that fails leaves no file; a clean end neither.
-  env "${env[@]}" "$tune" run --history s.h5 --space ../space.json --trials 30 --seed 3 --shell -q -- "$trial" >/dev/null 2>&1 &
+  env "${env[@]}" "$tune" run --history s.h5 --space ../space.json --trials 30 --seed 3 --shell -q -- "$slow_trial" >/dev/null 2>&1 &
   first=$!
   for _ in $(seq 1 200); do [ -e s.h5 ] && break; sleep 0.02; done
   sleep 0.3
