@@ -25,7 +25,7 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
   app.add_option("--jobs", o.jobs, "workload: sacct --parsable2 output, SWF, Philly-style, Tiresias or openb CSV");
   app.add_option("--study", o.studies,
                  "replay a tuning study from its tune history beside the jobs: PATH[,key=value...] with keys target, "
-                 "account, user, submit, parallel, cpus, gpus, mem, trial-time-limit, time-limit, time-scale "
+                 "account, user, submit, parallel, trials-per-job, cpus, gpus, mem, trial-time-limit, time-limit, time-scale "
                  "(repeat for more studies)");
   app.add_option("--study-mode", o.study_modes,
                  "how studies meet the cluster: trials (an AppCore job and one job per trial, tune run --trial-jobs), "

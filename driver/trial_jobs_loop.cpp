@@ -76,8 +76,8 @@ class SlurmQueue : public JobQueue {
 // The AppCore, as the controller's host.
 class CoreHost : public LoopHost {
  public:
-  explicit CoreHost(AppCore& core) : core_(core) {}
-  Study& study() override { return core_.study(); }
+  explicit CoreHost(AppCore& core) : core_(core), study_(core.study()) {}
+  LoopStudy& study() override { return study_; }
   double now() const override { return now_s(); }
   void record(const TrialRun& run, const std::string& host, const std::string& where) override {
     core_.record(run, 0, host, where);
@@ -88,6 +88,7 @@ class CoreHost : public LoopHost {
 
  private:
   AppCore& core_;
+  LiveStudy study_;
 };
 
 class TrialJobsLoop : public JobLinks {

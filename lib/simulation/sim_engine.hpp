@@ -12,6 +12,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <memory>
 #include <queue>
 #include <set>
 #include <stdexcept>
@@ -43,6 +44,68 @@ struct Reservation {
   double from, to;
 };
 
+class Sim;
+
+// A study's AppCore in trials mode, as in tune run --trial-jobs: lib/study's
+// TrialJobsController decides; the study is its replay (the AppCore's side,
+// ReplayHost) and the simulated slurmctld and the jobs' connections are the
+// cluster's side (SimTrialJobs). A trial job's connection is its job index,
+// its Slurm id the index + 1.
+class ReplayHost final : public LoopHost, public LoopStudy {
+ public:
+  ReplayHost(Sim& sim, int s) : sim_(sim), s_(s) {}
+  // The AppCore.
+  LoopStudy& study() override { return *this; }
+  double now() const override;
+  void record(const TrialRun& run, const std::string& host, const std::string& where) override;
+  void say(const std::string&) override {}
+  bool interrupt_running(double) const override { return reason_ != StopReason::None; }
+  std::string trial_comment() override;
+  // Its study.
+  bool stopping() const override;
+  bool finished() const override { return stopping() && running_ == 0; }
+  std::optional<std::uint64_t> remaining() const override;
+  void stop(StopReason why) override { reason_ = why; }
+  std::optional<Trial> next_trial(const std::string& node, double now) override;
+  bool on_report(std::uint64_t, const Report&, double) override { return false; }  // replays carry no reports
+  void on_lost(std::uint64_t trial, TrialState state, const std::string& message, double now) override;
+  bool adopt(std::uint64_t) override { return false; }  // a simulated AppCore is never restarted
+
+ private:
+  Sim& sim_;
+  int s_;
+  StopReason reason_ = StopReason::None;  // target met or refused: every trial replayed is implicit
+  int running_ = 0;                       // trials handed out, result not yet in
+};
+
+class SimTrialJobs final : public JobQueue, public JobLinks {
+ public:
+  SimTrialJobs(Sim& sim, int s) : sim_(sim), s_(s) {}
+  // slurmctld.
+  std::uint32_t submit(const std::string& comment) override;
+  std::map<std::uint32_t, TrialJobInfo> look_up(const std::vector<std::uint32_t>& ids) override;
+  bool cancel(std::uint32_t id) override;
+  // The jobs' connections: a trial's end is an event of the simulation.
+  void launch(Conn c, const Trial& t) override;
+  void stop(Conn c) override;
+  void interrupt(Conn c, std::uint64_t trial) override;
+  void prune(Conn, std::uint64_t) override {}  // replays carry no reports, so nothing is pruned
+  void close(Conn) override {}                 // only a stranger's connection is closed
+  void pump(double) override {}                // events arrive through the simulation's loop
+
+ private:
+  Sim& sim_;
+  int s_;
+};
+
+struct ReplayAppCore {
+  ReplayAppCore(Sim& sim, int s, int parallel, int trials_per_job)
+      : host(sim, s), jobs(sim, s), controller(host, jobs, jobs, parallel, trials_per_job) {}
+  ReplayHost host;
+  SimTrialJobs jobs;
+  TrialJobsController controller;
+};
+
 // A replayed study while the simulation runs.
 // Its jobs; which trial comes next and what the results say is its StudyReplay's.
 struct StudyRun {
@@ -50,15 +113,25 @@ struct StudyRun {
   StudyReplay replay;
   std::uint32_t uid = 0;
   int appcore = -1, whole = -1;  // its running or pending AppCore / allocation job
+  std::unique_ptr<ReplayAppCore> core;  // trials mode: from its AppCore's start
   std::set<int> trial_jobs;      // live trial jobs (pending or running)
-  int pending_trial_jobs = 0;
-  bool stopped = false;   // target met or every trial replayed
+  bool stopped = false;   // its AppCore done, or its allocation's trials all replayed
   bool draining = false;  // a whole allocation yielding
   double drain_until = 0;
   std::vector<std::pair<double, std::size_t>> slots;  // a whole allocation's running trials: end, trial
 };
 
+// A trial job's trial: which, and when it ends (at its time limit, or now if interrupted).
+struct BoundTrial {
+  std::size_t trial = 0;
+  double start = 0, end = 0;
+  bool timed_out = false, interrupted = false;
+};
+
 class Sim : public OrderingHost {
+  friend class ReplayHost;
+  friend class SimTrialJobs;
+
  public:
   Sim(const Cluster& c, const Workload& w, const SimOptions& o);
 
@@ -107,21 +180,26 @@ class Sim : public OrderingHost {
 
   void submit_study(int s);
 
-  double bind_trial(int j);
-
   // One trial's result reaches the study. Returns true when it met its target.
   bool record_result(int s, std::size_t t, bool timed_out);
 
-  // Ends a running job now (its study stopped it, or it yields).
-  void end_now(int j);
+  // Ends a running job now (`by_study`: its study stopped it, or it yields;
+  // else it exits as a trial job does after its last trial).
+  void end_now(int j, bool by_study = true);
 
   void cancel_pending(int j);
 
   // Target met, every trial replayed, or its AppCore gone: no job of it is left.
   void stop_study(int s);
 
-  // Trial jobs: keep `parallel` live, as the AppCore does.
-  void submit_trial_jobs(int s);
+  // Trials mode: a study's AppCore takes a turn (TrialJobsController::tick)
+  // and ends once its loop is done; its next turn without an event is
+  // scheduled when the loop asks.
+  void drive(int s);
+  // A trial job started: it connects and asks for a trial.
+  void trial_job_started(int j);
+  // A trial job's trial ended (its result goes to the AppCore).
+  void trial_ended(int j);
 
   // A whole allocation: hand trials to free slots.
   void fill_slots(int s);
@@ -214,10 +292,11 @@ class Sim : public OrderingHost {
   std::vector<int> study_order_;                     // by submission
   std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>>
       study_events_;
-  std::unordered_map<int, std::size_t> bound_;          // running trial job -> its trial
-  std::unordered_set<int> trial_timed_out_;             // trial jobs whose trial outlasts its limit
+  std::unordered_map<int, BoundTrial> bound_;           // running trial job -> its trial
+  std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>>
+      trial_ends_;                                      // when trial jobs' trials end
+  std::unordered_set<int> cut_;                         // trial jobs whose trial the study interrupted
   std::unordered_map<int, std::string> trial_comment_;  // trial job -> its record at submission
-  std::string last_trial_comment_;
   bool study_submitted_ = false;
 };
 

@@ -82,6 +82,7 @@ SimResult Sim::run() {
     if (next_job < n) t = w_.jobs[next_job].submit;
     if (next_study < ns) t = std::min(t, w_.studies[study_order_[next_study]].submit);
     if (!study_events_.empty()) t = std::min(t, study_events_.top().first);
+    if (!trial_ends_.empty()) t = std::min(t, trial_ends_.top().first);
     if (!ends_.empty()) t = std::min(t, ends_.top().first);
     if (!pending_.empty()) {
       t = std::min({t, next_main, next_prio, next_event_pass});
@@ -92,6 +93,14 @@ SimResult Sim::run() {
     now_ = std::max(now_, t);
     ++r.events;
     bool triggered = false;
+    // Trials end first: a trial job that then exits ends in this same turn.
+    while (!trial_ends_.empty() && trial_ends_.top().first <= now_) {
+      const auto [at, j] = trial_ends_.top();
+      trial_ends_.pop();
+      const auto b = bound_.find(j);
+      if (b == bound_.end() || b->second.end != at) continue;  // interrupted earlier, or its job ended
+      trial_ended(j);
+    }
     while (!ends_.empty() && ends_.top().first <= now_) {
       const auto [at, j] = ends_.top();
       ends_.pop();
@@ -240,11 +249,9 @@ bool Sim::submit(int j) {
 void Sim::start(int j, const Placement& p, bool backfilled) {
   take(j, p);
   const SimJob& job = this->job(j);
-  // A trial job learns its trial when it starts; an AppCore or a whole
-  // study runs until its study says so.
-  const double runtime = job.kind == SimJob::Kind::Trial   ? bind_trial(j)
-                         : job.kind == SimJob::Kind::Trace ? job.runtime
-                                                           : kNever;
+  // A trace job runs its recorded time; an AppCore, a trial job or a whole
+  // study runs until its study says so (or its time limit).
+  const double runtime = job.kind == SimJob::Kind::Trace ? job.runtime : kNever;
   JobResult& r = res_[j];
   r.start = now_;
   r.timed_out = runtime > job.time_limit;
@@ -262,8 +269,12 @@ void Sim::start(int j, const Placement& p, bool backfilled) {
   if (shapes_[j].total_gpus() > 1) --pending_multi_;
   if (job.kind == SimJob::Kind::AppCore) {
     // The AppCore submits its first trial jobs once `tune run` is up.
+    const SimStudy& st = w_.studies[job.study];
     study_res_[job.study].started = now_;
+    studies_[job.study].core = std::make_unique<ReplayAppCore>(*this, job.study, st.parallel, st.trials_per_job);
     study_events_.emplace(now_ + kAppCoreStartup, job.study);
+  } else if (job.kind == SimJob::Kind::Trial) {
+    trial_job_started(j);
   } else if (job.kind == SimJob::Kind::Study) {
     if (study_res_[job.study].started < 0) study_res_[job.study].started = now_;
     fill_slots(job.study);

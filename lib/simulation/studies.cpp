@@ -76,6 +76,7 @@ void apply_study_setting(SimStudy& s, const std::string& key, const std::string&
     (key == "account" ? s.account : s.user) = value;
   } else if (key == "submit") s.submit = seconds(value, key, spec);
   else if (key == "parallel") s.parallel = static_cast<int>(number(value, key, spec, 1, 100000));
+  else if (key == "trials-per-job") s.trials_per_job = static_cast<int>(number(value, key, spec, 1, 100000));
   else if (key == "cpus") s.cpus = static_cast<int>(number(value, key, spec, 1, 1e6));
   else if (key == "gpus") s.gpus = static_cast<int>(number(value, key, spec, 0, 1e5));
   else if (key == "mem") s.mem_mb = number(value, key, spec, 0, 1e9);
@@ -90,8 +91,8 @@ void apply_study_setting(SimStudy& s, const std::string& key, const std::string&
     for (auto& t : s.trials) t.duration *= f;
   } else {
     throw WorkloadError("--study " + spec + ": unknown key '" + key +
-                        "': use target, account, user, submit, parallel, cpus, gpus, mem, trial-time-limit, "
-                        "time-limit or time-scale");
+                        "': use target, account, user, submit, parallel, trials-per-job, cpus, gpus, mem, "
+                        "trial-time-limit, time-limit or time-scale");
   }
 }
 

@@ -29,6 +29,7 @@ struct SimStudy {
   std::optional<double> target;  // the study stops once its best meets it
   double submit = 0;             // seconds from the workload's start
   int parallel = 1;              // trial jobs at once, or runner slots of one allocation
+  int trials_per_job = 1;        // trials one trial job runs back to back (tune run --trials-per-job)
   int cpus = 1, gpus = 0;        // per trial
   double mem_mb = 0;             // per trial (0: none asked, as a trace job without one)
   double trial_time_limit = 0;   // per trial job; 0: set by apply_time_limits()
@@ -40,7 +41,7 @@ struct SimStudy {
 // A study from a history and a spec "PATH[,key=value...]"; keys: target,
 // account (default: the study's name), user, submit (seconds, or a Slurm
 // duration), parallel (default: the most trials the history ran at once),
-// cpus, gpus, mem (MB per trial), trial-time-limit and time-limit (Slurm
+// trials-per-job (default 1), cpus, gpus, mem (MB per trial), trial-time-limit and time-limit (Slurm
 // durations), time-scale (multiplies every trial's duration). Throws WorkloadError naming
 // the spec, the key and the fix.
 SimStudy read_study(const std::string& spec);

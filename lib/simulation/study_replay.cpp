@@ -1,7 +1,8 @@
 // Tuning studies meeting the simulated cluster, as tune run meets the real
-// one: an AppCore job and late-bound trial jobs (with the AppCore's
-// time-limit rule from lib/study/trial_jobs_loop), or one allocation per
-// study that yields, drains and is requeued when the policy asks.
+// one: an AppCore job and late-bound trial jobs, with the AppCore's own
+// TrialJobsController (lib/study/trial_jobs_loop) deciding what to submit,
+// hand out, interrupt and cancel; or one allocation per study that yields,
+// drains and is requeued when the policy asks.
 #include "simulation/sim_engine.hpp"
 
 namespace tune::sim::detail {
@@ -34,8 +35,9 @@ SimJob Sim::study_job(int s, SimJob::Kind kind) const {
     j.name = st.name + (kind == SimJob::Kind::Trial ? ".trial" : "");
     j.cpus = k * st.cpus, j.gpus = k * st.gpus, j.mem_mb = k * st.mem_mb;
     // A trial job's limit by the AppCore's own rule (lib/study/trial_jobs_loop):
-    // its trial's limit plus a minute, so that the trial is ended first.
-    j.time_limit = kind == SimJob::Kind::Trial ? trial_job_time_limit(st.trial_time_limit, 1) : st.time_limit;
+    // its trials' limits plus a minute, so that a trial is ended first.
+    j.time_limit = kind == SimJob::Kind::Trial ? trial_job_time_limit(st.trial_time_limit, st.trials_per_job)
+                                               : st.time_limit;
   }
   return j;
 }
@@ -63,19 +65,6 @@ void Sim::submit_study(int s) {
   }
 }
 
-double Sim::bind_trial(int j) {
-  const int s = job(j).study;
-  StudyRun& run = studies_[s];
-  --run.pending_trial_jobs;
-  const auto t = run.stopped ? std::nullopt : run.replay.next_trial();
-  if (!t) return 0;  // nothing left: the trial job ends at once, as it does when told "stop"
-  bound_[j] = *t;
-  // tune trial-job ends a trial at its time limit (SIGTERM, grace), before the job's.
-  const double duration = w_.studies[s].trials[*t].duration, limit = w_.studies[s].trial_time_limit;
-  if (duration > limit) trial_timed_out_.insert(j);
-  return std::min(duration, limit);
-}
-
 bool Sim::record_result(int s, std::size_t t, bool timed_out) {
   StudyReplay& r = studies_[s].replay;
   const bool met = r.record(t, timed_out, now_);
@@ -84,11 +73,11 @@ bool Sim::record_result(int s, std::size_t t, bool timed_out) {
   return met;
 }
 
-void Sim::end_now(int j) {
+void Sim::end_now(int j, bool by_study) {
   if (!running_.count(j) || res_[j].end <= now_) return;
   res_[j].end = now_;
   res_[j].timed_out = false;
-  res_[j].ended_by_study = true;
+  res_[j].ended_by_study = by_study;
   ends_.emplace(now_, j);
 }
 
@@ -105,14 +94,11 @@ void Sim::stop_study(int s) {
     if (res_[j].start < 0) {
       cancel_pending(j);
       run.trial_jobs.erase(j);
-    } else if (bound_.count(j)) {
-      ++study_res_[s].interrupted;
-      end_now(j);
     } else {
+      if (bound_.erase(j)) ++study_res_[s].interrupted;
       end_now(j);
     }
   }
-  run.pending_trial_jobs = 0;
   if (run.appcore >= 0) {
     if (res_[run.appcore].start < 0)
       cancel_pending(run.appcore);
@@ -130,25 +116,54 @@ void Sim::stop_study(int s) {
   if (run.trial_jobs.empty() && run.appcore < 0 && run.whole < 0) study_res_[s].ended = now_;
 }
 
-void Sim::submit_trial_jobs(int s) {
+void Sim::drive(int s) {
   StudyRun& run = studies_[s];
-  if (run.stopped || run.appcore < 0 || res_[run.appcore].start < 0) return;
-  const std::uint64_t remaining = run.replay.remaining();
-  int n = trial_jobs_to_submit(w_.studies[s].parallel, static_cast<int>(run.trial_jobs.size()),
-                               static_cast<std::uint64_t>(run.pending_trial_jobs), remaining, 1);
-  if (n > 0 && adaptive()) last_trial_comment_ = format_progress(run.replay.progress(StudyRole::Trial));
-  for (; n > 0; --n) {
-    const int j = add_job(study_job(s, SimJob::Kind::Trial));
-    if (adaptive()) trial_comment_[j] = last_trial_comment_;
-    if (!submit(j)) {
-      res_[j].cancelled = true;
-      stop_study(s);
-      return;
-    }
-    run.trial_jobs.insert(j);
-    ++run.pending_trial_jobs;
+  if (!run.core || run.stopped) return;
+  TrialJobsController& loop = run.core->controller;
+  loop.tick();
+  if (loop.done()) {  // tune run exits: its AppCore job ends
+    run.stopped = true;
+    if (run.appcore >= 0) end_now(run.appcore);
+    if (run.trial_jobs.empty() && run.appcore < 0) study_res_[s].ended = now_;
+    return;
   }
-  if (run.trial_jobs.empty() && remaining == 0) stop_study(s);
+  if (const auto at = loop.due()) study_events_.emplace(std::max(now_, *at), s);
+}
+
+void Sim::trial_job_started(int j) {
+  StudyRun& run = studies_[job(j).study];
+  if (!run.core || run.stopped) {  // its AppCore is gone: nobody to connect to
+    end_now(j, false);
+    return;
+  }
+  const auto c = static_cast<JobLinks::Conn>(j);
+  const std::string& node = res_[j].nodes.empty() ? std::string() : topo_.nodes[res_[j].nodes.front()].name;
+  run.core->controller.on_hello(c, static_cast<std::uint32_t>(j + 1), node, node, std::nullopt);
+  run.core->controller.on_ready(c);
+  // Its AppCore's turn comes with the event, outside the scheduler's pass.
+  study_events_.emplace(now_, job(j).study);
+}
+
+void Sim::trial_ended(int j) {
+  const auto b = bound_.find(j);
+  const BoundTrial bt = b->second;
+  bound_.erase(b);
+  StudyRun& run = studies_[job(j).study];
+  if (!run.core || run.stopped) return;
+  TrialRun r;
+  r.trial = bt.trial;
+  r.timed_out = bt.timed_out;
+  r.interrupted = bt.interrupted;
+  r.exited = !bt.timed_out && !bt.interrupted;
+  r.exit_code = r.exited ? 0 : -1;
+  r.signal = r.exited ? 0 : 15;
+  r.start_time = bt.start, r.end_time = now_;
+  r.time_limit = w_.studies[job(j).study].trial_time_limit;
+  const auto c = static_cast<JobLinks::Conn>(j);
+  run.core->controller.on_result(c, r);
+  // tune trial-job asks for its next trial (or hears "stop") at once.
+  if (running_.count(j) && res_[j].end > now_) run.core->controller.on_ready(c);
+  drive(job(j).study);
 }
 
 void Sim::fill_slots(int s) {
@@ -189,8 +204,8 @@ void Sim::yield(int j) {
 void Sim::study_event(int s) {
   StudyRun& run = studies_[s];
   if (run.stopped) return;
-  if (o_.study_mode == "trials") {  // the AppCore is up
-    submit_trial_jobs(s);
+  if (o_.study_mode == "trials") {  // the AppCore's turn
+    drive(s);
     return;
   }
   if (run.whole < 0 || res_[run.whole].start < 0 || !running_.count(run.whole)) return;
@@ -220,18 +235,11 @@ void Sim::study_job_ended(int j) {
   StudyResult& res = study_res_[s];
   if (jb.kind == SimJob::Kind::Trial) {
     run.trial_jobs.erase(j);
-    const bool trial_timed_out = trial_timed_out_.erase(j) > 0;
-    const auto b = bound_.find(j);
-    if (b != bound_.end() && !res_[j].ended_by_study) {
-      const std::size_t t = b->second;
-      bound_.erase(b);
-      if (record_result(s, t, res_[j].timed_out || trial_timed_out))
-        stop_study(s);
-      else
-        submit_trial_jobs(s);
-    } else {
-      if (b != bound_.end()) bound_.erase(b);
-      if (!run.stopped) submit_trial_jobs(s);
+    bound_.erase(j);  // a trial it still held is lost: its AppCore learns so from Slurm
+    cut_.erase(j);
+    if (run.core && !run.stopped) {
+      run.core->controller.on_closed(static_cast<JobLinks::Conn>(j));
+      drive(s);
     }
   } else if (jb.kind == SimJob::Kind::AppCore) {
     run.appcore = -1;
@@ -269,6 +277,127 @@ void Sim::count_false_lowerings(std::vector<StudyResult>& out) const {
       if (next > best + threshold * std::fabs(best)) ++out[s].false_lowerings;
     }
   }
+}
+
+// --- the AppCore's side -------------------------------------------------------
+
+double ReplayHost::now() const { return sim_.now_; }
+
+void ReplayHost::record(const TrialRun& run, const std::string&, const std::string&) {
+  --running_;
+  if (run.interrupted) {  // the study stopped it: no result
+    ++sim_.study_res_[s_].interrupted;
+    return;
+  }
+  if (sim_.record_result(s_, run.trial, run.timed_out) && reason_ == StopReason::None)
+    reason_ = StopReason::TargetReached;
+}
+
+std::string ReplayHost::trial_comment() {
+  return format_progress(sim_.studies_[s_].replay.progress(StudyRole::Trial));
+}
+
+bool ReplayHost::stopping() const {
+  return reason_ != StopReason::None || (sim_.studies_[s_].replay.handed_all() && running_ == 0);
+}
+
+std::optional<std::uint64_t> ReplayHost::remaining() const { return sim_.studies_[s_].replay.remaining(); }
+
+std::optional<Trial> ReplayHost::next_trial(const std::string& node, double now) {
+  if (reason_ != StopReason::None) return std::nullopt;
+  const auto t = sim_.studies_[s_].replay.next_trial();
+  if (!t) return std::nullopt;
+  ++running_;
+  Trial tr;
+  tr.id = *t;
+  tr.host = node;
+  tr.start_time = now;
+  return tr;
+}
+
+void ReplayHost::on_lost(std::uint64_t trial, TrialState state, const std::string&, double) {
+  --running_;
+  if (state == TrialState::Interrupted) {  // runs again
+    sim_.studies_[s_].replay.hand_back(trial);
+    ++sim_.study_res_[s_].interrupted;
+  } else {  // the job's time limit was the trial's: no objective
+    sim_.record_result(s_, trial, true);
+  }
+}
+
+// --- the cluster's side -------------------------------------------------------
+
+std::uint32_t SimTrialJobs::submit(const std::string& comment) {
+  const int j = sim_.add_job(sim_.study_job(s_, SimJob::Kind::Trial));
+  if (sim_.adaptive()) sim_.trial_comment_[j] = comment;
+  if (!sim_.submit(j)) {
+    sim_.res_[j].cancelled = true;
+    throw JobQueueError("sbatch: error: Batch job submission failed: Requested node configuration is not available");
+  }
+  sim_.studies_[s_].trial_jobs.insert(j);
+  return static_cast<std::uint32_t>(j + 1);
+}
+
+std::map<std::uint32_t, TrialJobInfo> SimTrialJobs::look_up(const std::vector<std::uint32_t>& ids) {
+  std::map<std::uint32_t, TrialJobInfo> out;
+  for (const std::uint32_t id : ids) {
+    const int j = static_cast<int>(id) - 1;
+    TrialJobInfo& i = out[id];
+    const JobResult& r = sim_.res_[j];
+    if (r.cancelled) {
+      i.state = TrialJobInfo::State::Ended, i.end = JobEnd::Cancelled;
+    } else if (r.start < 0) {
+      i.state = TrialJobInfo::State::Pending, i.reason = "Priority";
+    } else if (sim_.running_.count(j)) {
+      i.state = TrialJobInfo::State::Running;
+      if (!r.nodes.empty()) i.nodes = sim_.topo_.nodes[r.nodes.front()].name;
+    } else {
+      i.state = TrialJobInfo::State::Ended, i.end = r.timed_out ? JobEnd::Timeout : JobEnd::Completed;
+    }
+  }
+  return out;
+}
+
+bool SimTrialJobs::cancel(std::uint32_t id) {
+  const int j = static_cast<int>(id) - 1;
+  if (sim_.res_[j].start < 0 && !sim_.res_[j].cancelled) {
+    sim_.cancel_pending(j);
+    sim_.studies_[s_].trial_jobs.erase(j);
+    return true;
+  }
+  if (!sim_.running_.count(j)) return false;
+  sim_.end_now(j);
+  return true;
+}
+
+void SimTrialJobs::launch(Conn c, const Trial& t) {
+  const int j = static_cast<int>(c);
+  const SimStudy& st = sim_.w_.studies[s_];
+  const double duration = st.trials[t.id].duration;
+  // tune trial-job ends a trial at its time limit (SIGTERM, grace), before the job's.
+  BoundTrial b;
+  b.trial = t.id;
+  b.start = sim_.now_;
+  b.end = sim_.now_ + std::min(duration, st.trial_time_limit);
+  b.timed_out = duration > st.trial_time_limit;
+  sim_.bound_[j] = b;
+  sim_.trial_ends_.emplace(b.end, j);
+}
+
+void SimTrialJobs::stop(Conn c) {
+  const int j = static_cast<int>(c);
+  sim_.end_now(j, sim_.cut_.count(j) > 0);
+}
+
+void SimTrialJobs::interrupt(Conn c, std::uint64_t) {
+  const int j = static_cast<int>(c);
+  const auto b = sim_.bound_.find(j);
+  if (b == sim_.bound_.end()) return;
+  b->second.end = sim_.now_;
+  b->second.interrupted = true;
+  b->second.timed_out = false;
+  sim_.cut_.insert(j);
+  sim_.trial_ends_.emplace(sim_.now_, j);
 }
 
 }  // namespace tune::sim::detail

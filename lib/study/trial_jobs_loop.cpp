@@ -83,6 +83,13 @@ void TrialJobsController::tick() {
   if (now - last_lookup_ >= rules_.poll_every || (lookup_soon_ && now - last_lookup_ >= 1)) look_up(now);
 }
 
+std::optional<double> TrialJobsController::due() const {
+  std::optional<double> at;
+  if (lookup_soon_ && !jobs_.empty()) at = last_lookup_ + 1;
+  if (submit_after_ > host_.now() && !host_.study().stopping()) at = std::min(at.value_or(submit_after_), submit_after_);
+  return at;
+}
+
 bool TrialJobsController::done() const {
   return host_.study().finished() && busy() == 0;
 }
@@ -143,7 +150,7 @@ void TrialJobsController::on_ready(JobLinks::Conn c) {
   LiveJob& j = jobs_.at(cj->second);
   if (j.trial) return;  // a job asks again while its trial is open: ignore
   std::optional<Trial> t;
-  if (j.given < trials_per_job_) t = host_.study().next_trial(0, j.node, host_.now());
+  if (j.given < trials_per_job_) t = host_.study().next_trial(j.node, host_.now());
   if (!t) {
     links_.stop(c);
     j.leaving = true;

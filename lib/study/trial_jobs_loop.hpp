@@ -64,11 +64,54 @@ class JobLinks {
   virtual void pump(double seconds) = 0;
 };
 
+// The study, as the loop needs it: the AppCore's Study (LiveStudy below), or
+// a recorded study that tune simulate replays (lib/simulation/study_replay.cpp).
+class LoopStudy {
+ public:
+  virtual ~LoopStudy() = default;
+  virtual bool stopping() const = 0;
+  // Stopping, or nothing more to hand out, and nothing running.
+  virtual bool finished() const = 0;
+  // Trials still to hand out; nothing = no limit.
+  virtual std::optional<std::uint64_t> remaining() const = 0;
+  virtual void stop(StopReason why) = 0;
+  // The next trial for a job on `node`, recorded as running; nothing when
+  // there is none to hand out.
+  virtual std::optional<Trial> next_trial(const std::string& node, double now) = 0;
+  // A report of a running trial; true when the pruner ends it.
+  virtual bool on_report(std::uint64_t trial, const Report& r, double now) = 0;
+  // A running trial whose job ended without its result (Interrupted: it runs again).
+  virtual void on_lost(std::uint64_t trial, TrialState state, const std::string& message, double now) = 0;
+  // A trial an earlier AppCore handed to a job that still runs it.
+  virtual bool adopt(std::uint64_t trial) = 0;
+};
+
+// The AppCore's Study as the loop's.
+class LiveStudy final : public LoopStudy {
+ public:
+  explicit LiveStudy(Study& s) : s_(s) {}
+  bool stopping() const override { return s_.stopping(); }
+  bool finished() const override { return s_.finished(); }
+  std::optional<std::uint64_t> remaining() const override { return s_.remaining(); }
+  void stop(StopReason why) override { s_.stop(why); }
+  std::optional<Trial> next_trial(const std::string& node, double now) override {
+    return s_.next_trial(0, node, now);
+  }
+  bool on_report(std::uint64_t trial, const Report& r, double now) override { return s_.on_report(trial, r, now); }
+  void on_lost(std::uint64_t trial, TrialState state, const std::string& message, double now) override {
+    s_.on_lost(trial, state, message, now);
+  }
+  bool adopt(std::uint64_t trial) override { return s_.adopt(trial); }
+
+ private:
+  Study& s_;
+};
+
 // The AppCore around the loop: its study, its history and its voice.
 class LoopHost {
  public:
   virtual ~LoopHost() = default;
-  virtual Study& study() = 0;
+  virtual LoopStudy& study() = 0;
   virtual double now() const = 0;
   // Records a result; `where` says what ran it ("job 17 on node3").
   virtual void record(const TrialRun& run, const std::string& host, const std::string& where) = 0;
@@ -104,6 +147,12 @@ class TrialJobsController {
 
   // One turn of the loop: submit or wind down, look at Slurm when due.
   void tick();
+  // When tick() next has work that no event brings: a refused submission's
+  // retry, or a look-up asked for soon (a job's connection closed while it
+  // held a trial, or Slurm signalled it); nothing when there is none. The
+  // regular look-up every poll_every comes on top for a loop that polls; a
+  // loop that hears of every job's change (tune simulate) needs only these.
+  std::optional<double> due() const;
   // The study is finished and no job holds a trial.
   bool done() const;
   // At the end: no job left behind (stop, cancel, check; rounds of it).

@@ -492,6 +492,9 @@ TEST_F(SimulationStudies, ReadFromAHistoryWithItsConcurrencyAndTheSpecsSettings)
   };
   EXPECT_NE(message(path + ",gpu=1").find("unknown key 'gpu'"), std::string::npos);
   EXPECT_NE(message(path + ",parallel=0").find("parallel=0"), std::string::npos);
+  EXPECT_EQ(read_study(path + ",trials-per-job=4").trials_per_job, 4);
+  EXPECT_EQ(read_study(path).trials_per_job, 1);
+  EXPECT_NE(message(path + ",trials-per-job=0").find("trials-per-job=0"), std::string::npos);
   EXPECT_NE(message(path + ",target").find("not key=value"), std::string::npos);
   EXPECT_NE(message(path + ",submit=tomorrow").find("not a duration"), std::string::npos);
   EXPECT_NE(message(file("absent.h5")).find("cannot read"), std::string::npos);
@@ -536,6 +539,39 @@ TEST_F(SimulationStudies, TrialJobsStopAtTheTargetAndLeaveNoJobBehind) {
   write_jobs_csv(csv, w, r);
   EXPECT_NE(csv.str().find(",kind,study,cancelled,ended_by_study"), std::string::npos);
   EXPECT_NE(csv.str().find(",appcore,s,"), std::string::npos);
+}
+
+TEST_F(SimulationStudies, TrialJobsRunSeveralTrialsEachUnderTheAppCoresOwnLoop) {
+  // 12 trials of 100 s, 3 per job, 2 jobs at a time, no target: the
+  // AppCore's TrialJobsController submits 4 jobs in all, each with 3 trials'
+  // limits plus a minute. Trial 5 outlasts its 300 s limit: its job ends it
+  // there (a timeout, no objective) and runs its next trial.
+  std::vector<double> obj(12, 0.5);
+  SimStudy st = study_of("s", "a", obj, 100, 2, std::nullopt);
+  st.trials_per_job = 3;
+  st.trial_time_limit = 300;
+  st.trials[4].duration = 1000;
+  const Workload w = with_studies({st});
+  const SimResult r = run_studies(gpu_cluster(1, 4), w, "fifo", "trials");
+  const StudyResult& s = r.studies.at(0);
+  EXPECT_EQ(s.trials, 12);
+  EXPECT_EQ(s.interrupted, 0);
+  int trial_jobs = 0;
+  double longest = 0;
+  for (std::size_t i = 0; i < r.jobs.size(); ++i) {
+    const SimJob& j = job_of(w, r, i);
+    if (j.kind != SimJob::Kind::Trial) continue;
+    ++trial_jobs;
+    EXPECT_DOUBLE_EQ(j.time_limit, 3 * 300 + 60) << "trial_job_time_limit(300, 3)";
+    EXPECT_FALSE(r.jobs[i].cancelled);
+    EXPECT_FALSE(r.jobs[i].timed_out);
+    EXPECT_FALSE(r.jobs[i].ended_by_study) << "a job that ran its trials exits on its own";
+    longest = std::max(longest, r.jobs[i].end - r.jobs[i].start);
+  }
+  EXPECT_EQ(trial_jobs, 4);
+  EXPECT_DOUBLE_EQ(longest, 300 + 2 * 100) << "the job that held trial 5";
+  ASSERT_TRUE(s.best);
+  EXPECT_DOUBLE_EQ(*s.best, 0.5);
 }
 
 TEST_F(SimulationStudies, SchedTunePutsAPlateauedStudysTrialJobsBehindAnImprovingOne) {

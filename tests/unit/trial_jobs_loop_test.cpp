@@ -72,8 +72,8 @@ class FakeLinks : public JobLinks {
 
 class FakeHost : public LoopHost {
  public:
-  explicit FakeHost(Study& s) : study_(s) {}
-  Study& study() override { return study_; }
+  explicit FakeHost(Study& s) : study_(s), live_(s) {}
+  LoopStudy& study() override { return live_; }
   double now() const override { return clock; }
   void record(const TrialRun& run, const std::string& host, const std::string& where) override {
     study_.on_result(run, 0, host);
@@ -95,6 +95,7 @@ class FakeHost : public LoopHost {
 
  private:
   Study& study_;
+  LiveStudy live_;
 };
 
 class TrialJobsLoopTest : public testing_support::OneParameterStudy {
