@@ -13,17 +13,11 @@
 #include <vector>
 
 #include "fairshare/fair_share.hpp"
+#include "priority/priority_policy.hpp"
 #include "priority/sched_config.hpp"
 #include "priority/study_tracker.hpp"
 
 namespace tune {
-
-struct JobDecision {
-  std::uint32_t id = 0;
-  std::optional<std::uint32_t> priority;  // set for may_set jobs
-  int signal = 0;                         // non-zero: ask this running study to yield
-  std::string summary;                    // "tune:tenant=...;..." for tune queue
-};
 
 // Where the policy's priorities go in slurmctld. priority/basic gives a new
 // job 0xffff0000 minus the number of jobs before it, so a job submitted since
@@ -37,31 +31,32 @@ inline constexpr std::uint32_t kSlurmBandLow = 0xffff0001u;
 inline constexpr std::uint32_t kSlurmBandHigh = 0xfffffc00u;
 std::uint32_t slurm_priority(std::uint32_t policy_priority, double max_points);
 
-class SchedulingPolicy {
+// sched/tune's policy (priority_policies(): "sched/tune").
+class SchedulingPolicy final : public PriorityPolicy {
  public:
   explicit SchedulingPolicy(SchedConfig c);
 
   // `now` in seconds (epoch). Decisions come in the order of `jobs`.
-  std::vector<JobDecision> pass(double now, const Resources& capacity, const std::vector<JobView>& jobs);
+  std::vector<JobDecision> pass(double now, const Resources& capacity, const std::vector<JobView>& jobs) override;
 
   // The priority a pending job gets from fair share and age alone, and the
   // same after the study's yield level; exposed for tests.
   std::uint32_t fair_share_priority(double dominant_share, double waited) const;
 
-  const SchedConfig& config() const { return c_; }
+  const SchedConfig& config() const override { return c_; }
   // The highest priority a pass gives: weight + age_weight.
-  double max_points() const { return c_.weights.fairshare + c_.weights.age; }
-  void reconfigure(SchedConfig c);
+  double max_points() const override { return c_.weights.fairshare + c_.weights.age; }
+  void reconfigure(SchedConfig c) override;
   const FairShare& fair_share() const { return fs_; }
-  const std::map<std::string, StudyState>& studies() const { return tracker_.studies(); }
+  const std::map<std::string, StudyState>& studies() const override { return tracker_.studies(); }
   // The yield level changes of the last pass (what the plugins log).
-  const std::vector<LevelChange>& changes() const { return tracker_.changes(); }
+  const std::vector<LevelChange>& changes() const override { return tracker_.changes(); }
 
   // Decayed usage, yield levels and times, as JSON (the plugin writes it to
   // StateSaveLocation). restore() accepts only well-formed state and throws
   // std::runtime_error naming what is wrong otherwise.
-  nlohmann::json save() const;
-  void restore(const nlohmann::json& state);
+  nlohmann::json save() const override;
+  void restore(const nlohmann::json& state) override;
 
  private:
   SchedConfig c_;

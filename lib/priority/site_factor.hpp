@@ -15,19 +15,18 @@
 #include <unordered_map>
 #include <vector>
 
+#include "priority/priority_policy.hpp"
 #include "priority/sched_config.hpp"
 #include "priority/study_tracker.hpp"
 
 namespace tune {
 
-struct SiteDecision {
-  std::uint32_t id = 0;
-  std::optional<std::int64_t> site;  // set for pending, settable jobs of a study
-  int signal = 0;                    // non-zero: ask this running study to yield
-  std::string summary;               // "tune:tenant=...;study=...;level=...;site=..."
-};
+// Its decisions set `site` (pending, settable jobs of a study), never `priority`;
+// summaries read "tune:tenant=...;study=...;level=...;site=...".
+using SiteDecision = JobDecision;
 
-class SiteFactorPolicy {
+// site_factor/tune's policy (priority_policies(): "site_factor/tune").
+class SiteFactorPolicy final : public PriorityPolicy {
  public:
   // The most the term lowers a priority: slurmctld stores it as a uint32
   // offset by NICE_OFFSET (2^31).
@@ -39,6 +38,10 @@ class SiteFactorPolicy {
   // One pass. Every JobView's base_priority is its priority without the
   // site term. Decisions come in the order of `jobs`.
   std::vector<SiteDecision> pass(double now, const std::vector<JobView>& jobs);
+  // The same; multifactor's terms need no capacity.
+  std::vector<JobDecision> pass(double now, const Resources&, const std::vector<JobView>& jobs) override {
+    return pass(now, jobs);
+  }
 
   // The term for a job at yield `level` whose priority without it is `base`.
   std::int64_t site_factor(double base, int level) const;
@@ -48,18 +51,19 @@ class SiteFactorPolicy {
   // job submitted since, the term of its study's newest pending job when
   // that study yields (it starts below the study's other jobs, not above them
   // until the next pass); nullopt for jobs of no yielding study.
-  std::optional<std::int64_t> site_for(std::uint32_t job_id, std::uint32_t uid, const std::string& comment) const;
+  std::optional<std::int64_t> site_for(std::uint32_t job_id, std::uint32_t uid,
+                                       const std::string& comment) const override;
 
-  const SchedConfig& config() const { return c_; }
-  void reconfigure(SchedConfig c) { c_ = std::move(c); }
-  const std::map<std::string, StudyState>& studies() const { return tracker_.studies(); }
+  const SchedConfig& config() const override { return c_; }
+  void reconfigure(SchedConfig c) override { c_ = std::move(c); }
+  const std::map<std::string, StudyState>& studies() const override { return tracker_.studies(); }
   // The yield level changes of the last pass (what the plugins log).
-  const std::vector<LevelChange>& changes() const { return tracker_.changes(); }
+  const std::vector<LevelChange>& changes() const override { return tracker_.changes(); }
 
   // Yield levels and the terms given, as JSON (the plugin keeps it in
   // StateSaveLocation); restore() throws std::runtime_error naming what is wrong.
-  nlohmann::json save() const;
-  void restore(const nlohmann::json& state);
+  nlohmann::json save() const override;
+  void restore(const nlohmann::json& state) override;
 
  private:
   SchedConfig c_;

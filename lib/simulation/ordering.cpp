@@ -8,42 +8,49 @@ namespace tune::sim {
 
 const std::vector<OrderingSpec>& ordering_policies() {
   static const std::vector<OrderingSpec> list = {
-      {"fifo", {}, OrderingBase::Fifo, Lowering::None, "priority/basic: submission order"},
+      {"fifo", {}, OrderingBase::Fifo, Lowering::None, "priority/basic: submission order", ""},
       {"multifactor",
        {"fairshare"},
        OrderingBase::Multifactor,
        Lowering::None,
-       "priority/multifactor: age + classic fair share 2^(-U/S)"},
+       "priority/multifactor: age + classic fair share 2^(-U/S)",
+       ""},
       {"tune",
        {},
        OrderingBase::SchedTune,
        Lowering::Tune,
-       "sched/tune: DRF fair share and the adaptive priority"},
+       "sched/tune: DRF fair share and the adaptive priority",
+       "sched/tune"},
       {"multifactor+tune",
        {},
        OrderingBase::Multifactor,
        Lowering::Tune,
-       "priority/multifactor with site_factor/tune's SITE term"},
+       "priority/multifactor with site_factor/tune's SITE term",
+       "site_factor/tune"},
       {"oracle",
        {},
        OrderingBase::Fifo,
        Lowering::Oracle,
-       "fifo, a study that never meets its target lowered from its first job"},
+       "fifo, a study that never meets its target lowered from its first job",
+       ""},
       {"multifactor+oracle",
        {},
        OrderingBase::Multifactor,
        Lowering::Oracle,
-       "multifactor, such a study's jobs at priority 1 from its first"},
+       "multifactor, such a study's jobs at priority 1 from its first",
+       ""},
       {"evidence-oracle",
        {},
        OrderingBase::Fifo,
        Lowering::EvidenceOracle,
-       "fifo, such a study lowered once its results hold its final best twice"},
+       "fifo, such a study lowered once its results hold its final best twice",
+       ""},
       {"multifactor+evidence-oracle",
        {},
        OrderingBase::Multifactor,
        Lowering::EvidenceOracle,
-       "multifactor, the same at priority 1"},
+       "multifactor, the same at priority 1",
+       ""},
   };
   return list;
 }
@@ -77,15 +84,13 @@ Ordering::Ordering(const OrderingSpec& spec, const SchedConfig& tune, const Sche
       capacity_(capacity),
       gpu_billing_(gpu_billing),
       accounts_(accounts) {
-  if (spec.base == OrderingBase::SchedTune) tune_.emplace(tune);
-  if (spec.base == OrderingBase::Multifactor && spec.lowering == Lowering::Tune) site_.emplace(tune);
+  if (spec.lowering == Lowering::Tune) plugin_ = make_priority_policy(spec.plugin, tune);
 }
 
 // sched/tune's pass, or site_factor/tune's (whose thread runs every interval;
 // multifactor's own recompute stays every PriorityCalcPeriod).
 double Ordering::period() const {
-  return spec_.lowering == Lowering::Tune ? (tune_ ? tune_->config().interval : site_->config().interval)
-                                          : s_.priority_calc_period;
+  return plugin_ ? plugin_->config().interval : s_.priority_calc_period;
 }
 
 void Ordering::add_job() {
@@ -134,8 +139,9 @@ double Ordering::on_submit(OrderingHost& host, int j) {
   base_[j] = classic_priority(host.job(j), host.now());
   // site_factor_p_set at submission: a trial job of a yielding study starts
   // with its study's term.
-  if (site_) {
-    const auto term = site_->site_for(static_cast<std::uint32_t>(j + 1), host.uid_of(j), host.comment_of(j));
+  if (plugin_) {
+    const auto term =
+        plugin_->site_for(static_cast<std::uint32_t>(j + 1), host.uid_of(j), host.comment_of(j));
     site_term_[j] = term.value_or(0);
   }
   return with_site(host, j);
@@ -152,7 +158,7 @@ void Ordering::reprioritise(OrderingHost& host, const std::vector<int>& jobs, st
   if (multifactor()) {
     // multifactor's decay thread: every PriorityCalcPeriod (with
     // site_factor/tune this runs every interval, the recompute less often).
-    if (!site_ || now - last_decay_ >= s_.priority_calc_period - 1e-9) {
+    if (!plugin_ || now - last_decay_ >= s_.priority_calc_period - 1e-9) {
       const double dt = now - last_decay_;
       last_decay_ = now;
       for (auto& [a, u] : usage_) u *= std::pow(0.5, dt / s_.priority_decay_half_life);
@@ -161,26 +167,23 @@ void Ordering::reprioritise(OrderingHost& host, const std::vector<int>& jobs, st
       });
       for (int j : jobs) base_[j] = classic_priority(host.job(j), now);
     }
-    if (site_) {
-      // site_factor/tune's thread: the term of each study's pending jobs,
-      // the priority recomputed with it (set_job_prio), yield signals.
-      const auto decisions = site_->pass(now, host.views_of(jobs));
-      for (const auto& d : decisions) {
-        const int j = static_cast<int>(d.id - 1);
-        if (d.site) site_term_[j] = *d.site;
-        if (d.signal) host.yield(j);
-      }
-      host.record_levels(site_->studies(), site_->changes());
-    }
+    if (plugin_) pass(host, jobs, prio);  // site_factor/tune's thread: terms, set_job_prio
     for (int j : jobs) prio[j] = with_site(host, j);
     return;
   }
-  const auto decisions = tune_->pass(now, capacity_, host.views_of(jobs));
-  for (const auto& d : decisions) {
-    if (d.priority) prio[d.id - 1] = *d.priority;
-    if (d.signal) host.yield(static_cast<int>(d.id - 1));
+  pass(host, jobs, prio);  // sched/tune's thread
+}
+
+// The plugin's pass over the pending and running jobs: a job's priority
+// (sched/tune) or SITE term (site_factor/tune), and yield signals.
+void Ordering::pass(OrderingHost& host, const std::vector<int>& jobs, std::vector<double>& prio) {
+  for (const auto& d : plugin_->pass(host.now(), capacity_, host.views_of(jobs))) {
+    const int j = static_cast<int>(d.id - 1);
+    if (d.priority) prio[j] = *d.priority;
+    if (d.site) site_term_[j] = *d.site;
+    if (d.signal) host.yield(j);
   }
-  host.record_levels(tune_->studies(), tune_->changes());
+  host.record_levels(plugin_->studies(), plugin_->changes());
 }
 
 }  // namespace tune::sim

@@ -10,14 +10,14 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
-#include "priority/scheduling_pass.hpp"
-#include "priority/site_factor.hpp"
+#include "priority/priority_policy.hpp"
 #include "simulation/cluster.hpp"
 #include "simulation/workload.hpp"
 
@@ -31,7 +31,8 @@ struct OrderingSpec {
   std::vector<std::string> aliases;
   OrderingBase base;
   Lowering lowering;
-  std::string what;  // one line: what it models
+  std::string what;    // one line: what it models
+  std::string plugin;  // Lowering::Tune: the plugin's policy, by its name in lib/priority's priority_policies()
 };
 
 // Every policy tune simulate knows, in the order the tables list them.
@@ -91,6 +92,7 @@ class Ordering {
  private:
   bool multifactor() const { return spec_.base == OrderingBase::Multifactor; }
   bool oracle_lowers(OrderingHost& host, int j) const;
+  void pass(OrderingHost& host, const std::vector<int>& jobs, std::vector<double>& prio);
   double classic_priority(const SimJob& job, double now) const;
   double with_site(OrderingHost& host, int j) const;
 
@@ -100,8 +102,7 @@ class Ordering {
   Resources capacity_;
   double gpu_billing_;
   int accounts_;
-  std::optional<SchedulingPolicy> tune_;  // sched/tune's class
-  std::optional<SiteFactorPolicy> site_;  // site_factor/tune's class
+  std::unique_ptr<PriorityPolicy> plugin_;  // sched/tune's or site_factor/tune's, by name
   std::vector<double> base_;              // multifactor's priority without the SITE term
   std::vector<std::int64_t> site_term_;   // site_factor/tune's term
   std::unordered_map<std::string, double> usage_;

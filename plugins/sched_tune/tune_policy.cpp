@@ -1,11 +1,7 @@
-// The C face of lib/priority's SchedulingPolicy (sched/tune) and
-// SiteFactorPolicy (site_factor/tune) for the plugins' shim.
+// The C face of lib/priority's PriorityPolicy for the plugins' shim: the
+// policy named by the plugin that hosts it (priority_policies(): sched/tune's
+// SchedulingPolicy, site_factor/tune's SiteFactorPolicy).
 #include "tune_policy.h"
-
-#include <cstring>
-
-#include "placement/gpu_request.hpp"
-#include "priority/job_facts.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -19,21 +15,25 @@
 #include <sstream>
 
 #include "../c_boundary.hpp"
+#include "placement/gpu_request.hpp"
+#include "priority/job_facts.hpp"
+#include "priority/priority_policy.hpp"
 #include "priority/scheduling_pass.hpp"
-#include "priority/site_factor.hpp"
+
+namespace {
+
+// The policy each plugin hosts, by its name in priority_policies().
+const tune::PriorityPolicySpec& spec_of(tune_host_t h) {
+  return tune::priority_policy(h == TUNE_HOST_SITE_FACTOR ? "site_factor/tune" : "sched/tune");
+}
+
+}  // namespace
 
 struct tune_policy {
-  tune_policy(tune_host_t h, tune::SchedConfig c) : host(h) {
-    if (h == TUNE_HOST_SITE_FACTOR) site = std::make_unique<tune::SiteFactorPolicy>(std::move(c));
-    else sched = std::make_unique<tune::SchedulingPolicy>(std::move(c));
-  }
-  const tune::SchedConfig& config() const { return sched ? sched->config() : site->config(); }
-  tune::ConfigHost config_host() const {
-    return host == TUNE_HOST_SITE_FACTOR ? tune::ConfigHost::SiteFactor : tune::ConfigHost::SchedTune;
-  }
-  tune_host_t host;
-  std::unique_ptr<tune::SchedulingPolicy> sched;
-  std::unique_ptr<tune::SiteFactorPolicy> site;
+  tune_policy(const tune::PriorityPolicySpec& s, tune::SchedConfig c)
+      : spec(s), policy(s.make(std::move(c))) {}
+  const tune::PriorityPolicySpec& spec;
+  std::unique_ptr<tune::PriorityPolicy> policy;
   std::vector<tune::JobView> jobs;  // reused between passes
   // Taken by every call, last: slurmctld threads ask tune_policy_site_for
   // while the agent passes or re-reads the file.
@@ -48,31 +48,32 @@ extern "C" {
 
 tune_policy_t* tune_policy_load(const char* conf_path, tune_host_t host, char* err, size_t errlen) {
   return c_boundary<tune_policy_t*>(err, errlen, nullptr, [&] {
-    const auto h = host == TUNE_HOST_SITE_FACTOR ? tune::ConfigHost::SiteFactor : tune::ConfigHost::SchedTune;
-    return new tune_policy(host, tune::load_sched_config(conf_path, h));
+    const tune::PriorityPolicySpec& spec = spec_of(host);
+    return new tune_policy(spec, tune::load_sched_config(conf_path, spec.host));
   });
 }
 
 int tune_policy_reconfigure(tune_policy_t* p, const char* conf_path, char* err, size_t errlen) {
   return c_boundary(err, errlen, -1, [&] {
-    auto c = tune::load_sched_config(conf_path, p->config_host());
+    auto c = tune::load_sched_config(conf_path, p->spec.host);
     std::lock_guard g(p->lock);
-    if (p->sched) p->sched->reconfigure(std::move(c));
-    else p->site->reconfigure(std::move(c));
+    p->policy->reconfigure(std::move(c));
     return 0;
   });
 }
 
-void tune_policy_free(tune_policy_t* p) { delete p; }
+void tune_policy_free(tune_policy_t* p) {
+  delete p;
+}
 
 double tune_policy_interval(const tune_policy_t* p) {
   std::lock_guard g(p->lock);
-  return p->config().interval;
+  return p->policy->config().interval;
 }
 
 const char* tune_policy_state_file(const tune_policy_t* p) {
   std::lock_guard g(p->lock);
-  return p->config().state_file.c_str();
+  return p->policy->config().state_file.c_str();
 }
 
 int tune_policy_restore(tune_policy_t* p, const char* path, char* err, size_t errlen) {
@@ -87,8 +88,7 @@ int tune_policy_restore(tune_policy_t* p, const char* path, char* err, size_t er
     try {
       const auto state = nlohmann::json::parse(text.str());
       std::lock_guard g(p->lock);
-      if (p->sched) p->sched->restore(state);
-      else p->site->restore(state);
+      p->policy->restore(state);
     } catch (const std::exception& e) {
       throw std::runtime_error(std::string(path) + ": " + e.what());
     }
@@ -101,7 +101,7 @@ int tune_policy_save(const tune_policy_t* p, const char* path, char* err, size_t
     std::string text;
     {
       std::lock_guard g(p->lock);
-      text = (p->sched ? p->sched->save() : p->site->save()).dump() + "\n";
+      text = p->policy->save().dump() + "\n";
     }
     const std::string tmp = std::string(path) + ".new";
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -118,7 +118,8 @@ int tune_policy_save(const tune_policy_t* p, const char* path, char* err, size_t
       done += static_cast<std::size_t>(n);
     }
     if (::fsync(fd) != 0 || ::close(fd) != 0) throw std::runtime_error(tmp + ": " + std::strerror(errno));
-    if (::rename(tmp.c_str(), path) != 0) throw std::runtime_error(std::string(path) + ": " + std::strerror(errno));
+    if (::rename(tmp.c_str(), path) != 0)
+      throw std::runtime_error(std::string(path) + ": " + std::strerror(errno));
     return 0;
   });
 }
@@ -145,24 +146,14 @@ int tune_policy_pass(tune_policy_t* p, double now, double cap_cpus, double cap_m
       w.request = {j.cpus, j.mem_mb, j.gpus};
       w.base_priority = j.base_priority;
     }
-    if (p->site) {
-      const auto decisions = p->site->pass(now, v);
-      for (std::size_t i = 0; i < n; ++i) {
-        const auto& d = decisions[i];
-        out[i] = tune_decision_t{};
-        out[i].set_site = d.site.has_value();
-        out[i].site = d.site.value_or(0);
-        out[i].signal = d.signal;
-        std::snprintf(out[i].summary, sizeof out[i].summary, "%s", d.summary.c_str());
-      }
-      return 0;
-    }
-    const auto decisions = p->sched->pass(now, {cap_cpus, cap_mem_mb, cap_gpus}, v);
+    const auto decisions = p->policy->pass(now, {cap_cpus, cap_mem_mb, cap_gpus}, v);
     for (std::size_t i = 0; i < n; ++i) {
       const auto& d = decisions[i];
       out[i] = tune_decision_t{};
       out[i].set_priority = d.priority.has_value();
-      out[i].priority = d.priority ? tune::slurm_priority(*d.priority, p->sched->max_points()) : 0;
+      out[i].priority = d.priority ? tune::slurm_priority(*d.priority, p->policy->max_points()) : 0;
+      out[i].set_site = d.site.has_value();
+      out[i].site = d.site.value_or(0);
       out[i].signal = d.signal;
       std::snprintf(out[i].summary, sizeof out[i].summary, "%s", d.summary.c_str());
     }
@@ -173,17 +164,18 @@ int tune_policy_pass(tune_policy_t* p, double now, double cap_cpus, double cap_m
 int tune_policy_change(tune_policy_t* p, size_t i, char* buf, size_t len) {
   return c_boundary(nullptr, 0, 0, [&] {
     std::lock_guard g(p->lock);
-    const auto& changes = p->sched ? p->sched->changes() : p->site->changes();
+    const auto& changes = p->policy->changes();
     if (i >= changes.size() || len == 0) return 0;
     const auto& c = changes[i];
-    const char* by = c.judged ? (c.chance >= 0 ? "tail estimate" : "Algorithm 1")
-                     : c.to < c.from ? "relaxed, nobody else waits" : "others wait again";
+    const char* by = c.judged        ? (c.chance >= 0 ? "tail estimate" : "Algorithm 1")
+                     : c.to < c.from ? "relaxed, nobody else waits"
+                                     : "others wait again";
     if (c.chance >= 0)
-      std::snprintf(buf, len, "study %s: yield level %d -> %d at %lld results, %s %.3g", c.study.c_str(), c.from, c.to,
-                    static_cast<long long>(c.results), by, c.chance);
+      std::snprintf(buf, len, "study %s: yield level %d -> %d at %lld results, %s %.3g", c.study.c_str(),
+                    c.from, c.to, static_cast<long long>(c.results), by, c.chance);
     else
-      std::snprintf(buf, len, "study %s: yield level %d -> %d at %lld results, %s", c.study.c_str(), c.from, c.to,
-                    static_cast<long long>(c.results), by);
+      std::snprintf(buf, len, "study %s: yield level %d -> %d at %lld results, %s", c.study.c_str(), c.from,
+                    c.to, static_cast<long long>(c.results), by);
     return 1;
   });
 }
@@ -202,11 +194,11 @@ double tune_gpu_count(int per_job, int per_node, int per_task, int per_socket, i
   return tune::gpu_count({per_job, per_node, per_task, per_socket}, nodes, tasks);
 }
 
-int tune_policy_site_for(tune_policy_t* p, uint32_t job_id, uint32_t user_id, const char* comment, int64_t* site) {
+int tune_policy_site_for(tune_policy_t* p, uint32_t job_id, uint32_t user_id, const char* comment,
+                         int64_t* site) {
   return c_boundary(nullptr, 0, 0, [&] {
     std::lock_guard g(p->lock);
-    if (!p->site) return 0;
-    const auto v = p->site->site_for(job_id, user_id, comment ? comment : "");
+    const auto v = p->policy->site_for(job_id, user_id, comment ? comment : "");
     if (!v) return 0;
     *site = *v;
     return 1;

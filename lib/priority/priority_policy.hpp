@@ -1,0 +1,74 @@
+#pragma once
+// The adaptive priority as slurmctld hosts it, one interface whichever way:
+// sched/tune gives pending jobs their own priorities (fair share times the
+// study's yield factor: SchedulingPolicy), site_factor/tune a SITE term that
+// priority/multifactor adds (SiteFactorPolicy). The plugins' shim
+// (plugins/sched_tune/tune_policy.cpp) and tune simulate's Ordering make
+// theirs by name from priority_policies(); a new policy is a class here and
+// one entry in that list. No Slurm here.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fairshare/fair_share.hpp"
+#include "priority/sched_config.hpp"
+#include "priority/study_tracker.hpp"
+
+namespace tune {
+
+// What a pass decides for one job.
+struct JobDecision {
+  std::uint32_t id = 0;
+  std::optional<std::uint32_t> priority;  // sched/tune: its priority (points 1..max_points), for may_set jobs
+  std::optional<std::int64_t> site;       // site_factor/tune: its SITE term, for pending settable study jobs
+  int signal = 0;                         // non-zero: ask this running study to yield
+  std::string summary;                    // "tune:tenant=...;..." for tune queue
+};
+
+class PriorityPolicy {
+ public:
+  virtual ~PriorityPolicy() = default;
+  // `now` in seconds (epoch); `capacity` the cluster's. Decisions come in
+  // the order of `jobs`.
+  virtual std::vector<JobDecision> pass(double now, const Resources& capacity,
+                                        const std::vector<JobView>& jobs) = 0;
+  // The highest priority a pass gives (slurm_priority maps 1..this onto
+  // Slurm's band); 0 for a policy that gives none.
+  virtual double max_points() const { return 0; }
+  // What Slurm's site_factor_p_set gets for a job it (re)computes; nothing:
+  // no term (and always nothing from a policy that gives no terms).
+  virtual std::optional<std::int64_t> site_for(std::uint32_t /*job_id*/, std::uint32_t /*uid*/,
+                                               const std::string& /*comment*/) const {
+    return std::nullopt;
+  }
+  virtual const SchedConfig& config() const = 0;
+  virtual void reconfigure(SchedConfig c) = 0;
+  virtual const std::map<std::string, StudyState>& studies() const = 0;
+  // The yield level changes of the last pass (what the plugins log).
+  virtual const std::vector<LevelChange>& changes() const = 0;
+  // Its state as JSON (the plugin keeps it in StateSaveLocation); restore()
+  // throws std::runtime_error naming what is wrong.
+  virtual nlohmann::json save() const = 0;
+  virtual void restore(const nlohmann::json& state) = 0;
+};
+
+struct PriorityPolicySpec {
+  std::string name;  // the plugin that hosts it: "sched/tune", "site_factor/tune"
+  ConfigHost host;   // whose configuration file it reads (load_sched_config)
+  std::string what;  // one line
+  std::function<std::unique_ptr<PriorityPolicy>(SchedConfig)> make;
+};
+
+// Every adaptive priority policy, by the plugin that hosts it.
+const std::vector<PriorityPolicySpec>& priority_policies();
+// The one a name stands for; std::invalid_argument naming the known ones otherwise.
+const PriorityPolicySpec& priority_policy(std::string_view name);
+std::unique_ptr<PriorityPolicy> make_priority_policy(std::string_view name, SchedConfig c);
+
+}  // namespace tune
