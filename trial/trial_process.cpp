@@ -15,7 +15,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <stdexcept>
 
@@ -184,122 +183,111 @@ std::vector<std::string> placeholder_names(const std::vector<std::string>& argv)
   return out;
 }
 
-TrialRun TrialProcess::run(const TrialLaunch& l, const ReportSink& on_report, const Poll& poll_hook) {
-  TrialRun run;
-  run.trial = l.trial;
-  run.time_limit = l.time_limit;
-  run.start_time = now_s();
+namespace {
+
+// The trial's directory and its params.json. `fresh`: the directory was made
+// just now, so it holds nothing of an earlier attempt. One mkdir where the
+// study's trial directory exists (every trial but the first): no old logs to
+// remove, no checkpoint to look for (three lookups fewer per trial; on Lustre
+// or NFS each is a round trip to the metadata server). Nothing: written.
+std::optional<std::string> prepare_trial_dir(const TrialLaunch& l, bool& fresh) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  // One mkdir where the study's trial directory exists (every trial but the
-  // first). A directory made just now holds nothing of an earlier attempt:
-  // no old logs to remove, no checkpoint to look for (three lookups fewer per
-  // trial; on Lustre or NFS each is a round trip to the metadata server).
-  bool fresh = mkdir(l.trial_dir.c_str(), 0755) == 0;
+  fresh = mkdir(l.trial_dir.c_str(), 0755) == 0;
   if (!fresh && errno != EEXIST) fresh = fs::create_directories(l.trial_dir, ec);
-  bool written = false;
-  {
-    const std::string text = l.params_json + "\n";
-    const int fd =
-        open((l.trial_dir + "/params.json").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    written = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-    if (fd >= 0 && close(fd) != 0) written = false;
-  }
-  if (!written || l.argv.empty()) {
-    run.launch_error = l.argv.empty()
-                           ? "empty command"
-                           : "cannot write the trial's files in " + l.trial_dir + ": " + std::strerror(errno);
-    run.end_time = now_s();
-    return run;
-  }
-  // The program's output reaches stdout and stderr in the trial directory
-  // through pipes, and each file is created when its first byte comes: a
-  // silent trial costs no file (creating files was most of a short trial's
-  // launch). An earlier attempt's logs go first.
-  LazyFile out(l.trial_dir + "/stdout", fresh), err(l.trial_dir + "/stderr", fresh);
-  Pipe report, stdout_pipe, stderr_pipe;
-  std::optional<StdoutMetric> metric;
-  if (!l.metric_regex.empty()) metric.emplace(l.metric_regex);
+  const std::string text = l.params_json + "\n";
+  const int fd = open((l.trial_dir + "/params.json").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  bool written = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  if (fd >= 0 && close(fd) != 0) written = false;
+  if (written) return std::nullopt;
+  return "cannot write the trial's files in " + l.trial_dir + ": " + std::strerror(errno);
+}
 
-  // argv and environment prepared before fork: the child may not allocate.
-  std::vector<std::string> env_strings;
+// The program's environment: ours with the launch's variables over it, and
+// the checkpoint directory's (what an earlier attempt left, a signal, a
+// requeue, a lost node, is the program's to continue from; an empty or new
+// directory restores nothing). The directory is not created here: a mkdir
+// (and rank 0's rmdir) for every trial, used or not, halved the dispatch
+// rate of short trials; the clients create it when the program asks.
+std::vector<std::string> trial_environment(const TrialLaunch& l, bool fresh) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
     const std::string_view kv(*e);
     bool overridden = false;
     for (const auto& [k, v] : l.env)
       if (kv.size() > k.size() && kv.substr(0, k.size()) == k && kv[k.size()] == '=') overridden = true;
-    if (!overridden) env_strings.emplace_back(kv);
+    if (!overridden) env.emplace_back(kv);
   }
-  for (const auto& [k, v] : l.env) env_strings.push_back(k + "=" + v);
+  for (const auto& [k, v] : l.env) env.push_back(k + "=" + v);
   if (!l.checkpoint_dir.empty()) {
-    // What an earlier attempt left (a signal, a requeue, a lost node) is the
-    // program's to continue from; an empty or new directory restores nothing.
-    // Not created here: a mkdir (and rank 0's rmdir) for every trial, used or
-    // not, halved the dispatch rate of short trials; the clients create it
-    // when the program asks for it.
+    std::error_code ec;
     const bool inside = l.checkpoint_dir.rfind(l.trial_dir + "/", 0) == 0;
     const bool restored =
         !(fresh && inside) && fs::is_directory(l.checkpoint_dir, ec) && !fs::is_empty(l.checkpoint_dir, ec);
-    env_strings.push_back("TUNE_CHECKPOINT_DIR=" + fs::absolute(l.checkpoint_dir).string());
-    env_strings.push_back(std::string("TUNE_CHECKPOINT_RESTORED=") + (restored ? "1" : "0"));
+    env.push_back("TUNE_CHECKPOINT_DIR=" + fs::absolute(l.checkpoint_dir).string());
+    env.push_back(std::string("TUNE_CHECKPOINT_RESTORED=") + (restored ? "1" : "0"));
   }
-  // The report file: created empty now, read from `report_offset` on as it grows.
-  int report_file = -1;
-  off_t report_offset = 0;
-  if (l.reports_in_file) {
-    const std::string path = fs::absolute(l.trial_dir + "/reports").string();
-    report_file = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    env_strings.push_back("TUNE_REPORT_FILE=" + path);
-  } else {
-    env_strings.push_back("TUNE_REPORT_FD=" + std::to_string(kReportFd));
-  }
-  std::vector<char*> envp, argv;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> args = l.argv;
-  for (auto& s : args) argv.push_back(s.data());
-  argv.push_back(nullptr);
+  return env;
+}
 
-  const Spawned child = spawn_child(argv.data(), envp.data(), report.w, stdout_pipe.w, stderr_pipe.w);
-  report.close_w();
-  stdout_pipe.close_w();
-  stderr_pipe.close_w();
-  if (child.pid < 0) {
-    run.launch_error = "cannot execute '" + l.argv[0] + "': " + std::strerror(child.error);
-    run.end_time = now_s();
-    return run;
-  }
-  const pid_t pid = child.pid;
+std::vector<char*> pointers_to(std::vector<std::string>& strings) {
+  std::vector<char*> p;
+  for (auto& s : strings) p.push_back(s.data());
+  p.push_back(nullptr);
+  return p;
+}
 
-  ReportParser parser;
-  std::vector<Report> reports;
-  auto take_reports = [&] {
-    for (auto& r : reports) {
-      if (r.objective) run.objective = r.objective;
-      if (r.step && *r.step > run.last_step) run.last_step = *r.step;
-      if (on_report) on_report(r);
+// What a running trial sends back: its reports (on the pipe, or appended to
+// a file), its stdout (to the metric regex and the log) and its stderr (to
+// the log). The logs are files created when their first byte comes: a silent
+// trial costs no file (creating files was most of a short trial's launch);
+// an earlier attempt's go first.
+class TrialOutput {
+ public:
+  TrialOutput(const TrialLaunch& l, bool fresh, TrialRun& run, const TrialProcess::ReportSink& on_report)
+      : out_(l.trial_dir + "/stdout", fresh),
+        err_(l.trial_dir + "/stderr", fresh),
+        run_(run),
+        on_report_(on_report) {
+    if (!l.metric_regex.empty()) metric_.emplace(l.metric_regex);
+    if (l.reports_in_file) {
+      // Created empty now, read from report_offset_ on as it grows.
+      report_path_ = std::filesystem::absolute(l.trial_dir + "/reports").string();
+      report_file_ = open(report_path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     }
-    reports.clear();
-  };
-  char buf[65536];
-  bool report_open = true, stdout_open = true, stderr_open = true;
-  // A pidfd turns readable when the child exits, so one poll() waits for
-  // output and for the exit alike (kernels before 5.3: a 1 ms tick instead).
-  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-  auto read_report_file = [&] {
-    if (report_file < 0) return;
-    for (ssize_t got; (got = pread(report_file, buf, sizeof buf, report_offset)) > 0;) {
-      report_offset += got;
-      parser.feed(std::string_view(buf, static_cast<std::size_t>(got)), reports);
-    }
-  };
-  auto drain = [&](bool block) {
+  }
+  ~TrialOutput() {
+    if (report_file_ >= 0) close(report_file_);
+  }
+  TrialOutput(const TrialOutput&) = delete;
+  TrialOutput& operator=(const TrialOutput&) = delete;
+
+  // Where the program reports: TUNE_REPORT_FILE or TUNE_REPORT_FD.
+  std::string report_variable() const {
+    return report_path_.empty() ? "TUNE_REPORT_FD=" + std::to_string(kReportFd)
+                                : "TUNE_REPORT_FILE=" + report_path_;
+  }
+  // The child's ends of the pipes; closed here once it has them.
+  int report_w() const { return report_.w; }
+  int stdout_w() const { return stdout_.w; }
+  int stderr_w() const { return stderr_.w; }
+  void close_child_ends() {
+    report_.close_w();
+    stdout_.close_w();
+    stderr_.close_w();
+  }
+  bool streams_open() const { return report_open_ || stdout_open_ || stderr_open_; }
+
+  // Reads what has come; `block`: waits up to 20 ms for output or for the
+  // child's exit (`pidfd`, or a 1 ms tick without one).
+  void drain(bool block, int pidfd) {
     read_report_file();
     pollfd fds[4];
     int n = 0;
-    if (report_open) fds[n++] = {report.r, POLLIN, 0};
-    if (stdout_open) fds[n++] = {stdout_pipe.r, POLLIN, 0};
-    if (stderr_open) fds[n++] = {stderr_pipe.r, POLLIN, 0};
+    if (report_open_) fds[n++] = {report_.r, POLLIN, 0};
+    if (stdout_open_) fds[n++] = {stdout_.r, POLLIN, 0};
+    if (stderr_open_) fds[n++] = {stderr_.r, POLLIN, 0};
     const int data_fds = n;
     if (pidfd >= 0 && block) fds[n++] = {pidfd, POLLIN, 0};
     if (n == 0) {
@@ -309,38 +297,90 @@ TrialRun TrialProcess::run(const TrialLaunch& l, const ReportSink& on_report, co
     if (::poll(fds, n, block ? 20 : 0) <= 0) return;
     for (int i = 0; i < data_fds; ++i) {
       if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      const ssize_t got = read(fds[i].fd, buf, sizeof buf);
-      if (fds[i].fd == report.r) {
+      const ssize_t got = read(fds[i].fd, buf_, sizeof buf_);
+      const std::string_view data(buf_, got > 0 ? static_cast<std::size_t>(got) : 0);
+      if (fds[i].fd == report_.r) {
+        if (got > 0)
+          parser_.feed(data, reports_);
+        else
+          report_open_ = false;
+      } else if (fds[i].fd == stdout_.r) {
         if (got > 0) {
-          parser.feed(std::string_view(buf, got), reports);
+          if (metric_) metric_->feed(data);
+          out_.write(buf_, got);
         } else {
-          report_open = false;
-        }
-      } else if (fds[i].fd == stdout_pipe.r) {
-        if (got > 0) {
-          if (metric) metric->feed(std::string_view(buf, got));
-          out.write(buf, got);
-        } else {
-          stdout_open = false;
+          stdout_open_ = false;
         }
       } else {
         if (got > 0)
-          err.write(buf, got);
+          err_.write(buf_, got);
         else
-          stderr_open = false;
+          stderr_open_ = false;
       }
     }
     take_reports();
-  };
+  }
 
+  // The program has exited: the rest of its output, its last report, its metric.
+  void finish() {
+    for (int i = 0; i < 50 && streams_open(); ++i) drain(false, -1);
+    read_report_file();
+    parser_.finish(reports_);
+    take_reports();
+    if (metric_) {
+      metric_->finish();
+      run_.objective = metric_->value();
+    }
+    run_.bad_report_lines = parser_.bad_lines();
+    run_.first_report_error = parser_.first_error();
+  }
+
+ private:
+  void read_report_file() {
+    if (report_file_ < 0) return;
+    for (ssize_t got; (got = pread(report_file_, buf_, sizeof buf_, report_offset_)) > 0;) {
+      report_offset_ += got;
+      parser_.feed(std::string_view(buf_, static_cast<std::size_t>(got)), reports_);
+    }
+  }
+  void take_reports() {
+    for (auto& r : reports_) {
+      if (r.objective) run_.objective = r.objective;
+      if (r.step && *r.step > run_.last_step) run_.last_step = *r.step;
+      if (on_report_) on_report_(r);
+    }
+    reports_.clear();
+  }
+
+  LazyFile out_, err_;
+  Pipe report_, stdout_, stderr_;
+  TrialRun& run_;
+  const TrialProcess::ReportSink& on_report_;
+  std::optional<StdoutMetric> metric_;
+  std::string report_path_;
+  int report_file_ = -1;
+  off_t report_offset_ = 0;
+  ReportParser parser_;
+  std::vector<Report> reports_;
+  bool report_open_ = true, stdout_open_ = true, stderr_open_ = true;
+  char buf_[65536];
+};
+
+// Waits for the child while its output is drained; ends it at its time limit
+// or when `poll_hook` says so (SIGTERM to its group, SIGKILL after the grace).
+// Returns its wait status; its usage goes to `usage`.
+int watch(pid_t pid, const TrialLaunch& l, TrialOutput& output, const TrialProcess::Poll& poll_hook,
+          TrialRun& run, rusage& usage) {
+  // A pidfd turns readable when the child exits, so one poll() waits for
+  // output and for the exit alike (kernels before 5.3: a 1 ms tick instead).
+  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   const double t0 = mono_s();
   std::optional<double> term_sent;
   int status = 0;
-  rusage usage{};
   for (;;) {
     const pid_t done = wait4(pid, &status, WNOHANG, &usage);
     if (done == pid) break;
-    drain(true);
+    output.drain(true, pidfd);
     const double elapsed = mono_s() - t0;
     if (!term_sent) {
       if (l.time_limit > 0 && elapsed > l.time_limit) {
@@ -358,18 +398,44 @@ TrialRun TrialProcess::run(const TrialLaunch& l, const ReportSink& on_report, co
   }
   // Whatever the program left behind in its group ends with it.
   kill(-pid, SIGKILL);
-  for (int i = 0; i < 50 && (report_open || stdout_open || stderr_open); ++i) drain(false);
-  read_report_file();
-  if (report_file >= 0) close(report_file);
-  parser.finish(reports);
-  take_reports();
-  if (metric) {
-    metric->finish();
-    run.objective = metric->value();
+  if (pidfd >= 0) close(pidfd);
+  return status;
+}
+
+}  // namespace
+
+TrialRun TrialProcess::run(const TrialLaunch& l, const ReportSink& on_report, const Poll& poll_hook) {
+  TrialRun run;
+  run.trial = l.trial;
+  run.time_limit = l.time_limit;
+  run.start_time = now_s();
+  bool fresh = false;
+  if (l.argv.empty())
+    run.launch_error = "empty command";
+  else
+    run.launch_error = prepare_trial_dir(l, fresh);
+  if (run.launch_error) {
+    run.end_time = now_s();
+    return run;
   }
+  TrialOutput output(l, fresh, run, on_report);
+  // argv and environment prepared before fork: the child may not allocate.
+  std::vector<std::string> env = trial_environment(l, fresh);
+  env.push_back(output.report_variable());
+  std::vector<std::string> args = l.argv;
+  const std::vector<char*> envp = pointers_to(env), argv = pointers_to(args);
+  const Spawned child =
+      spawn_child(argv.data(), envp.data(), output.report_w(), output.stdout_w(), output.stderr_w());
+  output.close_child_ends();
+  if (child.pid < 0) {
+    run.launch_error = "cannot execute '" + l.argv[0] + "': " + std::strerror(child.error);
+    run.end_time = now_s();
+    return run;
+  }
+  rusage usage{};
+  const int status = watch(child.pid, l, output, poll_hook, run, usage);
+  output.finish();
   run.end_time = now_s();
-  run.bad_report_lines = parser.bad_lines();
-  run.first_report_error = parser.first_error();
   run.peak_rss_kb = usage.ru_maxrss;
   if (WIFEXITED(status)) {
     run.exited = true;
@@ -377,7 +443,6 @@ TrialRun TrialProcess::run(const TrialLaunch& l, const ReportSink& on_report, co
   } else if (WIFSIGNALED(status)) {
     run.signal = WTERMSIG(status);
   }
-  if (pidfd >= 0) close(pidfd);
   return run;
 }
 
