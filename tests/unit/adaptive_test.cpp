@@ -11,6 +11,7 @@
 #include "priority/job_summary.hpp"
 #include "priority/scheduling_pass.hpp"
 #include "priority/sched_config.hpp"
+#include "priority_fixture.hpp"
 
 namespace tune {
 namespace {
@@ -126,15 +127,7 @@ JobView job(std::uint32_t id, std::uint32_t uid, std::string tenant, JobView::St
   return j;
 }
 
-SchedConfig fast() {
-  SchedConfig c;
-  c.fairshare.half_life = 600;
-  c.adaptive.relax_time = 60;
-  c.yield.wait = 30;
-  c.yield.cooldown = 100;
-  c.yield.level = 2;
-  return c;
-}
+using testing_support::fast;
 
 const Resources kCluster{16, 8000, 0};
 const char* kPlateau = "tune:study=s;n=%d;dir=min;top=1,1,1,1,1";

@@ -9,6 +9,7 @@
 #include "priority/priority_policy.hpp"
 #include "priority/scheduling_pass.hpp"
 #include "priority/site_factor.hpp"
+#include "priority_fixture.hpp"
 
 namespace tune {
 namespace {
@@ -20,13 +21,7 @@ JobView pending(std::uint32_t id, std::uint32_t uid, std::string tenant, double 
   return j;
 }
 
-SchedConfig fast() {
-  SchedConfig c;
-  c.adaptive.relax_time = 60;
-  c.yield.wait = 30;
-  c.yield.cooldown = 100;
-  return c;
-}
+using testing_support::fast;
 
 TEST(PriorityPolicies, EachPluginsPolicyByNameWithItsConfigurationFile) {
   ASSERT_EQ(priority_policies().size(), 2u);

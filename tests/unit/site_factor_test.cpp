@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "priority/site_factor.hpp"
+#include "priority_fixture.hpp"
 
 namespace tune {
 namespace {
@@ -24,14 +25,7 @@ std::string plateau(int n) {
   return buf;
 }
 
-SchedConfig fast() {
-  SchedConfig c;
-  c.adaptive.relax_time = 60;
-  c.yield.wait = 30;
-  c.yield.cooldown = 100;
-  c.yield.level = 2;
-  return c;
-}
+using testing_support::fast;
 
 constexpr auto P = JobView::State::Pending;
 constexpr auto R = JobView::State::Running;
