@@ -26,7 +26,6 @@
 #include "simulation/ordering.hpp"
 #include "simulation/simulator.hpp"
 #include "study/progress.hpp"
-#include "study/trial_jobs.hpp"
 #include "study/trial_jobs_loop.hpp"
 
 namespace tune::sim::detail {

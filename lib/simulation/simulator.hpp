@@ -22,8 +22,9 @@
 //   and classic fair share (decayed usage, every PriorityCalcPeriod), or
 //   sched/tune's pass every interval (new jobs wait below it until then);
 // - tuning studies (Workload::studies), as `tune run` meets the cluster:
-//   with trial jobs, an AppCore job (1 CPU) that once started keeps
-//   `parallel` trial jobs in the queue (lib/study's trial_jobs_to_submit),
+//   with trial jobs, an AppCore job (1 CPU) that once started runs the
+//   AppCore's own loop (lib/study's TrialJobsController) and keeps
+//   `parallel` trial jobs in the queue,
 //   each bound to the study's next trial when it starts (late binding),
 //   carrying the study's progress record from its submission, while the
 //   AppCore's own record is the newest; as a whole allocation, one job of

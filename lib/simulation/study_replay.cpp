@@ -121,10 +121,9 @@ void Sim::drive(int s) {
   if (!run.core || run.stopped) return;
   TrialJobsController& loop = run.core->controller;
   loop.tick();
-  if (loop.done()) {  // tune run exits: its AppCore job ends
+  if (loop.done()) {  // tune run exits: its AppCore job ends (study_job_ended notes the study's end)
     run.stopped = true;
-    if (run.appcore >= 0) end_now(run.appcore);
-    if (run.trial_jobs.empty() && run.appcore < 0) study_res_[s].ended = now_;
+    end_now(run.appcore);
     return;
   }
   if (const auto at = loop.due()) study_events_.emplace(std::max(now_, *at), s);
