@@ -1,5 +1,4 @@
 #include "appcore.hpp"
-#include "writer_owner.hpp"
 
 #include <unistd.h>
 
@@ -14,13 +13,13 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "trial/runner_side.hpp"
-#include "trial/trial_json.hpp"
 #include "report/study_report.hpp"
 #include "study/progress.hpp"
 #include "study/text_input.hpp"
 #include "study/warm_start.hpp"
+#include "trial/runner_side.hpp"
 #include "tune_config.h"
+#include "writer_owner.hpp"
 
 namespace tune {
 
@@ -254,15 +253,11 @@ std::string AppCore::checkpoint_dir_of(std::uint64_t trial) const {
   return trial_dir_ + "/" + std::to_string(trial) + "/checkpoint";
 }
 
-std::optional<std::uint64_t> AppCore::on_report(const nlohmann::json& body, std::optional<std::uint64_t> holds) {
-  const auto trial = body.at("trial").get<std::uint64_t>();
-  if (holds && *holds != trial) return std::nullopt;
-  if (study_->on_report(trial, wire::report_from_json(body), now_s())) return trial;
-  return std::nullopt;
+bool AppCore::on_report(std::uint64_t trial, const Report& report) {
+  return study_->on_report(trial, report, now_s());
 }
 
-TrialRun AppCore::result_of(const nlohmann::json& body, bool interrupted) const {
-  TrialRun run = wire::run_from_json(body);
+TrialRun AppCore::attributed(TrialRun run, bool interrupted) const {
   attribute_to_stop(run, interrupted || g_stop_requested);
   return run;
 }

@@ -67,15 +67,12 @@ class AppCore {
   void post_progress();
   void tick_progress();
 
-  // A runner's Report message, the same in both modes: the report reaches
-  // the study; returns the trial to send a Prune for when the pruner stops
-  // it. `holds`: the trial the runner holds, if known (a report of another
-  // one is stale: ignored). Throws on a malformed body.
-  std::optional<std::uint64_t> on_report(const nlohmann::json& body, std::optional<std::uint64_t> holds = std::nullopt);
-  // A runner's Result body as a run, its outcome attributed to the stop when
-  // the study interrupted its trials (or this process was told to stop).
-  // Throws on a malformed body.
-  TrialRun result_of(const nlohmann::json& body, bool interrupted) const;
+  // A runner's report, the same in both modes: it reaches the study; true
+  // when the pruner stops the trial (the runner gets a Prune).
+  bool on_report(std::uint64_t trial, const Report& report);
+  // A runner's result, its outcome attributed to the stop when the study
+  // interrupted its trials (or this process was told to stop).
+  TrialRun attributed(TrialRun run, bool interrupted) const;
 
   // Records a result; `where` says what ran it ("rank 2 on node1", "job 17 on node3").
   void record(const TrialRun& run, int rank, const std::string& host, const std::string& where);

@@ -76,12 +76,11 @@ std::string runner_gpus(int gpus_per_trial, int local_index, const std::string& 
 // The AppCore's own link when it runs trials itself: a report reaches the
 // study at once, and the study's Prune and Interrupt come back the same way;
 // between them the AppCore keeps its clock (ticks, signals, progress).
-class LocalLink : public RunnerLink {
+class LocalLink : public RunnerLink, private wire::AppCoreInbox {
  public:
   explicit LocalLink(AppCore& core) : core_(core) {}
-  bool send(wire::Kind kind, const nlohmann::json& body) override {
-    if (kind == wire::Kind::Report)
-      if (const auto prune = core_.on_report(body)) inbox_.push_back({wire::Kind::Prune, {{"trial", *prune}}});
+  bool send(const wire::Message& m) override {
+    wire::deliver(m, *this);
     return true;
   }
   std::optional<wire::Message> poll() override {
@@ -92,7 +91,7 @@ class LocalLink : public RunnerLink {
       core_.tick_progress();
       if (core_.interrupt_running(now) && !interrupted_) {  // once: the trial ends on it
         interrupted_ = true;
-        inbox_.push_back({wire::Kind::Interrupt, nlohmann::json::object()});
+        inbox_.push_back(wire::interrupt_message());
       }
     }
     if (inbox_.empty()) return std::nullopt;
@@ -102,6 +101,16 @@ class LocalLink : public RunnerLink {
   }
 
  private:
+  // Only reports come this way: run_local records the run run_trial returns.
+  void report(std::uint64_t trial, const Report& r) override {
+    if (core_.on_report(trial, r)) inbox_.push_back(wire::prune_message(trial));
+  }
+  void ready(const nlohmann::json&) override {}
+  void result(const TrialRun&) override {}
+  void malformed(wire::Kind kind, const std::string& why) override {
+    throw std::logic_error("a malformed " + std::string(wire::kind_name(kind)) + " (" + why + ")");
+  }
+
   AppCore& core_;
   std::deque<wire::Message> inbox_;
   bool interrupted_ = false;
@@ -125,69 +134,86 @@ int run_local(AppCore& core) {
   return core.finish();
 }
 
-// Rank 0 with runners: late binding, never blocking on one runner.
-int run_appcore(AppCore& core, int world_size) {
-  Study& study = core.study();
-  std::map<int, std::uint64_t> busy;         // rank -> trial
-  std::map<int, std::string> hosts;          // rank -> node
-  int active = world_size - 1;
-  bool interrupted_busy = false;
-  mpi::Backoff backoff;
+// Rank 0 with runners: late binding, never blocking on one runner. Each
+// runner's message is delivered here, from the rank `from_` that sent it.
+class RankDispatch : private wire::AppCoreInbox {
+ public:
+  RankDispatch(AppCore& core, int world_size) : core_(core), study_(core.study()), active_(world_size - 1) {}
+
+  int run() {
+    mpi::Backoff backoff;
+    while (active_ > 0) {
+      const double now = now_s();
+      core_.check_signals(now);
+      study_.tick(now);
+      core_.tick_progress();
+      if (core_.interrupt_running(now) && !interrupted_busy_) {
+        for (const auto& [rank, id] : busy_) mpi::send(rank, wire::interrupt_message(id));
+        interrupted_busy_ = true;
+      }
+      if (auto done = study_.collect(now_s())) hand_out(done->rank, done->trial);
+      auto msg = mpi::poll(MPI_ANY_SOURCE);
+      if (!msg) {
+        if (study_.proposing())
+          study_.await_proposal(1e-3);  // woken by the proposal, or polls again
+        else
+          backoff.wait();
+        continue;
+      }
+      backoff.reset();
+      from_ = msg->source;
+      wire::deliver(msg->message, *this);
+    }
+    return core_.finish();
+  }
+
+ private:
+  // A runner asking for work (its first Ready, or the Ready inside a Result).
+  void ready(const nlohmann::json& hello) override {
+    hosts_[from_] = hello.value("host", "?");
+    // Slurm and mpirun signal every rank; one that heard it means the job is stopping.
+    if (hello.value("stopping", false)) study_.stop(StopReason::Signal);
+    const auto offer = study_.offer_trial(from_, hosts_[from_], now_s());
+    if (!offer.wait) hand_out(from_, offer.trial);
+  }
+  void report(std::uint64_t trial, const Report& r) override {
+    if (core_.on_report(trial, r)) mpi::send(from_, wire::prune_message(trial));
+  }
+  void result(const TrialRun& run) override {
+    busy_.erase(from_);
+    core_.record(core_.attributed(run, interrupted_busy_), from_, hosts_[from_],
+                 "rank " + std::to_string(from_) + " on " + hosts_[from_]);
+  }
+  // Runners run this binary: a malformed message is a bug, not input.
+  void malformed(wire::Kind kind, const std::string& why) override {
+    throw std::logic_error("rank " + std::to_string(from_) + " sent a malformed " +
+                           std::string(wire::kind_name(kind)) + " (" + why + ")");
+  }
+
   // A trial, or the end, for a runner: given now, or once the model's
   // proposal for it is ready (study.offer_trial never keeps a runner
   // waiting behind another's proposal).
-  const auto hand_out = [&](int rank, const std::optional<Trial>& trial) {
+  void hand_out(int rank, const std::optional<Trial>& trial) {
     if (trial) {
-      mpi::send(rank, wire::Kind::Launch, wire::to_json(core.launch_for(*trial)));
-      busy[rank] = trial->id;
+      mpi::send(rank, wire::launch_message(core_.launch_for(*trial)));
+      busy_[rank] = trial->id;
     } else {
-      mpi::send(rank, wire::Kind::Stop, nlohmann::json::object());
-      --active;
-    }
-  };
-  while (active > 0) {
-    const double now = now_s();
-    core.check_signals(now);
-    study.tick(now);
-    core.tick_progress();
-    if (core.interrupt_running(now) && !interrupted_busy) {
-      for (const auto& [rank, id] : busy) mpi::send(rank, wire::Kind::Interrupt, {{"trial", id}});
-      interrupted_busy = true;
-    }
-    if (auto done = study.collect(now_s())) hand_out(done->rank, done->trial);
-    auto msg = mpi::poll(MPI_ANY_SOURCE);
-    if (!msg) {
-      if (study.proposing()) study.await_proposal(1e-3);  // woken by the proposal, or polls again
-      else backoff.wait();
-      continue;
-    }
-    backoff.reset();
-    const int rank = msg->source;
-    const nlohmann::json& body = msg->message.body;
-    // A runner asking for work (its first Ready, or the Ready inside a Result).
-    const auto ready = [&](const nlohmann::json& hello) {
-      hosts[rank] = hello.value("host", "?");
-      // Slurm and mpirun signal every rank; one that heard it means the job is stopping.
-      if (hello.value("stopping", false)) study.stop(StopReason::Signal);
-      const auto offer = study.offer_trial(rank, hosts[rank], now_s());
-      if (!offer.wait) hand_out(rank, offer.trial);
-    };
-    switch (msg->message.kind) {
-      case wire::Kind::Ready: ready(body); break;
-      case wire::Kind::Report:
-        if (const auto prune = core.on_report(body)) mpi::send(rank, wire::Kind::Prune, {{"trial", *prune}});
-        break;
-      case wire::Kind::Result: {
-        const TrialRun run = core.result_of(body, interrupted_busy);
-        busy.erase(rank);
-        core.record(run, rank, hosts[rank], "rank " + std::to_string(rank) + " on " + hosts[rank]);
-        if (body.contains("ready")) ready(body.at("ready"));  // the next trial, in reply
-        break;
-      }
-      default: break;
+      mpi::send(rank, wire::stop_message());
+      --active_;
     }
   }
-  return core.finish();
+
+  AppCore& core_;
+  Study& study_;
+  std::map<int, std::uint64_t> busy_;  // rank -> trial
+  std::map<int, std::string> hosts_;   // rank -> node
+  int active_;
+  bool interrupted_busy_ = false;
+  int from_ = 0;
+};
+
+int run_appcore(AppCore& core, int world_size) {
+  return RankDispatch(core, world_size).run();
 }
 
 bool started_by_mpi() {
@@ -205,14 +231,6 @@ void add_run_options(CLI::App& r, RunOptions& o) {
   r.add_flag("--resume", o.resume, "continue the study in --history: keep done trials, rerun interrupted ones");
   r.add_flag("-q,--quiet", o.quiet, "print only the summary");
   CLI::Option* tj = add_study_flags(r, o, StudyCommand::Run);
-  r.add_option("--parallel", o.parallel, "trial jobs: at most this many in Slurm at once, pending and running")
-      ->check(CLI::PositiveNumber)
-      ->needs(tj)
-      ->capture_default_str();
-  r.add_option("-p,--partition", o.partition, "trial jobs: Slurm partition")->needs(tj);
-  r.add_option("-A,--account", o.account, "trial jobs: Slurm account")->needs(tj);
-  r.add_option("--qos", o.qos, "trial jobs: Slurm QOS")->needs(tj);
-  r.add_option("--reservation", o.reservation, "trial jobs: Slurm reservation")->needs(tj);
   r.add_option("--appcore-wait", o.appcore_wait, "trial jobs: how long a job whose AppCore is gone waits for a resumed one")
       ->needs(tj)
       ->capture_default_str();
@@ -294,7 +312,7 @@ int run_study(const RunOptions& o) {
       } catch (const std::exception& e) {
         // Bad input: say so, release the runners waiting for work, end cleanly.
         std::cerr << "tune run: error: " << e.what() << std::endl;
-        for (int r = 1; r < size; ++r) mpi::send(r, wire::Kind::Stop, nlohmann::json::object());
+        for (int r = 1; r < size; ++r) mpi::send(r, wire::stop_message());
         if (mpi) MPI_Finalize();
         return kExitUsage;
       }

@@ -24,8 +24,6 @@ struct RunOptions : StudyFlags {
   bool quiet = false;
 
   // --trial-jobs: the AppCore's side (trial_jobs/, driver/trial_jobs_loop).
-  int parallel = 1;                  // trial jobs at once, pending and running
-  std::string partition, account, qos, reservation;
   std::string appcore_wait = "300";  // how long a trial job waits for a lost AppCore
   std::string slurm_poll = "10";     // seconds between looks at the study's jobs in slurmctld
 };

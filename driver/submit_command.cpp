@@ -12,7 +12,6 @@
 #include <sstream>
 
 #include "appcore.hpp"
-#include "prune_flags.hpp"
 #include "run_command.hpp"
 #include "search/sampler.hpp"
 #include "space/search_space.hpp"
@@ -26,9 +25,6 @@ namespace fs = std::filesystem;
 
 void add_submit_options(CLI::App& s, SubmitOptions& o) {
   add_study_flags(s, o, StudyCommand::Submit);
-  s.add_option("--parallel", o.parallel, "trials at once: MPI runners, or trial jobs with --trial-jobs")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
   s.add_option("--runners-per-node", o.runners_per_node,
                "MPI tasks per node, rank 0 counted on the first (default: all on one node)")
       ->check(CLI::PositiveNumber);
@@ -37,10 +33,6 @@ void add_submit_options(CLI::App& s, SubmitOptions& o) {
       ->capture_default_str();
   s.add_option("--appcore-mem,--app-core-memory", o.appcore_mem, "memory of the AppCore task");
   s.add_option("--time", o.time, "the job's time limit (sbatch --time); the study drains 2 minutes before");
-  s.add_option("--partition,-p", o.partition, "Slurm partition");
-  s.add_option("--account,-A", o.account, "Slurm account");
-  s.add_option("--qos", o.qos, "Slurm QOS");
-  s.add_option("--reservation", o.reservation, "Slurm reservation");
   s.add_option("--history", o.history, "HDF5 history (default: NAME.h5 in the working directory)");
   s.add_option("--workdir", o.workdir, "directory the job runs in (default: the current one)");
   s.add_flag("--dry-run", o.dry_run, "print the script instead of writing and submitting it");
@@ -48,7 +40,7 @@ void add_submit_options(CLI::App& s, SubmitOptions& o) {
 
 int submit_study(const SubmitOptions& in) {
   SubmitOptions o = in;
-  check_study_flags(o);
+  check_study_flags(o, StudyCommand::Submit);
   if (o.command.empty() && o.program.empty()) {
     std::cerr << "tune submit: error: no program: give it after -- or with --program\n";
     return kExitUsage;

@@ -135,14 +135,10 @@ class TrialJobsLoop : public JobLinks {
   }
 
   // JobLinks: the trial vocabulary over the channel.
-  void launch(Conn c, const Trial& t) override {
-    send_to(c, wire::Kind::Launch, {{"launch", wire::to_json(core_.launch_for(t))}});
-  }
-  void stop(Conn c) override { send_to(c, wire::Kind::Stop, json::object()); }
-  void interrupt(Conn c, std::uint64_t trial) override {
-    send_to(c, wire::Kind::Interrupt, {{"trial", trial}});
-  }
-  void prune(Conn c, std::uint64_t trial) override { send_to(c, wire::Kind::Prune, {{"trial", trial}}); }
+  void launch(Conn c, const Trial& t) override { send_to(c, wire::launch_message(core_.launch_for(t))); }
+  void stop(Conn c) override { send_to(c, wire::stop_message()); }
+  void interrupt(Conn c, std::uint64_t trial) override { send_to(c, wire::interrupt_message(trial)); }
+  void prune(Conn c, std::uint64_t trial) override { send_to(c, wire::prune_message(trial)); }
   void close(Conn c) override { server_.close(c); }
   void pump(double seconds) override {
     for (auto& ev : server_.poll(seconds)) handle(ev);
@@ -244,7 +240,7 @@ class TrialJobsLoop : public JobLinks {
         std::string bad;
         if (ev.body.contains("result")) {
           try {
-            result = core_.result_of(ev.body["result"], false);
+            result = core_.attributed(wire::run_from_json(ev.body["result"]), false);
           } catch (const std::exception& e) {
             bad = e.what();
           }
@@ -260,42 +256,39 @@ class TrialJobsLoop : public JobLinks {
     }
   }
 
+  // A job's message, delivered to the controller (a frame of no known kind,
+  // or from a connection that is no job's, is dropped).
   void message(const ChannelServer::Event& ev) {
     const auto job = loop_->job_of(ev.conn);
     if (!job) return;
-    const auto kind = ev.body.contains("type") && ev.body["type"].is_string()
-                          ? wire::kind_of(ev.body["type"].get<std::string>())
-                          : std::nullopt;
-    if (!kind) return;
-    switch (*kind) {
-      case wire::Kind::Ready: return loop_->on_ready(ev.conn);
-      case wire::Kind::Report:
-        try {
-          const auto trial = ev.body.at("trial").get<std::uint64_t>();
-          loop_->on_report(ev.conn, trial, wire::report_from_json(ev.body));
-        } catch (const std::exception& e) {
-          core_.say("closed the connection of job " + std::to_string(*job) + ": a malformed report (" +
-                    e.what() + ")");
-          server_.close(ev.conn);
-        }
-        return;
-      case wire::Kind::Result:
-        try {
-          loop_->on_result(ev.conn, core_.result_of(ev.body.value("result", json()), false));
-        } catch (const std::exception& e) {
-          loop_->on_bad_result(ev.conn, e.what());
-        }
-        return;
-      case wire::Kind::Bye: return loop_->on_bye(ev.conn);
-      default: return;  // an AppCore's kind from a job: ignored
+    if (const auto m = wire::from_frame(ev.body)) {
+      FromJob inbox{*this, ev.conn, *job};
+      wire::deliver(*m, inbox);
     }
   }
 
-  // A message of the trial vocabulary to a job: its kind in "type".
-  void send_to(Conn conn, wire::Kind kind, json body) {
-    body["type"] = wire::kind_name(kind);
-    server_.send(conn, body);
-  }
+  // What one job's message means to the controller.
+  struct FromJob : wire::AppCoreInbox {
+    FromJob(TrialJobsLoop& l, Conn c, std::uint32_t j) : loop(l), conn(c), job(j) {}
+    void ready(const json&) override { loop.loop_->on_ready(conn); }
+    void report(std::uint64_t trial, const Report& r) override { loop.loop_->on_report(conn, trial, r); }
+    void result(const TrialRun& run) override {
+      loop.loop_->on_result(conn, loop.core_.attributed(run, false));
+    }
+    void bye() override { loop.loop_->on_bye(conn); }
+    void malformed(wire::Kind kind, const std::string& why) override {
+      if (kind == wire::Kind::Result) return loop.loop_->on_bad_result(conn, why);
+      loop.core_.say("closed the connection of job " + std::to_string(job) + ": a malformed " +
+                     std::string(wire::kind_name(kind)) + " (" + why + ")");
+      loop.server_.close(conn);
+    }
+    TrialJobsLoop& loop;
+    Conn conn;
+    std::uint32_t job;
+  };
+
+  // A message of the trial vocabulary to a job, as a channel frame.
+  void send_to(Conn conn, const wire::Message& m) { server_.send(conn, wire::to_frame(m)); }
 
   void say_costs() const {
     const Spread start = spread_of(loop_->slurm_start()), bind = spread_of(loop_->binding()),

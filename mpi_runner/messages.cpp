@@ -9,9 +9,9 @@ namespace tune::mpi {
 
 using nlohmann::json;
 
-void send(int dest, wire::Kind kind, const json& body) {
-  const std::string text = body.dump();
-  MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, dest, wire::tag_of(kind), MPI_COMM_WORLD);
+void send(int dest, const wire::Message& m) {
+  const std::string text = m.body.dump();
+  MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, dest, wire::tag_of(m.kind), MPI_COMM_WORLD);
 }
 
 std::optional<Received> poll(int source) {
@@ -26,12 +26,14 @@ std::optional<Received> poll(int source) {
     MPI_Recv(text.data(), count, MPI_CHAR, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     const auto kind = wire::kind_of_tag(st.MPI_TAG);
     if (!kind) continue;  // not ours: dropped
-    return Received{st.MPI_SOURCE, {*kind, text.empty() ? json::object() : json::parse(text)}};
+    json body = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (body.is_discarded()) body = json::object();  // deliver names what is missing
+    return Received{st.MPI_SOURCE, {*kind, std::move(body)}};
   }
 }
 
-bool RankLink::send(wire::Kind kind, const json& body) {
-  mpi::send(0, kind, body);
+bool RankLink::send(const wire::Message& m) {
+  mpi::send(0, m);
   return true;
 }
 

@@ -12,7 +12,7 @@
 
 namespace tune::mpi {
 
-void send(int dest, wire::Kind kind, const nlohmann::json& body);
+void send(int dest, const wire::Message& m);
 
 // A message waiting from `source` (MPI_ANY_SOURCE for any), received; nothing
 // if none is waiting. A message of an unknown tag is received and dropped.
@@ -25,7 +25,7 @@ std::optional<Received> poll(int source);
 // A runner rank's link to rank 0.
 class RankLink : public RunnerLink {
  public:
-  bool send(wire::Kind kind, const nlohmann::json& body) override;
+  bool send(const wire::Message& m) override;
   std::optional<wire::Message> poll() override;
 };
 

@@ -1,36 +1,66 @@
 #include "mpi_runner/runner.hpp"
 
+#include <stdexcept>
+
 #include "mpi_runner/messages.hpp"
-#include "trial/trial_json.hpp"
 
 namespace tune {
 
-int run_runner(const RunnerIdentity& me) {
-  const nlohmann::json hello = {{"host", me.host}, {"gpus", me.gpus}};
-  mpi::RankLink link;
-  link.send(wire::Kind::Ready, hello);
-  mpi::Backoff backoff;
-  for (;;) {
-    auto msg = link.poll();
-    if (!msg) {
-      backoff.wait();
-      continue;
+namespace {
+
+// What rank 0 says to an idle runner: a trial to run, or stop. An Interrupt
+// or Prune can come late, for a trial already ended: ignored.
+class IdleRunner : public wire::RunnerInbox {
+ public:
+  IdleRunner(const RunnerIdentity& me, mpi::RankLink& link)
+      : me_(me), link_(link), hello_{{"host", me.host}, {"gpus", me.gpus}} {}
+
+  int run() {
+    link_.send(wire::ready_message(hello_));
+    mpi::Backoff backoff;
+    while (!stopped_) {
+      auto msg = link_.poll();
+      if (!msg) {
+        backoff.wait();
+        continue;
+      }
+      backoff.reset();
+      wire::deliver(*msg, *this);
     }
-    backoff.reset();
-    if (msg->kind == wire::Kind::Stop) break;
-    if (msg->kind != wire::Kind::Launch) continue;  // a late Interrupt or Prune for a trial already ended
-    TrialLaunch launch = wire::launch_from_json(msg->body);
-    if (!me.gpus.empty()) launch.env.emplace_back("CUDA_VISIBLE_DEVICES", me.gpus);
-    const TrialRun run = run_trial(link, launch);
+    return 0;
+  }
+
+  void launch(TrialLaunch launch) override {
+    if (!me_.gpus.empty()) launch.env.emplace_back("CUDA_VISIBLE_DEVICES", me_.gpus);
+    const TrialRun run = run_trial(link_, launch);
     // The result asks for the next trial too (one message, answered at once).
     // A signalled runner takes no more work (a draining one lets its trial
     // finish first); rank 0 hears that the job is stopping.
-    nlohmann::json result = wire::to_json(run);
-    result["ready"] = hello;
-    if (g_stop_requested || g_drain_requested) result["ready"]["stopping"] = true;
-    link.send(wire::Kind::Result, result);
+    nlohmann::json next = hello_;
+    if (g_stop_requested || g_drain_requested) next["stopping"] = true;
+    link_.send(wire::result_message(run, next));
   }
-  return 0;
+  void stop() override { stopped_ = true; }
+  void interrupt(std::optional<std::uint64_t>) override {}
+  void prune(std::uint64_t) override {}
+  // Rank 0 runs the same binary: a malformed message is a bug, not input.
+  void malformed(wire::Kind kind, const std::string& why) override {
+    throw std::logic_error("runner " + std::to_string(me_.rank) + ": a malformed " +
+                           std::string(wire::kind_name(kind)) + " from rank 0 (" + why + ")");
+  }
+
+ private:
+  const RunnerIdentity& me_;
+  mpi::RankLink& link_;
+  const nlohmann::json hello_;
+  bool stopped_ = false;
+};
+
+}  // namespace
+
+int run_runner(const RunnerIdentity& me) {
+  mpi::RankLink link;
+  return IdleRunner(me, link).run();
 }
 
 }  // namespace tune

@@ -1,6 +1,7 @@
 #include "trial/runner_side.hpp"
 
 #include <chrono>
+#include <iostream>
 #include <thread>
 
 #include "trial/trial_json.hpp"
@@ -17,23 +18,41 @@ void await_stop_signal(const TrialRun& run, double grace) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
 }
 
+namespace {
+
+// What may come while a trial runs: Interrupt and Prune, for this trial (a
+// late one for a trial already ended is ignored). The AppCore sends Launch
+// and Stop only in reply to Ready or a Result.
+class WhileRunning : public wire::RunnerInbox {
+ public:
+  explicit WhileRunning(std::uint64_t trial) : trial_(trial) {}
+  void launch(TrialLaunch) override {}
+  void stop() override {}
+  void interrupt(std::optional<std::uint64_t> trial) override { interrupted |= !trial || *trial == trial_; }
+  void prune(std::uint64_t trial) override { pruned |= trial == trial_; }
+  void malformed(wire::Kind kind, const std::string& why) override {
+    std::cerr << "tune: ignored a malformed " << wire::kind_name(kind) << " from the AppCore (" << why
+              << ")\n";
+  }
+  bool interrupted = false, pruned = false;
+
+ private:
+  std::uint64_t trial_;
+};
+
+}  // namespace
+
 TrialRun run_trial(RunnerLink& link, const TrialLaunch& launch) {
-  bool interrupt = false, prune = false;
+  WhileRunning inbox(launch.trial);
   TrialRun run = TrialProcess::run(
-      launch, [&](const Report& r) { link.send(wire::Kind::Report, wire::to_json(launch.trial, r)); },
+      launch, [&](const Report& r) { link.send(wire::report_message(launch.trial, r)); },
       [&] {
-        // Only Interrupt and Prune come while a trial runs; the AppCore sends
-        // Launch and Stop only in reply to Ready or a Result.
-        while (auto m = link.poll()) {
-          if (m->kind == wire::Kind::Interrupt) interrupt = true;
-          if (m->kind == wire::Kind::Prune && m->body.value("trial", launch.trial + 1) == launch.trial)
-            prune = true;
-        }
-        return interrupt || prune || g_stop_requested.load();
+        while (auto m = link.poll()) wire::deliver(*m, inbox);
+        return inbox.interrupted || inbox.pruned || g_stop_requested.load();
       });
   await_stop_signal(run);  // scancel, a time limit, preemption: Slurm's SIGTERM may reach the program first
-  attribute_to_stop(run, interrupt || g_stop_requested.load());
-  attribute_to_prune(run, prune);
+  attribute_to_stop(run, inbox.interrupted || g_stop_requested.load());
+  attribute_to_prune(run, inbox.pruned);
   return run;
 }
 

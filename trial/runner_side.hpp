@@ -27,7 +27,7 @@ class RunnerLink {
  public:
   virtual ~RunnerLink() = default;
   // Sends a message; false when the AppCore cannot be reached now.
-  virtual bool send(wire::Kind kind, const nlohmann::json& body) = 0;
+  virtual bool send(const wire::Message& m) = 0;
   // A message from the AppCore waiting now, if any (never blocks).
   virtual std::optional<wire::Message> poll() = 0;
 };

@@ -90,11 +90,9 @@ class Session : public RunnerLink {
   }
 
   // Sends, or notes that the connection is gone.
-  bool send(wire::Kind kind, const json& body) override {
-    json m = body.is_object() ? body : json::object();
-    m["type"] = wire::kind_name(kind);
+  bool send(const wire::Message& m) override {
     try {
-      client_.send(m);
+      client_.send(wire::to_frame(m));
       return true;
     } catch (const ChannelError&) {
       return false;
@@ -104,9 +102,9 @@ class Session : public RunnerLink {
   // AppCore does not stop the trial: its result waits for a resumed one.
   std::optional<wire::Message> poll() override {
     while (!lost()) {
-      auto m = next(0);
-      if (!m) return std::nullopt;
-      if (const auto kind = wire::kind_of(m->value("type", ""))) return wire::Message{*kind, std::move(*m)};
+      auto frame = next(0);
+      if (!frame) return std::nullopt;
+      if (auto m = wire::from_frame(std::move(*frame))) return m;
     }
     return std::nullopt;
   }
@@ -131,6 +129,21 @@ class Session : public RunnerLink {
   bool lost_ = false;
 };
 
+// The AppCore's answer to Ready: a trial, or stop. A late Interrupt or Prune,
+// for a trial already ended, is ignored.
+struct Answer : wire::RunnerInbox {
+  void launch(TrialLaunch l) override { trial = std::move(l); }
+  void stop() override { stopped = true; }
+  void interrupt(std::optional<std::uint64_t>) override {}
+  void prune(std::uint64_t) override {}
+  void malformed(wire::Kind kind, const std::string& why) override {
+    bad = "a malformed " + std::string(wire::kind_name(kind)) + " from the AppCore (" + why + ")";
+  }
+  std::optional<TrialLaunch> trial;
+  bool stopped = false;
+  std::string bad;
+};
+
 }  // namespace
 
 int run_trial_job(const TrialJobOptions& o) {
@@ -143,29 +156,30 @@ int run_trial_job(const TrialJobOptions& o) {
   Session session(o);
   if (!session.connect(json::object())) return 1;
   for (int done = 0; done < o.trials && !g_stop_requested;) {
-    if (!session.send(wire::Kind::Ready, json::object())) {
+    if (!session.send(wire::ready_message())) {
       session.reset_lost();
       if (!session.connect(json::object())) return 1;
       continue;
     }
-    std::optional<json> msg;
-    while (!msg && !session.lost() && !g_stop_requested) msg = session.next(1.0);
-    if (!msg) {
+    std::optional<json> frame;
+    while (!frame && !session.lost() && !g_stop_requested) frame = session.next(1.0);
+    if (!frame) {
       if (g_stop_requested) break;
       session.reset_lost();
       if (!session.connect(json::object())) return 1;
       continue;
     }
-    const auto kind = wire::kind_of(msg->value("type", ""));
-    if (kind == wire::Kind::Stop) break;
-    if (kind != wire::Kind::Launch) continue;
-    TrialLaunch launch;
-    try {
-      launch = wire::launch_from_json(msg->at("launch"));
-    } catch (const std::exception& e) {
-      say(std::string("a malformed launch from the AppCore (") + e.what() + "); leaving");
+    const auto msg = wire::from_frame(std::move(*frame));
+    if (!msg) continue;
+    Answer answer;
+    wire::deliver(*msg, answer);
+    if (!answer.bad.empty()) {
+      say(answer.bad + "; leaving");
       return 1;
     }
+    if (answer.stopped) break;
+    if (!answer.trial) continue;
+    TrialLaunch launch = std::move(*answer.trial);
     const auto direct = launch.argv;
     launch.argv = with_srun(launch.argv);
     // srun's tasks on other nodes cannot inherit a descriptor: they append to a file.
@@ -177,13 +191,13 @@ int run_trial_job(const TrialJobOptions& o) {
     const TrialRun run = run_trial(session, launch);
     keep_result(launch, run);
     json result = wire::to_json(run);
-    if (session.lost() || !session.send(wire::Kind::Result, {{"result", result}})) {
+    if (session.lost() || !session.send(wire::result_message(run))) {
       session.reset_lost();
       if (!session.connect({{"result", result}})) return 1;
     }
     ++done;
   }
-  session.send(wire::Kind::Bye, json::object());
+  session.send(wire::bye_message());
   return 0;
 }
 

@@ -74,16 +74,7 @@ std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary
     << "# this job to resume it; after SIGTERM (scancel, preemption) it does not.\n"
     << "exec " << q(tune_binary) << " wrap -- " << (o.trial_jobs ? "" : "mpirun -np \"$SLURM_NTASKS\" ")
     << q(tune_binary) << " run --history \"$history\" \"${resume[@]}\" \\\n"
-    << "  --name " << q(o.name) << " --space " << q(o.space_file) << study_run_arguments(o, q);
-  if (o.trial_jobs) {
-    s << " --parallel " << o.parallel;
-    for (const auto& [flag, v] :
-         std::vector<std::pair<const char*, std::string>>{{"--partition", o.partition},
-                                                          {"--account", o.account},
-                                                          {"--qos", o.qos},
-                                                          {"--reservation", o.reservation}})
-      if (!v.empty()) s << " " << flag << " " << q(v);
-  }
+    << " " << study_run_arguments(o, q);
   s << " \\\n  --";
   const auto words = o.command.empty() ? split_command(o.program) : o.command;
   for (const auto& w : words) s << " " << q(w);

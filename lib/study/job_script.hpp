@@ -12,12 +12,10 @@ namespace tune {
 
 // tune submit's flags: the study's (shared with tune run) and the job's.
 struct SubmitOptions : StudyFlags {
-  int parallel = 1;          // runners, or trial jobs at once with --trial-jobs
   int runners_per_node = 0;  // MPI tasks per node (rank 0 counts on the first); 0: all on one node
   int appcore_cpus = 1;
   std::string appcore_mem;  // accepted for the source design; see tune(1)
   std::string time;         // the job's --time
-  std::string partition, account, qos, reservation;
   std::string history;
   std::string workdir;
   bool dry_run = false;

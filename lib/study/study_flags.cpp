@@ -1,64 +1,391 @@
 #include "study/study_flags.hpp"
 
+#include <algorithm>
+#include <filesystem>
 #include <stdexcept>
+#include <utility>
 
+#include "search/sampler.hpp"
 #include "study/text_input.hpp"
 
 namespace tune {
 
 namespace {
 
-// The early-stopping flags as `tune run` arguments.
-std::string prune_arguments(const PrunerOptions& o, std::string (*quote)(const std::string&)) {
-  if (o.rule == "none") return "";
-  std::string s = " --prune " + o.rule + " --prune-metric " + quote(o.metric);
-  if (o.rule == "asha")
-    s += " --min-resource " + std::to_string(o.min_resource) + " --reduction-factor " +
-         std::to_string(o.reduction_factor);
-  if (o.rule == "median")
-    s += " --min-resource " + std::to_string(o.min_resource) + " --prune-min-trials " +
-         std::to_string(o.min_trials);
-  return s;
+using F = StudyFlags;
+
+bool with_grid(const StudyFlags& f) {
+  return f.algo == "grid";
+}
+bool pruning(const StudyFlags& f) {
+  return f.prune.rule != "none";
+}
+bool with_asha(const StudyFlags& f) {
+  return f.prune.rule == "asha";
+}
+bool with_rungs(const StudyFlags& f) {
+  return f.prune.rule == "asha" || f.prune.rule == "median";
+}
+bool with_median(const StudyFlags& f) {
+  return f.prune.rule == "median";
+}
+
+std::vector<StudyFlag> make_study_flags() {
+  using C = FlagCheck;
+  using S = FlagScope;
+  using I = InScript;
+  return {
+      {.names = "--name,--app-name",
+       .help = "study name (default: the history's file name)",
+       .submit_help = "study and job name (default: the space file's name)",
+       .field = study_field<&F::name>()},
+      {.names = "--space,--tuning-parameters",
+       .help = "search space JSON file (required for a new study)",
+       .submit_help = "search space JSON file",
+       .field = study_field<&F::space_file>(),
+       .check = C::ExistingFile,
+       .required_on_submit = true},
+      {.names = "--algo,--tuning-type",
+       .help = "search algorithm: grid, random, bayes or tpe",
+       .field = study_field<&F::algo>(),
+       .check = C::Algorithm,
+       .show_default = true,
+       .in_script = I::Always},
+      {.names = "--seed",
+       .help = "random seed (default: from the clock, recorded in the history)",
+       .field = study_field<&F::seed>()},
+      {.names = "--grid-points",
+       .help = "grid: points per continuous interval",
+       .field = study_field<&F::grid_points>(),
+       .check = C::Range,
+       .lo = 1,
+       .hi = 1000,
+       .show_default = true,
+       .in_script = I::Always,
+       .applies = with_grid},
+      {.names = "--objective",
+       .help = "several objectives: the names the program reports them under, e.g. loss,latency (answer: the "
+               "Pareto front)",
+       .field = study_field<&F::objective>()},
+      {.names = "--direction",
+       .help = "min or max: which objective is better (one per objective with --objective)",
+       .field = study_field<&F::direction>(),
+       .show_default = true,
+       .in_script = I::Always},
+      {.names = "--program,--app-runner-launch-cmd",
+       .help = "the trial program as one string (split like a shell, nothing expanded)",
+       .field = study_field<&F::program>(),
+       .in_script = I::Never},  // a job script gives the program after --
+      {.names = "--shell",
+       .help = "run the program through /bin/sh -c (placeholders are shell-quoted)",
+       .field = study_field<&F::shell>()},
+      {.names = "--program-version",
+       .help = "recorded in the history (e.g. a git commit)",
+       .field = study_field<&F::program_version>()},
+      {.names = "--trials,--trail-steps",
+       .help = "number of trials in the study (a total; a resumed study without it runs to the last number "
+               "given)",
+       .field = study_field<&F::trials>(),
+       .check = C::Positive,
+       .required_on_submit = true},
+      {.names = "--trial-time-limit",
+       .help = "end a trial after this long (SIGTERM, then SIGKILL)",
+       .field = study_field<&F::trial_time_limit>(),
+       .check = C::Duration},
+      {.names = "--grace",
+       .help = "time between SIGTERM and SIGKILL",
+       .field = study_field<&F::grace>(),
+       .check = C::Duration,
+       .show_default = true},
+      {.names = "--drain",
+       .help = "on SIGUSR1 (a yield, a time-limit warning), let running trials finish this long before "
+               "ending them",
+       .field = study_field<&F::drain>(),
+       .check = C::Duration,
+       .show_default = true},
+      {.names = "--target",
+       .help = "stop once the best objective reaches this value (one per objective: once a trial meets all)",
+       .field = study_field<&F::target>()},
+      {.names = "--max-failures",
+       .help = "stop after this many failed trials in a row (0: never)",
+       .field = study_field<&F::max_failures>(),
+       .check = C::NonNegative,
+       .show_default = true,
+       .in_script = I::Always},
+      {.names = "--metric-regex",
+       .help =
+           "read the objective from stdout: the last match's first group (for programs you cannot change)",
+       .field = study_field<&F::metric_regex>()},
+      {.names = "--gpus-per-trial",
+       .help = "GPUs each trial gets (CUDA_VISIBLE_DEVICES; per node with --trial-jobs)",
+       .field = study_field<&F::gpus_per_trial>(),
+       .check = C::NonNegative,
+       .show_default = true},
+      {.names = "--prune",
+       .help = "early stopping: none, asha or median",
+       .field = study_field<&F::prune, &PrunerOptions::rule>(),
+       .check = C::Pruner,
+       .show_default = true},
+      {.names = "--prune-metric",
+       .help = "the reported metric pruning compares (e.g. val_loss; 'objective' for objective= reports); it "
+               "must improve in --direction",
+       .field = study_field<&F::prune, &PrunerOptions::metric>(),
+       .in_script = I::Always,
+       .applies = pruning},
+      {.names = "--min-resource",
+       .help = "asha: step of the first rung; median: first step that may stop",
+       .field = study_field<&F::prune, &PrunerOptions::min_resource>(),
+       .check = C::Positive,
+       .show_default = true,
+       .in_script = I::Always,
+       .applies = with_rungs},
+      {.names = "--reduction-factor",
+       .help = "asha: keep the best 1/N at each rung",
+       .field = study_field<&F::prune, &PrunerOptions::reduction_factor>(),
+       .check = C::Range,
+       .lo = 2,
+       .hi = 1000,
+       .show_default = true,
+       .in_script = I::Always,
+       .applies = with_asha},
+      {.names = "--prune-min-trials",
+       .help = "median: finished trials needed before any trial is stopped",
+       .field = study_field<&F::prune, &PrunerOptions::min_trials>(),
+       .check = C::Positive,
+       .show_default = true,
+       .in_script = I::Always,
+       .applies = with_median},
+      {.names = "--enqueue",
+       .help = "JSON list of parameter sets to run first (checked against the space)",
+       .field = study_field<&F::enqueue>(),
+       .check = C::ExistingFile},
+      {.names = "--warm-start",
+       .help = "HDF5 history of an earlier study: its finished trials feed the search, not run again",
+       .field = study_field<&F::warm_start>(),
+       .check = C::ExistingFile},
+      {.names = "--keep-checkpoints",
+       .help = "keep each finished trial's checkpoint directory (TUNE_CHECKPOINT_DIR; removed by default)",
+       .field = study_field<&F::keep_checkpoints>()},
+      {.names = "command",
+       .help = "the trial program and its arguments, after --; {name} is a parameter",
+       .field = study_field<&F::command>(),
+       .in_script = I::Never},  // a job script gives the program after --
+
+      {.names = "--trial-jobs",
+       .help =
+           "run every trial as its own Slurm job, bound to its parameters when it starts (not under mpirun)",
+       .submit_help = "the AppCore is one small job (1 CPU, no GPU) and every trial a Slurm job of its own",
+       .field = study_field<&F::trial_jobs>(),
+       .scope = S::TrialJobsSwitch,
+       .in_script = I::Always},
+      {.names = "--trials-per-job",
+       .help = "trial jobs: trials one job runs back to back (short trials)",
+       .field = study_field<&F::trials_per_job>(),
+       .check = C::Range,
+       .lo = 1,
+       .hi = 100000,
+       .scope = S::TrialJobs,
+       .show_default = true,
+       .in_script = I::Always},
+      {.names = "--nodes-per-trial",
+       .help = "trial jobs: nodes of a trial job; the program runs under srun",
+       .field = study_field<&F::nodes_per_trial>(),
+       .check = C::Positive,
+       .scope = S::TrialJobs,
+       .show_default = true,
+       .in_script = I::Always},
+      {.names = "--tasks-per-trial",
+       .help = "trial jobs: tasks of the program (srun when more than 1)",
+       .field = study_field<&F::tasks_per_trial>(),
+       .check = C::Positive,
+       .scope = S::TrialJobs,
+       .show_default = true,
+       .in_script = I::Always},
+      {.names = "--constraint",
+       .help = "trial jobs: Slurm node features of each trial job (sbatch --constraint)",
+       .field = study_field<&F::constraint>(),
+       .scope = S::TrialJobs},
+      {.names = "--nice",
+       .help = "trial jobs: sbatch --nice, lowers their priority (0 to 2147483645, Slurm's range)",
+       .field = study_field<&F::nice>(),
+       .check = C::Range,
+       .lo = 0,
+       .hi = 2147483645,
+       .scope = S::TrialJobs},
+      {.names = "--cpus-per-trial,--app-runner-cpus",
+       .help = "trial jobs: CPUs per task of a trial job",
+       .submit_help = "CPUs of each trial (a runner, or a trial job's task)",
+       .field = study_field<&F::cpus_per_trial>(),
+       .check = C::Positive,
+       .scope = S::TrialJobsOnRun,
+       .show_default = true,
+       .in_script = I::Always},
+      {.names = "--mem-per-trial,--app-runner-memory",
+       .help = "trial jobs: memory per node of a trial job (512M, 4G)",
+       .submit_help = "memory of each trial (512M, 4G; per node of a trial job)",
+       .field = study_field<&F::mem_per_trial>(),
+       .check = C::Size,
+       .scope = S::TrialJobsOnRun,
+       .show_default = true,
+       .in_script = I::Always},
+      {.names = "--parallel",
+       .help = "trial jobs: at most this many in Slurm at once, pending and running",
+       .submit_help = "trials at once: MPI runners, or trial jobs with --trial-jobs",
+       .field = study_field<&F::parallel>(),
+       .check = C::Positive,
+       .scope = S::TrialJobsOnRun,
+       .show_default = true,
+       .in_script = I::Always},
+      {.names = "-p,--partition",
+       .help = "trial jobs: Slurm partition",
+       .submit_help = "Slurm partition",
+       .field = study_field<&F::partition>(),
+       .scope = S::TrialJobsOnRun},
+      {.names = "-A,--account",
+       .help = "trial jobs: Slurm account",
+       .submit_help = "Slurm account",
+       .field = study_field<&F::account>(),
+       .scope = S::TrialJobsOnRun},
+      {.names = "--qos",
+       .help = "trial jobs: Slurm QOS",
+       .submit_help = "Slurm QOS",
+       .field = study_field<&F::qos>(),
+       .scope = S::TrialJobsOnRun},
+      {.names = "--reservation",
+       .help = "trial jobs: Slurm reservation",
+       .submit_help = "Slurm reservation",
+       .field = study_field<&F::reservation>(),
+       .scope = S::TrialJobsOnRun},
+  };
+}
+
+// A value's own check, by kind; the message names the flag.
+void check_number(const StudyFlag& flag, long long v) {
+  const std::string n = flag.long_name();
+  switch (flag.check) {
+    case FlagCheck::Positive:
+      if (v < 1) throw std::invalid_argument(n + ": " + std::to_string(v) + " is not a positive number");
+      break;
+    case FlagCheck::NonNegative:
+      if (v < 0) throw std::invalid_argument(n + ": " + std::to_string(v) + " is negative");
+      break;
+    case FlagCheck::Range:
+      if (v < flag.lo || v > flag.hi)
+        throw std::invalid_argument(n + ": " + std::to_string(v) + " is not in [" + std::to_string(flag.lo) +
+                                    " - " + std::to_string(flag.hi) + "]");
+      break;
+    default: break;
+  }
+}
+
+void check_text(const StudyFlag& flag, const std::string& v, StudyCommand command) {
+  const std::string n = flag.long_name();
+  auto one_of = [&](const std::vector<std::string>& names) {
+    if (std::find(names.begin(), names.end(), v) != names.end()) return;
+    std::string list;
+    for (const auto& s : names) list += (list.empty() ? "" : ", ") + s;
+    throw std::invalid_argument(n + ": '" + v + "' is not one of " + list);
+  };
+  switch (flag.check) {
+    case FlagCheck::Algorithm: one_of(sampler_names()); break;
+    case FlagCheck::Pruner: one_of(pruner_names()); break;
+    case FlagCheck::Duration:
+      if (!v.empty()) (void)parse_duration(v, n);
+      break;
+    case FlagCheck::Size: (void)parse_megabytes(v, n); break;
+    case FlagCheck::ExistingFile: {
+      std::error_code ec;
+      if (command == StudyCommand::Submit && !v.empty() && !std::filesystem::is_regular_file(v, ec))
+        throw std::invalid_argument(n + ": no such file: " + v);
+      break;
+    }
+    default: break;
+  }
+}
+
+// Calls `use` with a flag's value in `f`, read only (the list's fields take a
+// StudyFlags& because the command line writes through them).
+template <class Use>
+auto with_value(const StudyFlag& flag, const StudyFlags& f, Use use) {
+  return std::visit([&](auto get) { return use(std::as_const(get(const_cast<StudyFlags&>(f)))); },
+                    flag.field);
+}
+
+// Whether a flag's value differs from a fresh StudyFlags'.
+bool changed(const StudyFlag& flag, const StudyFlags& f) {
+  static StudyFlags defaults;
+  return std::visit([&](auto get) { return get(const_cast<StudyFlags&>(f)) != get(defaults); }, flag.field);
 }
 
 }  // namespace
 
-void check_study_flags(const StudyFlags& f) {
-  if (!f.program.empty() && !f.command.empty())
-    throw std::invalid_argument("give the program either after -- or with --program, not both");
-  if (!f.trial_time_limit.empty()) (void)parse_duration(f.trial_time_limit, "--trial-time-limit");
-  (void)parse_duration(f.grace, "--grace");
-  (void)parse_duration(f.drain, "--drain");
-  (void)parse_megabytes(f.mem_per_trial, "--mem-per-trial");
+std::string StudyFlag::long_name() const {
+  std::string all = names;
+  std::size_t at = 0;
+  while (at < all.size()) {
+    const std::size_t end = std::min(all.find(',', at), all.size());
+    const std::string one = all.substr(at, end - at);
+    if (one.rfind("--", 0) == 0) return one;
+    at = end + 1;
+  }
+  return all;
 }
 
-std::string study_run_arguments(const StudyFlags& f, std::string (*q)(const std::string&)) {
-  std::string s = " --algo " + f.algo + " --direction " + f.direction;
-  if (f.trials) s += " --trials " + std::to_string(*f.trials);
-  s += " --max-failures " + std::to_string(f.max_failures);
-  if (!f.objective.empty()) s += " --objective " + q(f.objective);
-  if (f.seed) s += " --seed " + std::to_string(*f.seed);
-  if (f.algo == "grid") s += " --grid-points " + std::to_string(f.grid_points);
-  if (f.gpus_per_trial > 0) s += " --gpus-per-trial " + std::to_string(f.gpus_per_trial);
-  if (!f.trial_time_limit.empty()) s += " --trial-time-limit " + q(f.trial_time_limit);
-  if (f.grace != StudyFlags{}.grace) s += " --grace " + q(f.grace);
-  if (f.drain != StudyFlags{}.drain) s += " --drain " + q(f.drain);
-  if (!f.target.empty()) s += " --target " + q(f.target);
-  if (!f.enqueue.empty()) s += " --enqueue " + q(f.enqueue);
-  if (!f.warm_start.empty()) s += " --warm-start " + q(f.warm_start);
-  if (f.keep_checkpoints) s += " --keep-checkpoints";
-  if (!f.metric_regex.empty()) s += " --metric-regex " + q(f.metric_regex);
-  if (!f.program_version.empty()) s += " --program-version " + q(f.program_version);
-  s += prune_arguments(f.prune, q);
-  if (f.shell) s += " --shell";
-  if (f.trial_jobs) {
-    s += " \\\n  --trial-jobs --trials-per-job " + std::to_string(f.trials_per_job) + " --cpus-per-trial " +
-         std::to_string(f.cpus_per_trial) + " --mem-per-trial " + q(f.mem_per_trial) + " --nodes-per-trial " +
-         std::to_string(f.nodes_per_trial) + " --tasks-per-trial " + std::to_string(f.tasks_per_trial);
-    if (!f.constraint.empty()) s += " --constraint " + q(f.constraint);
-    if (f.nice > 0) s += " --nice " + std::to_string(f.nice);
+const std::vector<StudyFlag>& study_flags() {
+  static const std::vector<StudyFlag> flags = make_study_flags();
+  return flags;
+}
+
+void check_study_flags(const StudyFlags& f, StudyCommand command) {
+  if (!f.program.empty() && !f.command.empty())
+    throw std::invalid_argument("give the program either after -- or with --program, not both");
+  for (const StudyFlag& flag : study_flags()) {
+    const bool is_changed = changed(flag, f);
+    if (command == StudyCommand::Submit && flag.required_on_submit && !is_changed)
+      throw std::invalid_argument(flag.long_name() + " is required");
+    const bool needs_switch = flag.scope == FlagScope::TrialJobs ||
+                              (flag.scope == FlagScope::TrialJobsOnRun && command == StudyCommand::Run);
+    if (needs_switch && is_changed && !f.trial_jobs)
+      throw std::invalid_argument(flag.long_name() + " is for trial jobs: give --trial-jobs too");
+    with_value(flag, f, [&](const auto& v) {
+      using T = std::decay_t<decltype(v)>;
+      if constexpr (std::is_same_v<T, std::string>)
+        check_text(flag, v, command);
+      else if constexpr (std::is_same_v<T, int> || std::is_same_v<T, std::int64_t>)
+        check_number(flag, v);
+      else if constexpr (std::is_same_v<T, std::optional<std::uint64_t>>) {
+        if (v) check_number(flag, static_cast<long long>(*v));
+      }
+    });
   }
-  return s;
+}
+
+std::string study_run_arguments(const StudyFlags& f, std::string (*quote)(const std::string&)) {
+  std::string study, trial_jobs;
+  for (const StudyFlag& flag : study_flags()) {
+    if (flag.in_script == InScript::Never) continue;
+    if (flag.applies && !flag.applies(f)) continue;
+    if (flag.in_script == InScript::IfChanged && !changed(flag, f)) continue;
+    const bool of_trial_jobs = flag.scope != FlagScope::Study;
+    if (of_trial_jobs && !f.trial_jobs) continue;
+    // The value as it follows the flag's name: none for a switch, absent if unset.
+    const std::optional<std::string> word =
+        with_value(flag, f, [&](const auto& v) -> std::optional<std::string> {
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, std::string>)
+            return " " + quote(v);
+          else if constexpr (std::is_same_v<T, int> || std::is_same_v<T, std::int64_t>)
+            return " " + std::to_string(v);
+          else if constexpr (std::is_same_v<T, std::optional<std::uint64_t>>)
+            return v ? std::optional<std::string>(" " + std::to_string(*v)) : std::nullopt;
+          else if constexpr (std::is_same_v<T, bool>)
+            return v ? std::optional<std::string>("") : std::nullopt;
+          else
+            return std::nullopt;  // the program's words: after -- in the script
+        });
+    if (word) (of_trial_jobs ? trial_jobs : study) += " " + flag.long_name() + *word;
+  }
+  return trial_jobs.empty() ? study : study + " \\\n " + trial_jobs;
 }
 
 }  // namespace tune

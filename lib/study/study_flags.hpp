@@ -1,12 +1,16 @@
-// The flags that define a study, the same for `tune run` and `tune submit`:
-// the values (declared on the command line once, in driver/study_flags), the
-// checks that need no history, and the same values as `tune run` arguments
-// for a job script. A new study flag goes here and in driver/study_flags.
+// The flags that define a study, the same for `tune run` and `tune submit`,
+// in one list (`study_flags()`): each flag's names, help, value, check, scope
+// and how it is passed on in a job script. The driver declares that list on
+// the command line in a loop (driver/study_flags.cpp); `check_study_flags`
+// checks a study's values against it and `study_run_arguments` writes them
+// back as `tune run` arguments. A new study flag is a field of StudyFlags and
+// one entry of the list, nothing else.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "search/pruner.hpp"
@@ -41,18 +45,86 @@ struct StudyFlags {
   // --trial-jobs: every trial its own Slurm job.
   bool trial_jobs = false;
   int trials_per_job = 1;
-  int cpus_per_trial = 1, nodes_per_trial = 1, tasks_per_trial = 1;
-  std::string mem_per_trial = "1G";
+  int nodes_per_trial = 1, tasks_per_trial = 1;
   std::string constraint;
   int nice = 0;
+  // A trial job's (tune run --trial-jobs); under tune submit also the MPI job's.
+  int cpus_per_trial = 1;
+  std::string mem_per_trial = "1G";
+  int parallel = 1;  // trials at once: trial jobs pending and running, or MPI runners
+  std::string partition, account, qos, reservation;
 };
 
-// The checks that need no history: one program, durations, sizes. Throws
-// std::invalid_argument naming the flag.
-void check_study_flags(const StudyFlags& f);
+enum class StudyCommand { Run, Submit };
 
-// The study flags as `tune run` arguments, for a job script (each value
-// through `quote`); --trial-jobs' own flags included when it is set.
+// Where a study flag applies.
+enum class FlagScope {
+  Study,            // every study
+  TrialJobsSwitch,  // --trial-jobs itself
+  TrialJobs,        // only with --trial-jobs
+  TrialJobsOnRun,   // tune run: only with --trial-jobs; tune submit: also the MPI job's
+};
+
+// What a value must be. Range: from `lo` to `hi`. ExistingFile: a file that
+// exists, checked by tune submit (tune run reads it and says so itself).
+enum class FlagCheck { None, Algorithm, Pruner, Positive, NonNegative, Range, Duration, Size, ExistingFile };
+
+// When a flag is passed on in a job script: never, always, or when its value
+// is not the default.
+enum class InScript { Never, Always, IfChanged };
+
+template <class T>
+using FlagField = T& (*)(StudyFlags&);
+using AnyFlagField =
+    std::variant<FlagField<std::string>, FlagField<int>, FlagField<std::int64_t>, FlagField<bool>,
+                 FlagField<std::optional<std::uint64_t>>, FlagField<std::vector<std::string>>>;
+
+// The field a flag sets: study_field<&StudyFlags::grace>(), or of a member's
+// member: study_field<&StudyFlags::prune, &PrunerOptions::metric>().
+template <auto Member>
+AnyFlagField study_field() {
+  return +[](StudyFlags & f) -> auto& {
+    return f.*Member;
+  };
+}
+template <auto Outer, auto Inner>
+AnyFlagField study_field() {
+  return +[](StudyFlags & f) -> auto& {
+    return (f.*Outer).*Inner;
+  };
+}
+
+struct StudyFlag {
+  const char* names;  // as CLI11 takes them ("--name,--app-name"); a positional has no dashes
+  const char* help;
+  const char* submit_help = nullptr;  // tune submit's, where it differs (else nullptr)
+  AnyFlagField field;
+  FlagCheck check = FlagCheck::None;
+  long lo = 0, hi = 0;  // FlagCheck::Range
+  FlagScope scope = FlagScope::Study;
+  bool required_on_submit = false;  // a job cannot ask; a resumed tune run may leave it out
+  bool show_default = false;        // in --help
+  InScript in_script = InScript::IfChanged;
+  bool (*applies)(const StudyFlags&) = nullptr;  // in a job script only when this holds
+
+  // The first long name, as messages and job scripts give it ("--grid-points").
+  std::string long_name() const;
+  const char* help_for(StudyCommand c) const {
+    return c == StudyCommand::Submit && submit_help ? submit_help : help;
+  }
+};
+
+// Every study flag, in the order of --help and of a job script's arguments.
+const std::vector<StudyFlag>& study_flags();
+
+// Checks a study's values against the list (ranges, names, durations, sizes,
+// scopes; under Submit also required flags and existing files), and that the
+// program is given once. Throws std::invalid_argument naming the flag.
+void check_study_flags(const StudyFlags& f, StudyCommand command = StudyCommand::Run);
+
+// The study flags as `tune run` arguments, for a job script: each changed or
+// always-passed value (strings through `quote`), and with --trial-jobs its
+// own flags on a line of their own. Starts with a space; empty for defaults.
 std::string study_run_arguments(const StudyFlags& f, std::string (*quote)(const std::string&));
 
 }  // namespace tune

@@ -78,10 +78,11 @@ TEST(JobScript, StudyFlagsArePassedOnOnceAndDefaultsLeftOut) {
   f.prune.metric = "val_loss";
   f.algo = "grid";
   f.program_version = "abc123";
+  // Every text value goes through the quoting (tune submit's shell_quote).
   const std::string a = study_run_arguments(f, [](const std::string& x) { return "'" + x + "'"; });
   EXPECT_TRUE(has(a, " --grid-points 5"));
   EXPECT_TRUE(has(a, " --program-version 'abc123'"));
-  EXPECT_TRUE(has(a, " --prune asha --prune-metric 'val_loss' --min-resource"));
+  EXPECT_TRUE(has(a, " --prune 'asha' --prune-metric 'val_loss' --min-resource 1 --reduction-factor 3"));
 }
 
 TEST(JobScript, BadSizesDurationsAndTwoProgramsAreRefusedByName) {

@@ -6,6 +6,9 @@
 #include <chrono>
 #include <deque>
 #include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "temp_dir.hpp"
 #include "trial/messages.hpp"
@@ -63,12 +66,94 @@ TEST(TrialMessages, LaunchRunAndReportSurviveTheirJson) {
   EXPECT_THROW(wire::launch_from_json(json::parse(R"({"trial":"x"})")), std::exception);
 }
 
+// Both sides' inboxes, recording what was delivered.
+struct Recorded : wire::AppCoreInbox, wire::RunnerInbox {
+  void ready(const json& hello) override { said.push_back("ready " + hello.dump()); }
+  void report(std::uint64_t trial, const Report& r) override {
+    said.push_back("report " + std::to_string(trial) + " step " + std::to_string(r.step.value_or(-1)));
+  }
+  void result(const TrialRun& run) override { said.push_back("result " + std::to_string(run.trial)); }
+  void bye() override { said.push_back("bye"); }
+  void launch(TrialLaunch l) override { said.push_back("launch " + std::to_string(l.trial)); }
+  void stop() override { said.push_back("stop"); }
+  void interrupt(std::optional<std::uint64_t> t) override {
+    said.push_back("interrupt " + (t ? std::to_string(*t) : std::string("any")));
+  }
+  void prune(std::uint64_t t) override { said.push_back("prune " + std::to_string(t)); }
+  void malformed(wire::Kind k, const std::string& why) override {
+    said.push_back("malformed " + std::string(wire::kind_name(k)) + ": " + why);
+  }
+  std::vector<std::string> said;
+};
+
+// A message through a channel frame, as the trial-jobs transport carries it.
+wire::Message framed(const wire::Message& m) {
+  auto back = wire::from_frame(json::parse(wire::to_frame(m).dump()));
+  EXPECT_TRUE(back);
+  return back ? *back : m;
+}
+
+TEST(TrialMessages, EachKindsBuilderIsDecodedByItsSideTheSameOverBothTransports) {
+  TrialLaunch l;
+  l.trial = 5;
+  TrialRun run;
+  run.trial = 5;
+  Report r;
+  r.step = 2;
+  const json hello = {{"host", "node1"}};
+  for (bool over_channel : {false, true}) {
+    const auto carried = [&](const wire::Message& m) { return over_channel ? framed(m) : m; };
+    Recorded core, runner;
+    for (const auto& m : {wire::ready_message(hello), wire::report_message(5, r), wire::result_message(run),
+                          wire::result_message(run, hello), wire::bye_message()})
+      wire::deliver(carried(m), static_cast<wire::AppCoreInbox&>(core));
+    EXPECT_EQ(core.said,
+              (std::vector<std::string>{"ready {\"host\":\"node1\"}", "report 5 step 2", "result 5",
+                                        "result 5", "ready {\"host\":\"node1\"}", "bye"}));
+    for (const auto& m : {wire::launch_message(l), wire::stop_message(), wire::interrupt_message(5),
+                          wire::interrupt_message(), wire::prune_message(5)})
+      wire::deliver(carried(m), static_cast<wire::RunnerInbox&>(runner));
+    EXPECT_EQ(runner.said,
+              (std::vector<std::string>{"launch 5", "stop", "interrupt 5", "interrupt any", "prune 5"}));
+    // Each side ignores the other side's kinds.
+    Recorded none;
+    wire::deliver(carried(wire::launch_message(l)), static_cast<wire::AppCoreInbox&>(none));
+    wire::deliver(carried(wire::report_message(5, r)), static_cast<wire::RunnerInbox&>(none));
+    EXPECT_TRUE(none.said.empty());
+  }
+  EXPECT_FALSE(wire::from_frame(json{{"type", "hello"}}));
+  EXPECT_FALSE(wire::from_frame(json{{"trial", 3}}));
+  EXPECT_FALSE(wire::from_frame(json::array()));
+}
+
+TEST(TrialMessages, AMalformedBodyIsNamedAndWhatAHandlerThrowsIsItsOwn) {
+  Recorded core, runner;
+  wire::deliver({wire::Kind::Report, {{"step", 1}}}, static_cast<wire::AppCoreInbox&>(core));
+  wire::deliver({wire::Kind::Result, {{"result", "x"}}}, static_cast<wire::AppCoreInbox&>(core));
+  wire::deliver({wire::Kind::Launch, json::object()}, static_cast<wire::RunnerInbox&>(runner));
+  wire::deliver({wire::Kind::Prune, {{"trial", "seven"}}}, static_cast<wire::RunnerInbox&>(runner));
+  ASSERT_EQ(core.said.size(), 2u);
+  EXPECT_EQ(core.said[0], "malformed report: no \"trial\"");
+  EXPECT_TRUE(core.said[1].starts_with("malformed result: ")) << core.said[1];
+  ASSERT_EQ(runner.said.size(), 2u);
+  EXPECT_TRUE(runner.said[0].starts_with("malformed launch: ")) << runner.said[0];
+  EXPECT_TRUE(runner.said[1].starts_with("malformed prune: ")) << runner.said[1];
+
+  struct Failing : Recorded {
+    void result(const TrialRun&) override { throw std::runtime_error("disk full"); }
+  } failing;
+  TrialRun run;
+  EXPECT_THROW(wire::deliver(wire::result_message(run), static_cast<wire::AppCoreInbox&>(failing)),
+               std::runtime_error);
+  EXPECT_TRUE(failing.said.empty());
+}
+
 // The AppCore's end, scripted: records what the runner sent, answers from a queue.
 class FakeLink : public RunnerLink {
  public:
-  bool send(wire::Kind kind, const json& body) override {
-    sent.push_back({kind, body});
-    if (kind == wire::Kind::Report && on_report) on_report(body, *this);
+  bool send(const wire::Message& m) override {
+    sent.push_back(m);
+    if (m.kind == wire::Kind::Report && on_report) on_report(m.body, *this);
     return true;
   }
   std::optional<wire::Message> poll() override {
@@ -117,7 +202,7 @@ TEST_F(RunnerSide, ReportsGoToTheAppCoreAsTheyComeAndTheRunIsReturned) {
 TEST_F(RunnerSide, APruneForThisTrialEndsItAsPruned) {
   FakeLink link;
   link.on_report = [](const json& body, FakeLink& l) {
-    l.inbox.push_back({wire::Kind::Prune, {{"trial", body.at("trial")}}});
+    l.inbox.push_back(wire::prune_message(body.at("trial").get<std::uint64_t>()));
   };
   const auto t0 = std::chrono::steady_clock::now();
   const TrialRun run = run_trial(link, launch("echo step=1 loss=0.5 >&$TUNE_REPORT_FD; exec sleep 30"));
@@ -127,7 +212,7 @@ TEST_F(RunnerSide, APruneForThisTrialEndsItAsPruned) {
 
 TEST_F(RunnerSide, APruneForAnotherTrialIsIgnored) {
   FakeLink link;
-  link.on_report = [](const json&, FakeLink& l) { l.inbox.push_back({wire::Kind::Prune, {{"trial", 99}}}); };
+  link.on_report = [](const json&, FakeLink& l) { l.inbox.push_back(wire::prune_message(99)); };
   const TrialRun run = run_trial(
       link, launch("echo step=1 loss=0.5 >&$TUNE_REPORT_FD; sleep 0.3; echo objective=1 >&$TUNE_REPORT_FD"));
   EXPECT_FALSE(run.pruned);
@@ -135,11 +220,18 @@ TEST_F(RunnerSide, APruneForAnotherTrialIsIgnored) {
   EXPECT_EQ(run.objective, 1.0);
 }
 
+TEST_F(RunnerSide, AnInterruptForAnotherTrialIsIgnored) {
+  FakeLink link;
+  link.on_report = [](const json&, FakeLink& l) { l.inbox.push_back(wire::interrupt_message(99)); };
+  const TrialRun run = run_trial(
+      link, launch("echo step=1 loss=0.5 >&$TUNE_REPORT_FD; sleep 0.3; echo objective=1 >&$TUNE_REPORT_FD"));
+  EXPECT_FALSE(run.interrupted);
+  EXPECT_EQ(run.objective, 1.0);
+}
+
 TEST_F(RunnerSide, AnInterruptEndsTheTrialAsInterrupted) {
   FakeLink link;
-  link.on_report = [](const json&, FakeLink& l) {
-    l.inbox.push_back({wire::Kind::Interrupt, json::object()});
-  };
+  link.on_report = [](const json&, FakeLink& l) { l.inbox.push_back(wire::interrupt_message()); };
   const TrialRun run = run_trial(link, launch("echo step=1 loss=0.5 >&$TUNE_REPORT_FD; exec sleep 30"));
   EXPECT_TRUE(run.interrupted);
   EXPECT_FALSE(run.pruned);
