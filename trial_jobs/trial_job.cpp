@@ -130,14 +130,15 @@ class Session : public RunnerLink {
 };
 
 // The AppCore's answer to Ready: a trial, or stop. A late Interrupt or Prune,
-// for a trial already ended, is ignored.
+// for a trial already ended, is ignored, even a malformed one; a malformed
+// Launch ends the job (no trial to run, and the AppCore's fault).
 struct Answer : wire::RunnerInbox {
   void launch(TrialLaunch l) override { trial = std::move(l); }
   void stop() override { stopped = true; }
   void interrupt(std::optional<std::uint64_t>) override {}
   void prune(std::uint64_t) override {}
   void malformed(wire::Kind kind, const std::string& why) override {
-    bad = "a malformed " + std::string(wire::kind_name(kind)) + " from the AppCore (" + why + ")";
+    if (kind == wire::Kind::Launch) bad = "a malformed launch from the AppCore (" + why + ")";
   }
   std::optional<TrialLaunch> trial;
   bool stopped = false;

@@ -210,23 +210,16 @@ TEST_F(RunnerSide, APruneForThisTrialEndsItAsPruned) {
   EXPECT_TRUE(run.pruned);
 }
 
-TEST_F(RunnerSide, APruneForAnotherTrialIsIgnored) {
-  FakeLink link;
-  link.on_report = [](const json&, FakeLink& l) { l.inbox.push_back(wire::prune_message(99)); };
-  const TrialRun run = run_trial(
-      link, launch("echo step=1 loss=0.5 >&$TUNE_REPORT_FD; sleep 0.3; echo objective=1 >&$TUNE_REPORT_FD"));
-  EXPECT_FALSE(run.pruned);
-  EXPECT_FALSE(run.interrupted);
-  EXPECT_EQ(run.objective, 1.0);
-}
-
-TEST_F(RunnerSide, AnInterruptForAnotherTrialIsIgnored) {
-  FakeLink link;
-  link.on_report = [](const json&, FakeLink& l) { l.inbox.push_back(wire::interrupt_message(99)); };
-  const TrialRun run = run_trial(
-      link, launch("echo step=1 loss=0.5 >&$TUNE_REPORT_FD; sleep 0.3; echo objective=1 >&$TUNE_REPORT_FD"));
-  EXPECT_FALSE(run.interrupted);
-  EXPECT_EQ(run.objective, 1.0);
+TEST_F(RunnerSide, APruneOrAnInterruptForAnotherTrialIsIgnored) {
+  for (const auto& late : {wire::prune_message(99), wire::interrupt_message(99)}) {
+    FakeLink link;
+    link.on_report = [&](const json&, FakeLink& l) { l.inbox.push_back(late); };
+    const TrialRun run = run_trial(
+        link, launch("echo step=1 loss=0.5 >&$TUNE_REPORT_FD; sleep 0.3; echo objective=1 >&$TUNE_REPORT_FD"));
+    EXPECT_FALSE(run.pruned) << wire::kind_name(late.kind);
+    EXPECT_FALSE(run.interrupted) << wire::kind_name(late.kind);
+    EXPECT_EQ(run.objective, 1.0);
+  }
 }
 
 TEST_F(RunnerSide, AnInterruptEndsTheTrialAsInterrupted) {
