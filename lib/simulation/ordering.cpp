@@ -125,8 +125,7 @@ double Ordering::with_site(OrderingHost& host, int j) const {
   return oracle_lowers(host, j) ? 1.0 : std::max(1.0, base_[j] + static_cast<double>(site_term_[j]));
 }
 
-void Ordering::charge(int j, const SimJob& job, int cpus, int gpus, double now, double& charged_until) {
-  (void)j;
+void Ordering::charge(const SimJob& job, int cpus, int gpus, double now, double& charged_until) {
   if (!multifactor()) return;
   const double dt = now - charged_until;
   charged_until = now;
@@ -163,7 +162,7 @@ void Ordering::reprioritise(OrderingHost& host, const std::vector<int>& jobs, st
       last_decay_ = now;
       for (auto& [a, u] : usage_) u *= std::pow(0.5, dt / s_.priority_decay_half_life);
       host.for_each_running([&](int j, int cpus, int gpus, double& charged_until) {
-        charge(j, host.job(j), cpus, gpus, now, charged_until);
+        charge(host.job(j), cpus, gpus, now, charged_until);
       });
       for (int j : jobs) base_[j] = classic_priority(host.job(j), now);
     }

@@ -87,7 +87,7 @@ class Ordering {
   // multifactor's priority of job j without the SITE term (0 under other bases).
   double base(int j) const { return base_[j]; }
   // A job ends: its usage is charged (multifactor).
-  void charge(int j, const SimJob& job, int cpus, int gpus, double now, double& charged_until);
+  void charge(const SimJob& job, int cpus, int gpus, double now, double& charged_until);
 
  private:
   bool multifactor() const { return spec_.base == OrderingBase::Multifactor; }

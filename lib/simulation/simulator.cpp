@@ -283,7 +283,7 @@ void Sim::start(int j, const Placement& p, bool backfilled) {
 
 void Sim::finish(int j) {
   auto it = running_.find(j);
-  ordering_->charge(j, job(j), cpus_of(it->second.placement), gpus_of(it->second.placement), now_,
+  ordering_->charge(job(j), cpus_of(it->second.placement), gpus_of(it->second.placement), now_,
                     it->second.charged_until);
   give_back(it->second.placement);
   busy_gpus_ -= gpus_of(it->second.placement);
