@@ -23,7 +23,9 @@ warnings.filterwarnings("ignore")
 
 
 def option(args, name, default):
-    return args[args.index(name) + 1] if name in args else default
+    """The last value given for `name`, as search_bench takes it (a piece's options override its set's)."""
+    at = [i for i, a in enumerate(args[:-1]) if a == name]
+    return args[at[-1] + 1] if at else default
 
 
 def int_list(text):

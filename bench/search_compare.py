@@ -1,122 +1,180 @@
 #!/usr/bin/python3
 """Summarises the broad search benchmark: JSON lines from `search_bench
-compare` and bench/optuna_compare.py (files given as arguments) into a table
-per checkpoint (median regret over seeds of every sampler, tune's bayes over
-Optuna's TPE) and the issue's aims.
+compare` and bench/optuna_compare.py (files or directories of .jsonl files
+given as arguments; a later line for the same problem, sampler and seed
+replaces an earlier one) into a table per checkpoint and the issue's aims.
 
-Regret ratios use a floor of 1e-8 (COCO's final target precision): two
-regrets below it are a tie.
+Every comparison is paired by seed (the same noise draws) and judged with a
+two-sided Wilcoxon signed-rank test on log10 regret (bench/search_stats.py):
+"worse" or "better" at p < 0.05, with the median per-seed regret ratio as
+the effect size. The calibration row comes first: tune's tpe against
+Optuna's TPE, one algorithm written twice, so every significant difference
+there is what the test makes of seeds alone.
 """
+import glob
 import json
+import os
 import statistics
 import sys
 from collections import defaultdict
 
-FLOOR = 1e-8
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from search_stats import ALPHA, paired  # noqa: E402
+
+TPE = "optuna-tpe"
 
 
-def ratio(a, b):
-    return (a + FLOOR) / (b + FLOOR)
+def read(paths):
+    """(problem, sampler, checkpoint) -> {seed: regret}; seconds per sampler; order of problems and samplers."""
+    runs = defaultdict(dict)
+    seconds = defaultdict(list)
+    problems, samplers = [], []
+    files = []
+    for p in paths:
+        files += sorted(glob.glob(os.path.join(p, "*.jsonl"))) if os.path.isdir(p) else [p]
+    for path in files:
+        with open(path) as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    r = json.loads(line)
+                    problem, sampler, seed = r["problem"], r["sampler"], int(r["seed"])
+                    regrets = {int(c): float(v) for c, v in r["regret"].items()}
+                except (ValueError, KeyError, TypeError) as e:
+                    raise SystemExit(f"search_compare.py: {path}:{n}: not a result line ({e}); "
+                                     "rerun the piece that wrote it")
+                if problem not in problems:
+                    problems.append(problem)
+                if sampler not in samplers:
+                    samplers.append(sampler)
+                seconds[sampler].append(r.get("seconds", 0.0))
+                for c, v in regrets.items():
+                    runs[(problem, sampler, c)][seed] = v
+    if not runs:
+        raise SystemExit("search_compare.py: no results in " + " ".join(paths))
+    return runs, seconds, problems, samplers
+
+
+def severe_noise(problem):
+    return "noisy" in problem
+
+
+class Comparison:
+    """Sampler a against sampler b on every problem both ran at checkpoint c."""
+
+    def __init__(self, runs, problems, a, b, c):
+        self.a, self.b = a, b
+        self.rows = {}
+        for p in problems:
+            ra, rb = runs.get((p, a, c)), runs.get((p, b, c))
+            if ra and rb and set(ra) & set(rb):
+                self.rows[p] = paired(ra, rb)
+
+    def __bool__(self):
+        return bool(self.rows)
+
+    def worse(self):
+        return [p for p, r in self.rows.items() if r.worse]
+
+    def better(self):
+        return [p for p, r in self.rows.items() if r.better]
+
+    def share(self, names):
+        return len(names) / len(self.rows)
+
+    def line(self, label):
+        w, b = self.worse(), self.better()
+        seeds = sorted({r.seeds for r in self.rows.values()})
+        text = (f"{label}: {len(self.rows)} problems, {'-'.join(map(str, (seeds[0], seeds[-1]))) if len(seeds) > 1 else seeds[0]}"
+                f" seeds; significantly worse on {len(w)} ({100 * self.share(w):.0f}%), better on {len(b)} "
+                f"({100 * self.share(b):.0f}%)")
+        if w:
+            worst = max(w, key=lambda p: self.rows[p].ratio)
+            text += f"; worst worse: {self.rows[worst].ratio:.3g}x ({worst})"
+        return text
+
+
+def verdict_cell(r):
+    """A comparison's cell: effect size, W or B when significant, p."""
+    if r is None:
+        return f"{'-':>16s}"
+    mark = {"worse": " W", "better": " B", "-": "  "}[r.verdict]
+    return f"{r.ratio:9.3g}{mark} {r.p:4.2f}"
 
 
 def main():
-    runs = defaultdict(list)  # (problem, sampler, checkpoint) -> regrets
-    halves = defaultdict(lambda: ([], []))  # (problem, sampler, checkpoint) -> regrets of even, odd seeds
-    seconds = defaultdict(list)
-    problems, samplers, checkpoints = [], [], set()
-    for path in sys.argv[1:]:
-        with open(path) as f:
-            for line in f:
-                if not line.strip():
-                    continue
-                r = json.loads(line)
-                if r["problem"] not in problems:
-                    problems.append(r["problem"])
-                if r["sampler"] not in samplers:
-                    samplers.append(r["sampler"])
-                seconds[r["sampler"]].append(r["seconds"])
-                for c, v in r["regret"].items():
-                    runs[(r["problem"], r["sampler"], int(c))].append(v)
-                    halves[(r["problem"], r["sampler"], int(c))][r["seed"] % 2].append(v)
-                    checkpoints.add(int(c))
-    if not runs:
-        raise SystemExit("search_compare.py: no results in " + " ".join(sys.argv[1:]))
-    order = [s for s in ("tune-bayes", "tune-bayes-8", "tune-random", "optuna-tpe", "optuna-cmaes", "optuna-random")
-             if s in samplers] + [s for s in samplers if not s.startswith(("tune-", "optuna-"))]
+    runs, seconds, problems, samplers = read(sys.argv[1:])
+    order = [s for s in ("tune-bayes", "tune-bayes-8", "tune-bayes-32", "tune-tpe", "tune-random", "optuna-tpe",
+                         "optuna-cmaes", "optuna-random") if s in samplers]
     order += [s for s in samplers if s not in order]
-    seeds = max(len(v) for v in runs.values())
+    checkpoints = sorted({c for (_, _, c) in runs})
     aims_at = 100 if 100 in checkpoints else max(checkpoints)
-    summary = {}
-    summary_own = []
-    for c in sorted(checkpoints):
-        print(f"\nmedian regret after {c} trials over {seeds} seeds (0 = the optimum)")
-        head = f"{'problem':32s}" + "".join(f"{s:>15s}" for s in order) + f"{'bayes/TPE':>11s}{'8/1 run':>9s}"
-        print(head)
-        ratios, parallel = [], []
+    print(f"paired by seed; two-sided Wilcoxon signed-rank on log10 regret, p < {ALPHA}; effect size: the median "
+          f"per-seed regret ratio (W: significantly worse, B: better; the second figure is p)")
+    verdicts = {}
+    for c in checkpoints:
+        comps = {
+            "calibration": Comparison(runs, problems, "tune-tpe", TPE, c),
+            "bayes/TPE": Comparison(runs, problems, "tune-bayes", TPE, c),
+            "8/1 runners": Comparison(runs, problems, "tune-bayes-8", "tune-bayes", c),
+            "32/1 runners": Comparison(runs, problems, "tune-bayes-32", "tune-bayes", c),
+        }
+        print(f"\nmedian regret after {c} trials (0 = the optimum), and paired comparisons")
+        shown = [k for k, v in comps.items() if v]
+        print(f"{'problem':32s}" + "".join(f"{s:>14s}" for s in order) + "".join(f"{k:>17s}" for k in shown))
         for p in problems:
-            med = {s: statistics.median(runs[(p, s, c)]) for s in order if runs.get((p, s, c))}
-            row = f"{p:32s}" + "".join(f"{med[s]:15.4g}" if s in med else f"{'-':>15s}" for s in order)
-            r = ratio(med["tune-bayes"], med["optuna-tpe"]) if "tune-bayes" in med and "optuna-tpe" in med else None
-            q = ratio(med["tune-bayes-8"], med["tune-bayes"]) if "tune-bayes-8" in med and "tune-bayes" in med else None
-            row += f"{r:11.3g}" if r is not None else f"{'-':>11s}"
-            row += f"{q:9.3g}" if q is not None else f"{'-':>9s}"
+            row = f"{p:32s}"
+            for s in order:
+                v = runs.get((p, s, c))
+                row += f"{statistics.median(v.values()):14.4g}" if v else f"{'-':>14s}"
+            for k in shown:
+                row += " " + verdict_cell(comps[k].rows.get(p))
             print(row)
-            if r is not None:
-                ratios.append((r, p))
-            if q is not None:
-                parallel.append(q)
-        line = f"summary at {c} trials: {len(problems)} problems"
-        if ratios:
-            values = [r for r, _ in ratios]
-            worse = [(r, p) for r, p in ratios if r > 1]
-            line += (f"; bayes/TPE median {statistics.median(values):.3g}, "
-                     f"geometric mean {statistics.geometric_mean(values):.3g}; bayes worse on {len(worse)} "
-                     f"({100 * len(worse) / len(ratios):.0f}%), worst {max(values):.3g} ({max(ratios)[1]})")
-            summary[c] = (values, worse, parallel)
-        if parallel:
-            within = sum(1 for q in parallel if q <= 1.5)
-            line += f"; 8 runners within 1.5x of 1 on {within} of {len(parallel)} ({100 * within / len(parallel):.0f}%)"
-        print(line)
-        # tune's own TPE (--algo tpe, and bayes's fallback on noisy results)
-        # against Optuna's: the same algorithm, so near 1 apart from seeds.
-        own = [ratio(statistics.median(runs[(p, "tune-tpe", c)]), statistics.median(runs[(p, "optuna-tpe", c)]))
-               for p in problems if runs.get((p, "tune-tpe", c)) and runs.get((p, "optuna-tpe", c))]
-        if own:
-            # The same algorithm against itself is the floor of the aims on
-            # "worse than TPE": what seeds alone make of them.
-            print(f"tune's tpe / Optuna's tpe at {c} trials: median {statistics.median(own):.3g}, "
-                  f"geometric mean {statistics.geometric_mean(own):.3g}; worse on {sum(1 for q in own if q > 1)} "
-                  f"of {len(own)} ({100 * sum(1 for q in own if q > 1) / len(own):.0f}%), by over 1.5x on "
-                  f"{sum(1 for q in own if q > 1.5)}, worst {max(own):.3g}")
-            if c == aims_at:
-                summary_own = own
-        # The seeds' own noise: bayes against itself, even seeds against odd
-        # ones; a ratio aim cannot be judged finer than this.
-        null = [ratio(statistics.median(halves[(p, "tune-bayes", c)][1]),
-                      statistics.median(halves[(p, "tune-bayes", c)][0]))
-                for p in problems if all(len(h) >= 2 for h in halves.get((p, "tune-bayes", c), ([], [])))]
-        if null:
-            print(f"seed noise at {c} trials: bayes on its odd seeds within 1.5x of its even seeds on "
-                  f"{sum(1 for q in null if q <= 1.5)} of {len(null)} "
-                  f"({100 * sum(1 for q in null if q <= 1.5) / len(null):.0f}%)")
+        print(f"at {c} trials:")
+        labels = {"calibration": "  calibration, tune's tpe against Optuna's TPE (one algorithm)",
+                  "bayes/TPE": "  bayes against Optuna's TPE",
+                  "8/1 runners": "  bayes, 8 asynchronous runners against 1",
+                  "32/1 runners": "  bayes, 32 asynchronous runners against 1"}
+        for k in shown:
+            print(comps[k].line(labels[k]))
+        verdicts[c] = comps
     print("\nseconds per study (mean): " + ", ".join(f"{s} {statistics.mean(seconds[s]):.2f}" for s in order))
-    if aims_at in summary:
-        values, worse, parallel = summary[aims_at]
-        share = len(worse) / len(values)
-        print(f"\naims at {aims_at} trials:")
-        print(f"  median bayes/TPE <= 0.5: {statistics.median(values):.3g} "
-              f"{'met' if statistics.median(values) <= 0.5 else 'NOT met'}")
-        print(f"  worse than TPE on <= 10% of problems: {100 * share:.0f}% {'met' if share <= 0.1 else 'NOT met'}")
-        print(f"  never worse than 1.5x TPE: worst {max(values):.3g}, over 1.5x on {sum(1 for v in values if v > 1.5)} "
-              f"{'met' if max(values) <= 1.5 else 'NOT met'}")
-        if summary_own:
-            print(f"  (the same two aims for tune's tpe against Optuna's, one algorithm: worse on "
-                  f"{100 * sum(1 for q in summary_own if q > 1) / len(summary_own):.0f}%, over 1.5x on "
-                  f"{sum(1 for q in summary_own if q > 1.5)}, worst {max(summary_own):.3g}: at this many seeds "
-                  f"they are judged below the seeds' noise)")
-        if parallel:
-            within = sum(1 for q in parallel if q <= 1.5) / len(parallel)
-            print(f"  8 runners within 1.5x of 1 on >= 90%: {100 * within:.0f}% {'met' if within >= 0.9 else 'NOT met'}")
+
+    comps = verdicts[aims_at]
+    print(f"\naims at {aims_at} trials (read each against the calibration row):")
+
+    def aim(text, ok, figures):
+        print(f"  {text}: {figures} -> {'met' if ok else 'NOT met'}")
+
+    cal = comps["calibration"]
+    if cal:
+        k = len(cal.worse()) + len(cal.better())
+        aim("calibration: tune's tpe and Optuna's TPE significantly different on about 5% of problems or fewer",
+            k / len(cal.rows) <= 0.05, f"{k} of {len(cal.rows)} ({100 * k / len(cal.rows):.0f}%)")
+    bt = comps["bayes/TPE"]
+    if bt:
+        w = bt.worse()
+        big = [p for p in w if bt.rows[p].ratio > 3]
+        aim("bayes significantly worse than Optuna's TPE on at most 5% of problems, none by a median ratio above 3",
+            bt.share(w) <= 0.05 and not big,
+            f"worse on {len(w)} of {len(bt.rows)} ({100 * bt.share(w):.0f}%), above 3x on {len(big)}"
+            + (f" ({', '.join(big)})" if big else ""))
+        b = bt.better()
+        aim("bayes significantly better than Optuna's TPE on at least half", bt.share(b) >= 0.5,
+            f"better on {len(b)} of {len(bt.rows)} ({100 * bt.share(b):.0f}%)")
+        noisy = [p for p in bt.rows if severe_noise(p)]
+        bad = [p for p in noisy if bt.rows[p].worse]
+        if noisy:
+            aim("on each severe-noise problem, bayes not significantly worse than Optuna's TPE", not bad,
+                f"worse on {len(bad)} of {len(noisy)}" + (f" ({', '.join(bad)})" if bad else ""))
+    par = comps["8/1 runners"]
+    if par:
+        w = par.worse()
+        aim("8 asynchronous runners significantly worse than 1 on at most 10%", par.share(w) <= 0.10,
+            f"worse on {len(w)} of {len(par.rows)} ({100 * par.share(w):.0f}%)")
+    if comps["32/1 runners"]:
+        print(comps["32/1 runners"].line("  (reported) 32 runners against 1"))
 
 
 if __name__ == "__main__":

@@ -1,41 +1,66 @@
 #!/usr/bin/env bash
-# The broad search benchmark: tune's samplers (bayes with 1 and 8 runners,
-# random) beside Optuna's TPE, CMA-ES and random (Debian's python3-optuna) in
-# the same run, on the 24 BBOB functions, noisy versions of four and mixed
-# spaces (bench/problems.hpp), same seeds and trial budgets; then the table
-# and the aims (bench/search_compare.py).
+# The broad search benchmark: tune's samplers (tpe, random, bayes with 1, 8
+# and 32 asynchronous runners) beside Optuna's TPE, CMA-ES and random
+# (Debian's python3-optuna) in the same run, same seeds, trial budgets and
+# noise draws, on the BBOB functions, noisy versions of four and mixed spaces
+# (bench/problems.hpp); then the paired statistic and the aims
+# (bench/search_compare.py over every result of the set so far).
 #
-#   bench/search_compare.sh              reduced: 2 and 5 dimensions, 100 trials
-#                                        (regret at 50 and 100), 5 seeds: ~9 min
-#   FULL=1 bench/search_compare.sh       2, 5, 10, 20 dimensions, 300 trials
-#                                        (50, 100, 300), 10 seeds: many hours
-#   ARGS="--dims 5 --functions 15-24" bench/search_compare.sh   any subset
+#   bench/search_compare.sh                    the reduced set: 2 and 5 dimensions, 100 trials
+#                                              (regret at 50 and 100), 59 problems, 10 seeds
+#   SET=high PIECE="--functions 1,6 --dims 10" LABEL=f1-f6-10d bench/search_compare.sh
+#                                              one piece of the higher-dimensional set: 10 and 20
+#                                              dimensions, 300 trials, 8 functions and noisy
+#                                              versions of four (24 problems), 10 seeds
+#   SET=reduced PIECE="--functions 15-24" LABEL=f15-24 bench/search_compare.sh
 #
-# The two sides run at once (one core each); results stay in $OUT (default
-# a fresh directory under /tmp) as JSON lines.
+# A set runs in pieces (PIECE: more search_bench compare options, which
+# override the set's) that each fit a session. Each piece's raw results stay
+# in the repository: bench/results/search/$SET/DATE_LABEL_{tune,optuna}.jsonl,
+# and its command is appended to bench/results/search/$SET/COMMANDS. The
+# summary reads every file of the set (a later result for the same problem,
+# sampler and seed replaces an earlier one). OUT=dir writes elsewhere.
+# The two sides run at once (one core each).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD:-$here}
 make -s -C "$build" search_bench >/dev/null
-if ! /usr/bin/python3 -c 'import optuna, cmaes' 2>/dev/null; then
-  echo "search_compare.sh: needs Debian's python3-optuna and python3-cmaes: apt-get install python3-optuna python3-cmaes" >&2
+if ! /usr/bin/python3 -c 'import optuna, cmaes, scipy' 2>/dev/null; then
+  echo "search_compare.sh: needs Debian's python3-optuna, python3-cmaes and python3-scipy:" \
+    "apt-get install python3-optuna python3-cmaes python3-scipy" >&2
   exit 2
 fi
-if [ "${FULL:-0}" = 1 ]; then
-  default_args="--dims 2,5,10,20 --trials 300 --checkpoints 50,100,300 --seeds 10"
-else
-  default_args="--dims 2,5 --trials 100 --checkpoints 50,100 --seeds 5"
+set_name=${SET:-reduced}
+case $set_name in
+  reduced) set_args="--dims 2,5 --trials 100 --checkpoints 50,100 --seeds 10" ;;
+  high) set_args="--dims 10,20 --functions 1,6,8,10,15,21,22,24 --no-mixed --trials 300 --checkpoints 100,300 --seeds 10" ;;
+  *) echo "search_compare.sh: SET is reduced or high, not '$set_name'" >&2; exit 2 ;;
+esac
+read -r -a args <<<"$set_args ${PIECE:-}"
+tune_samplers=${TUNE_SAMPLERS:-tpe,random,bayes,bayes-8,bayes-32}
+optuna_samplers=${OPTUNA_SAMPLERS:-tpe,cmaes,random}
+label=${LABEL:-all}
+if [[ ! $label =~ ^[A-Za-z0-9._-]+$ ]]; then
+  echo "search_compare.sh: LABEL names the piece's files: letters, digits, . _ - only, not '$label'" >&2
+  exit 2
 fi
-read -r -a args <<<"${ARGS:-$default_args}"
-out=${OUT:-$(mktemp -d /tmp/search_compare.XXXXXX)}
+out=${OUT:-$here/results/search/$set_name}
 mkdir -p "$out"
-echo "search_compare: ${args[*]}; results in $out"
+stem="$out/$(date +%F)_$label"
+command="search_bench compare ${args[*]} --samplers $tune_samplers; optuna_compare.py --samplers $optuna_samplers"
+echo "search_compare: set $set_name, piece $label: $command; results in ${stem}_{tune,optuna}.jsonl"
 start=$(date +%s)
-"$build/search_bench" compare "${args[@]}" >"$out/tune.jsonl" &
+"$build/search_bench" compare "${args[@]}" --samplers "$tune_samplers" >"${stem}_tune.jsonl.part" &
 tune_pid=$!
-/usr/bin/python3 "$here/optuna_compare.py" "$build/search_bench" -- "${args[@]}" >"$out/optuna.jsonl" &
+/usr/bin/python3 "$here/optuna_compare.py" "$build/search_bench" --samplers "$optuna_samplers" -- "${args[@]}" \
+  >"${stem}_optuna.jsonl.part" &
 optuna_pid=$!
 wait $tune_pid
 wait $optuna_pid
-echo "both sides done in $(( $(date +%s) - start )) s"
-/usr/bin/python3 "$here/search_compare.py" "$out/tune.jsonl" "$out/optuna.jsonl"
+# Whole pieces only: a run cut short leaves its .part files, which the summary does not read.
+mv "${stem}_tune.jsonl.part" "${stem}_tune.jsonl"
+mv "${stem}_optuna.jsonl.part" "${stem}_optuna.jsonl"
+seconds=$(( $(date +%s) - start ))
+echo "$(date +%F) $label ($seconds s on $(nproc) cores): $command" >>"$out/COMMANDS"
+echo "both sides done in $seconds s"
+/usr/bin/python3 "$here/search_compare.py" "$out"

@@ -1,0 +1,93 @@
+#!/usr/bin/python3
+"""The search benchmark's paired statistic (bench/search_stats.py) against
+published critical values of Wilcoxon's signed-rank test, and its handling
+of ties, floors and seeds. Prints TAP."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.environ.get("TOP_SRCDIR", os.path.join(os.path.dirname(__file__), "..", "..")),
+                                "bench"))
+import search_stats as st  # noqa: E402
+
+
+def ranks_with_negatives(n, negative):
+    """Differences 1..n with the ranks in `negative` negative: T- = their sum."""
+    return [-r if r in negative else r for r in range(1, n + 1)]
+
+
+class SignedRank(unittest.TestCase):
+    def test_critical_values_of_the_table(self):
+        # Two-sided alpha 0.05: reject when T <= 2 for n = 7, T <= 8 for n = 10,
+        # T <= 25 for n = 15 (the standard table of critical values, e.g.
+        # Siegel, Nonparametric Statistics, Table G).
+        self.assertLess(st.signed_rank_p(ranks_with_negatives(10, {1, 7})), 0.05)       # T = 8
+        self.assertGreater(st.signed_rank_p(ranks_with_negatives(10, {2, 7})), 0.05)    # T = 9
+        self.assertLess(st.signed_rank_p(ranks_with_negatives(7, {2})), 0.05)           # T = 2
+        self.assertGreater(st.signed_rank_p(ranks_with_negatives(7, {3})), 0.05)        # T = 3
+        self.assertLess(st.signed_rank_p(ranks_with_negatives(15, {1, 2, 3, 4, 15})), 0.05)     # T = 25
+        self.assertGreater(st.signed_rank_p(ranks_with_negatives(15, {1, 2, 3, 5, 15})), 0.05)  # T = 26
+
+    def test_darwins_plants(self):
+        # Darwin's Zea mays pairs (Fisher, The Design of Experiments): exact two-sided p = 0.0413.
+        d = [6, 8, 14, 16, 23, 24, 28, 29, 41, -48, 49, 56, 60, -67, 75]
+        self.assertAlmostEqual(st.signed_rank_p(d), 0.041259765625, places=9)
+
+    def test_five_seeds_can_never_be_significant(self):
+        # The smallest two-sided p with 5 pairs is 2/32: why the aims need 10 seeds.
+        self.assertAlmostEqual(st.signed_rank_p([1, 2, 3, 4, 5]), 0.0625)
+        self.assertEqual(st.signed_rank_p([0, 0, 0]), 1.0)
+
+
+class Paired(unittest.TestCase):
+    def test_worse_better_and_the_effect_size(self):
+        base = {s: 1.0 + s for s in range(10)}
+        worse = {s: 10 * v for s, v in base.items()}
+        r = st.paired(worse, base)
+        self.assertEqual(r.seeds, 10)
+        self.assertTrue(r.worse)
+        self.assertFalse(r.better)
+        self.assertAlmostEqual(r.ratio, 10.0)
+        self.assertEqual(r.verdict, "worse")
+        b = st.paired(base, worse)
+        self.assertTrue(b.better)
+        self.assertAlmostEqual(b.ratio, 0.1)
+
+    def test_regrets_below_the_floor_tie(self):
+        a = {s: 1e-12 for s in range(10)}
+        b = {s: 1e-15 for s in range(10)}
+        r = st.paired(a, b)
+        self.assertEqual(r.p, 1.0)
+        self.assertEqual(r.verdict, "-")
+
+    def test_mixed_signs_are_not_significant(self):
+        a = {s: 1.0 for s in range(10)}
+        b = {s: (2.0 if s % 2 else 0.5) for s in range(10)}
+        self.assertEqual(st.paired(a, b).verdict, "-")
+
+    def test_only_common_seeds_are_paired(self):
+        r = st.paired({0: 1.0, 1: 2.0, 7: 3.0}, {1: 1.0, 7: 1.0, 9: 5.0})
+        self.assertEqual(r.seeds, 2)
+        with self.assertRaises(ValueError):
+            st.paired({0: 1.0}, {1: 1.0})
+
+
+class Tap(unittest.TextTestResult):
+    count = 0
+
+    def addSuccess(self, test):
+        Tap.count += 1
+        print(f"ok {Tap.count} - {test.id().split('.', 1)[1]}")
+
+    def addFailure(self, test, err):
+        Tap.count += 1
+        print(f"not ok {Tap.count} - {test.id().split('.', 1)[1]}\n# " + self._exc_info_to_string(err, test).replace("\n", "\n# "))
+
+    addError = addFailure
+
+
+if __name__ == "__main__":
+    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
+    print(f"1..{suite.countTestCases()}")
+    result = unittest.TextTestRunner(stream=open(os.devnull, "w"), resultclass=Tap).run(suite)
+    sys.exit(0 if result.wasSuccessful() else 1)
