@@ -122,9 +122,39 @@ void BayesSampler::observe(const Observation& done) {
   if (done.pruned) {
     pruned_.push_back(encode(done.params));
   } else if (done.objective && std::isfinite(*done.objective)) {
-    points_.push_back({encode(done.params), minimize_ ? *done.objective : -*done.objective, false});
+    const Point p{encode(done.params), minimize_ ? *done.objective : -*done.objective, false};
+    // The first result at a point already measured is the replicate (asked
+    // for by propose, or found among a resumed study's results).
+    for (std::size_t k = 0; k < points_.size() && !replicate_share_; ++k)
+      if ((points_[k].u - p.u).norm() < 1e-9) {
+        replicate_asked_ = true;
+        Eigen::VectorXd y(static_cast<Eigen::Index>(points_.size() + 1));
+        for (std::size_t i = 0; i < points_.size(); ++i) y(static_cast<Eigen::Index>(i)) = points_[i].y;
+        y(y.size() - 1) = p.y;
+        warp(y);
+        const double var = (y.array() - y.mean()).square().sum() / static_cast<double>(y.size() - 1);
+        const double diff = y(static_cast<Eigen::Index>(k)) - y(y.size() - 1);
+        // Half the squared difference of two draws estimates the noise's variance.
+        replicate_share_ = var > 0 && points_[k].y != p.y ? std::min(1.0, diff * diff / 2 / var) : 0.0;
+        replicate_pair_ = {k, points_.size()};
+      }
+    points_.push_back(p);
   }
   // Failed trials teach nothing reliable (a crash may be transient): left out.
+}
+
+void BayesSampler::warp(Eigen::VectorXd& y) {
+  const Eigen::Index n = y.size();
+  if (n == 0) return;
+  std::vector<double> sorted(y.data(), y.data() + n);
+  std::nth_element(sorted.begin(), sorted.begin() + n / 2, sorted.end());
+  const double lo = y.minCoeff(), median = sorted[static_cast<std::size_t>(n / 2)];
+  const double shift = std::max(median - lo, 1e-9 * std::max(1.0, std::fabs(lo)));
+  for (Eigen::Index i = 0; i < n; ++i) y(i) = std::log(y(i) - lo + shift);
+}
+
+bool BayesSampler::replicate_due(std::uint64_t trial) const {
+  return !replicate_asked_ && trial >= initial_ && !points_.empty();
 }
 
 std::string BayesSampler::note() const {
@@ -141,6 +171,13 @@ std::string BayesSampler::note() const {
 
 std::vector<BayesSampler::Point> BayesSampler::model_points(std::mt19937_64& rng) const {
   std::vector<Point> data = points_;
+  if (replicate_pair_) {
+    // The model sees the replicated point once, at the mean of its two
+    // results: two equal rows would only make its fit ill-conditioned.
+    const auto [first, again] = *replicate_pair_;
+    data[first].y = (data[first].y + data[again].y) / 2;
+    data.erase(data.begin() + static_cast<std::ptrdiff_t>(again));
+  }
   if (!data.empty()) {
     // A pruned trial was stopped for looking worse than its peers: the model
     // believes it no better than the worst finished trial.
@@ -168,6 +205,12 @@ std::optional<Assignment> BayesSampler::propose(std::uint64_t trial, std::span<c
                     static_cast<std::uint32_t>(trial), static_cast<std::uint32_t>(trial >> 32), 0xba7e5u};
   std::mt19937_64 rng(seq);
   Assignment out;
+  if (replicate_due(trial)) {  // the best trial so far, again: what the noise is
+    replicate_asked_ = true;
+    const Point& best =
+        *std::min_element(points_.begin(), points_.end(), [](const Point& a, const Point& b) { return a.y < b.y; });
+    return decode(best.u);
+  }
   if (!costly(trial)) {  // the initial design
     const auto p = design_.point(trial);
     out = decode(Eigen::Map<const Eigen::VectorXd>(p.data(), static_cast<Eigen::Index>(p.size())));
@@ -232,13 +275,7 @@ Eigen::VectorXd BayesSampler::model_proposal(std::uint64_t trial, std::span<cons
   // bad trials (an ill-conditioned objective, a diverging run, multiplicative
   // noise) do not flatten the model where the good trials are. Monotone: the
   // order of the trials, and so the best, is unchanged.
-  {
-    std::vector<double> sorted(y.data(), y.data() + n);
-    std::nth_element(sorted.begin(), sorted.begin() + n / 2, sorted.end());
-    const double lo = y.minCoeff(), median = sorted[static_cast<std::size_t>(n / 2)];
-    const double shift = std::max(median - lo, 1e-9 * std::max(1.0, std::fabs(lo)));
-    for (Eigen::Index i = 0; i < n; ++i) y(i) = std::log(y(i) - lo + shift);
-  }
+  warp(y);
   for (Eigen::Index i = 0; i < n; ++i)
     if (!data[static_cast<std::size_t>(i)].imputed) best = std::min(best, y(i));
 
@@ -253,10 +290,12 @@ Eigen::VectorXd BayesSampler::model_proposal(std::uint64_t trial, std::span<cons
   noise_share_ = std::exp(hyper_->log_noise) / (std::exp(hyper_->log_noise) + std::exp(hyper_->log_signal));
   // Hysteresis: back to the model only below half the share, so a study
   // whose fits hover around the limit does not flip at every proposal.
-  by_tpe_ = points_.size() >= kNoisyMinTrials && noise_share_ > (by_tpe_ ? kNoisyShare / 2 : kNoisyShare);
+  // Before kNoisyMinTrials results the replicate's measurement decides.
+  const double limit = by_tpe_ ? kNoisyShare / 2 : kNoisyShare;
+  by_tpe_ = points_.size() >= kNoisyMinTrials ? noise_share_ > limit : replicate_share_ && *replicate_share_ > limit;
   ever_by_tpe_ = ever_by_tpe_ || by_tpe_;
   if (by_tpe_) return encode(*tpe_.propose(trial, pending));
-  if (noise_share_ > kNoisyShare) {  // too few results to call them noisy: the design goes on
+  if (noise_share_ > kNoisyShare && !replicate_share_) {  // too few results to call them noisy: the design goes on
     const auto p = design_.point(trial);
     return Eigen::Map<const Eigen::VectorXd>(p.data(), static_cast<Eigen::Index>(p.size()));
   }

@@ -16,12 +16,18 @@
 // Trial k depends only on the seed and the trials finished before it was
 // proposed, so a study with one runner is reproducible.
 //
-// When the fitted noise holds over kNoisyShare of the results' variance (on
-// severely noisy problems the model then chases lucky draws), proposals come
-// from a TPE sampler fed the same trials, until a later fit finds under half
-// that share; note() says so, and the driver prints it when it changes.
-// Before kNoisyMinTrials results such a fit means the model cannot yet tell
-// signal from noise (or a wiggle): the initial design goes on instead.
+// Noise is measured, not guessed, from the first fits: the first proposal
+// after the initial design runs the best design trial again (a replicate).
+// The two results' difference, against the spread of all results (both
+// warped as the model sees them), is the noise's share of the variance: 0
+// for a program that gives the same result twice. When it, or later the
+// fitted noise, holds over kNoisyShare of the results' variance (on severely
+// noisy problems the model then chases lucky draws), proposals come from a
+// TPE sampler fed the same trials, until a fit finds under half that share;
+// note() says so, and the driver prints it when it changes. Before
+// kNoisyMinTrials results the replicate decides: a fit on a handful of
+// trials cannot tell noise from a wiggle (before the replicate's result, or
+// without one, such a fit continues the initial design instead).
 //
 // Cost is capped: the model holds at most kModelCap trials (the best half and
 // an even spread of the rest) and hyperparameters are fitted on at most
@@ -30,6 +36,7 @@
 #pragma once
 
 #include <optional>
+#include <utility>
 #include <random>
 
 #include "search/gaussian_process.hpp"
@@ -72,6 +79,8 @@ class BayesSampler final : public Sampler {
   // Share of the results' (warped, standardised) variance the last fit put
   // in its noise term.
   double noise_share() const { return noise_share_; }
+  // The same share as the replicate measured it, once its result is in.
+  std::optional<double> replicate_share() const { return replicate_share_; }
 
  private:
   struct Point {
@@ -82,6 +91,10 @@ class BayesSampler final : public Sampler {
   struct Model;
 
   Eigen::VectorXd encode(const Assignment& a) const;
+  // The objective as the model sees it: log(y - min + (median - min)).
+  static void warp(Eigen::VectorXd& y);
+  // Whether this proposal is the replicate: once, after the initial design.
+  bool replicate_due(std::uint64_t trial) const;
   Assignment decode(const Eigen::VectorXd& u) const;
   std::vector<Point> model_points(std::mt19937_64& rng) const;
   Eigen::VectorXd model_proposal(std::uint64_t trial, std::span<const Assignment> pending, std::mt19937_64& rng);
@@ -102,6 +115,9 @@ class BayesSampler final : public Sampler {
   double noise_share_ = 0;             // of the last fit
   bool by_tpe_ = false;                // the last proposal came from tpe_
   bool ever_by_tpe_ = false;
+  bool replicate_asked_ = false;       // the replicate was handed out (or found among the results)
+  std::optional<double> replicate_share_;  // what the replicate measured
+  std::optional<std::pair<std::size_t, std::size_t>> replicate_pair_;  // indices in points_: the first, the replicate
 };
 
 }  // namespace tune
