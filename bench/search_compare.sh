@@ -16,10 +16,11 @@
 #
 # A set runs in pieces (PIECE: more search_bench compare options, which
 # override the set's) that each fit a session. Each piece's raw results stay
-# in the repository: bench/results/search/$SET/DATE_LABEL_{tune,optuna}.jsonl,
-# and its command is appended to bench/results/search/$SET/COMMANDS. The
-# summary reads every file of the set (a later result for the same problem,
-# sampler and seed replaces an earlier one). OUT=dir writes elsewhere.
+# in the repository, by the commit that produced them:
+# bench/results/search/$SET/COMMIT/DATE_LABEL_{tune,optuna}.jsonl, and its
+# command is appended to COMMANDS there. The summary reads every file of that
+# directory (a later result for the same problem, sampler and seed replaces
+# an earlier one). OUT=dir writes elsewhere.
 # The two sides run at once (one core each).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -44,7 +45,9 @@ if [[ ! $label =~ ^[A-Za-z0-9._-]+$ ]]; then
   echo "search_compare.sh: LABEL names the piece's files: letters, digits, . _ - only, not '$label'" >&2
   exit 2
 fi
-out=${OUT:-$here/results/search/$set_name}
+rev=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unversioned)
+[ -z "$(git -C "$here" status --porcelain -- ../lib ../bench 2>/dev/null)" ] || rev="$rev-modified"
+out=${OUT:-$here/results/search/$set_name/$rev}
 mkdir -p "$out"
 stem="$out/$(date +%F)_$label"
 command="search_bench compare ${args[*]} --samplers $tune_samplers; optuna_compare.py --samplers $optuna_samplers"

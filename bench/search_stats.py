@@ -14,7 +14,7 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from scipy.stats import wilcoxon
+from scipy.stats import binom, wilcoxon
 
 FLOOR = 1e-8
 ALPHA = 0.05
@@ -62,3 +62,11 @@ def paired(a, b):
     diffs = [0.0 if a[s] <= FLOOR and b[s] <= FLOOR else log_regret(a[s]) - log_regret(b[s]) for s in common]
     ratio = statistics.median((a[s] + FLOOR) / (b[s] + FLOOR) for s in common)
     return Paired(len(common), signed_rank_p(diffs), ratio)
+
+
+def chance_bound(problems, level=0.95):
+    """How many of `problems` comparisons of one algorithm with itself come out
+    significant by chance at most, in `level` of benchmark runs: the
+    `level` quantile of Binomial(problems, ALPHA). The calibration row is
+    judged against it."""
+    return int(binom.ppf(level, problems, ALPHA))

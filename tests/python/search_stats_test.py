@@ -39,6 +39,14 @@ class SignedRank(unittest.TestCase):
         self.assertEqual(st.signed_rank_p([0, 0, 0]), 1.0)
 
 
+class Calibration(unittest.TestCase):
+    def test_what_chance_alone_makes_significant(self):
+        # Binomial(59, 0.05): P(X <= 5) = 0.92, P(X <= 6) = 0.97.
+        self.assertEqual(st.chance_bound(59), 6)
+        self.assertEqual(st.chance_bound(20), 3)
+        self.assertEqual(st.chance_bound(1), 0)  # one problem: P(not significant) = 0.95
+
+
 class Paired(unittest.TestCase):
     def test_worse_better_and_the_effect_size(self):
         base = {s: 1.0 + s for s in range(10)}
