@@ -301,15 +301,23 @@ Eigen::VectorXd BayesSampler::model_proposal(std::uint64_t trial, std::span<cons
   }
 
   // Kriging believer: running trials join the data at their predicted value,
-  // clipped so that none is believed better than the best observed.
+  // clipped so that none is believed better than the best observed. A running
+  // trial at a point already measured (the replicate) adds nothing the model
+  // does not know, and a second equal row would only make the fit ill-conditioned.
   if (!pending.empty()) {
     const GaussianProcess believed(X, y, *hyper_);
-    X.conservativeResize(n + static_cast<Eigen::Index>(pending.size()), Eigen::NoChange);
+    std::vector<Eigen::VectorXd> rows;
+    for (const auto& a : pending) {
+      const Eigen::VectorXd f = features(encode(a));
+      bool measured = false;
+      for (Eigen::Index i = 0; i < n && !measured; ++i) measured = (X.row(i).transpose() - f).norm() < 1e-9;
+      if (!measured) rows.push_back(f);
+    }
+    X.conservativeResize(n + static_cast<Eigen::Index>(rows.size()), Eigen::NoChange);
     y.conservativeResize(X.rows());
-    for (std::size_t k = 0; k < pending.size(); ++k) {
-      const Eigen::VectorXd f = features(encode(pending[k]));
-      X.row(n + static_cast<Eigen::Index>(k)) = f.transpose();
-      y(n + static_cast<Eigen::Index>(k)) = std::max(believed.predict(f).mean, best);
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      X.row(n + static_cast<Eigen::Index>(k)) = rows[k].transpose();
+      y(n + static_cast<Eigen::Index>(k)) = std::max(believed.predict(rows[k]).mean, best);
     }
   }
   Model model{GaussianProcess(X, y, *hyper_), best, {}, {}, {}};
