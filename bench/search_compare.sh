@@ -16,7 +16,8 @@
 #
 # A set runs in pieces (PIECE: more search_bench compare options, which
 # override the set's) that each fit a session. Each piece's raw results stay
-# in the repository, by the commit that produced them:
+# in the repository, by the commit of the code that produced them (the last
+# one that changed lib/ or the benchmark's own sources):
 # bench/results/search/$SET/COMMIT/DATE_LABEL_{tune,optuna}.jsonl, and its
 # command is appended to COMMANDS there. The summary reads every file of that
 # directory (a later result for the same problem, sampler and seed replaces
@@ -45,8 +46,13 @@ if [[ ! $label =~ ^[A-Za-z0-9._-]+$ ]]; then
   echo "search_compare.sh: LABEL names the piece's files: letters, digits, . _ - only, not '$label'" >&2
   exit 2
 fi
-rev=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unversioned)
-[ -z "$(git -C "$here" status --porcelain -- ../lib ../bench 2>/dev/null)" ] || rev="$rev-modified"
+# The commit of the code the results depend on (the samplers, the problems,
+# both sides' drivers), not of later changes elsewhere; "-modified" when that
+# code differs from it.
+code=(../lib search_bench.cpp problems.hpp bbob.hpp test_functions.hpp bench_io.hpp optuna_compare.py)
+rev=$(cd "$here" && git log -1 --format=%h -- "${code[@]}" 2>/dev/null || true)
+rev=${rev:-unversioned}
+[ -z "$(cd "$here" && git status --porcelain -- "${code[@]}" 2>/dev/null)" ] || rev="$rev-modified"
 out=${OUT:-$here/results/search/$set_name/$rev}
 mkdir -p "$out"
 stem="$out/$(date +%F)_$label"
