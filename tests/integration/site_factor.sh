@@ -151,8 +151,9 @@ alice_done=$("$tune" export improving.h5 --csv 2>/dev/null | awk -F, 'NR > 1 && 
 ctld_up=$(scontrol ping 2>&1 | grep -c UP)
 bob_done=$("$tune" export flat.h5 --csv 2>/dev/null | awk -F, 'NR > 1 && $2 == "ok"' | wc -l)
 "$cluster" daemon-start slurmdbd --dir "$CLUSTER_DIR" --port "$CLUSTER_PORT" --nodes 4 >/dev/null 2>&1
-# The trial jobs that ended while slurmdbd was away reach it once it is back.
-for _ in $(seq 1 90); do
+# The trial jobs that ended while slurmdbd was away reach it once it is back
+# (slurmctld's agent resends them; on a loaded machine this took over 90 s once).
+for _ in $(seq 1 240); do
   recorded=$(sacct -n -X -P -u "$alice" -S "$(date -d @$((down_at - 600)) +%Y-%m-%dT%H:%M:%S)" -o JobName,State 2>/dev/null | grep -c '^improving.trial|COMPLETED$')
   [ "${recorded:-0}" -ge 8 ] && break
   sleep 1
