@@ -49,9 +49,7 @@ CLI::Option* add_study_flags(CLI::App& a, StudyFlags& f, StudyCommand command) {
     if (flag.show_default) o->capture_default_str();
     if (command == StudyCommand::Submit && flag.required_on_submit) o->required();
     if (flag.scope == FlagScope::TrialJobsSwitch) trial_jobs = o;
-    if (flag.scope == FlagScope::TrialJobs ||
-        (flag.scope == FlagScope::TrialJobsOnRun && command == StudyCommand::Run))
-      need_trial_jobs.push_back(o);
+    if (flag.needs_trial_jobs(command)) need_trial_jobs.push_back(o);
   }
   for (CLI::Option* o : need_trial_jobs) o->needs(trial_jobs);
   return trial_jobs;

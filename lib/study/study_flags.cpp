@@ -343,9 +343,7 @@ void check_study_flags(const StudyFlags& f, StudyCommand command) {
     const bool is_changed = changed(flag, f);
     if (command == StudyCommand::Submit && flag.required_on_submit && !is_changed)
       throw std::invalid_argument(flag.long_name() + " is required");
-    const bool needs_switch = flag.scope == FlagScope::TrialJobs ||
-                              (flag.scope == FlagScope::TrialJobsOnRun && command == StudyCommand::Run);
-    if (needs_switch && is_changed && !f.trial_jobs)
+    if (flag.needs_trial_jobs(command) && is_changed && !f.trial_jobs)
       throw std::invalid_argument(flag.long_name() + " is for trial jobs: give --trial-jobs too");
     with_value(flag, f, [&](const auto& v) {
       using T = std::decay_t<decltype(v)>;

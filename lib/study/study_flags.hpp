@@ -112,6 +112,10 @@ struct StudyFlag {
   const char* help_for(StudyCommand c) const {
     return c == StudyCommand::Submit && submit_help ? submit_help : help;
   }
+  // Whether `c` takes this flag only beside --trial-jobs.
+  bool needs_trial_jobs(StudyCommand c) const {
+    return scope == FlagScope::TrialJobs || (scope == FlagScope::TrialJobsOnRun && c == StudyCommand::Run);
+  }
 };
 
 // Every study flag, in the order of --help and of a job script's arguments.
