@@ -121,6 +121,7 @@ struct ProblemSet {
   std::vector<int> dims = {2, 5, 10};
   std::vector<int> functions;  // BBOB ids; empty: all 24
   bool noisy = true, mixed = true;
+  bool noiseless = true;  // false (search_bench --noisy-only): only the noisy versions (and mlp-mixed-noisy)
   bool conditional = false;  // search_bench --conditional: the conditional-space problem (not in the runs docs/results/search-quality.md reports)
 };
 
@@ -138,15 +139,17 @@ inline std::vector<Problem> problems(const ProblemSet& set) {
         return (*fn)(x);
       };
       const std::string name = "f" + std::to_string(fid) + "-" + bbob::Function::name(fid) + "-" + std::to_string(d) + "d";
-      out.push_back({name, box(d, -5, 5), 0, f});
+      if (set.noiseless) out.push_back({name, box(d, -5, 5), 0, f});
       // Severe Gaussian noise (BBOB's beta = 1) on four shapes: smooth,
       // valley, multimodal, many peaks.
       if (set.noisy && (fid == 1 || fid == 8 || fid == 15 || fid == 21)) out.push_back({name + "-noisy", box(d, -5, 5), 1.0, f});
     }
   if (set.mixed) {
-    out.push_back({"mlp-mixed", kMlpSpace, 0, mlp_loss});
-    out.push_back({"gbm-mixed", kGbmSpace, 0, gbm_loss});
-    out.push_back({"mlp-mixed-noisy", kMlpSpace, 0.3, mlp_loss});
+    if (set.noiseless) {
+      out.push_back({"mlp-mixed", kMlpSpace, 0, mlp_loss});
+      out.push_back({"gbm-mixed", kGbmSpace, 0, gbm_loss});
+    }
+    if (set.noisy) out.push_back({"mlp-mixed-noisy", kMlpSpace, 0.3, mlp_loss});
   }
   if (set.conditional) out.push_back({"mlp-conditional", kMlpConditionalSpace, 0, mlp_conditional_loss});
   return out;

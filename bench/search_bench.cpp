@@ -237,7 +237,7 @@ int parallel(int trials, int seeds) {
 
 // Options of compare and problems: --dims 2,5,10 --functions 1,15,21 (or
 // 1-24) --trials 100 --checkpoints 50,100 --seeds 10 [--first-seed 0] --samplers
-// random,tpe,bayes,bayes-8 --no-noisy --no-mixed.
+// random,tpe,bayes,bayes-8 --no-noisy --noisy-only --no-mixed.
 struct CompareOptions {
   bench::ProblemSet set;
   int trials = 100, seeds = 10, first_seed = 0;
@@ -272,10 +272,14 @@ CompareOptions parse_compare(int argc, char** argv) {
     else if (a == "--first-seed") o.first_seed = std::stoi(value());
     else if (a == "--samplers") o.samplers = bench::split(value());
     else if (a == "--no-noisy") o.set.noisy = false;
+    else if (a == "--noisy-only")
+      o.set.noiseless = false;
     else if (a == "--no-mixed") o.set.mixed = false;
     else if (a == "--conditional") o.set.conditional = true;
     else throw std::invalid_argument("unknown option " + a);
   }
+  if (!o.set.noisy && !o.set.noiseless)
+    throw std::invalid_argument("--no-noisy and --noisy-only leave no problem");
   for (int f : o.set.functions)
     if (f < 1 || f > 24) throw std::invalid_argument("--functions: BBOB has functions 1-24, not " + std::to_string(f));
   for (int d : o.set.dims)
@@ -365,11 +369,12 @@ int main(int argc, char** argv) {
   if (mode == "cost") return cost();
   if (mode == "parallel") return parallel(trials, seeds);
   if (mode == "all") return quality(trials, seeds) | cost() | parallel(trials, seeds);
-  std::fprintf(stderr, "usage: search_bench [quality|cost|parallel|all] [trials] [seeds]\n"
-                       "       search_bench compare|problems [--dims 2,5,10] [--functions 1-24] [--trials N]\n"
-                       "                    [--checkpoints 50,100] [--seeds N] [--first-seed N]\n"
-                       "                    [--samplers random,tpe,bayes,bayes-8]\n"
-                       "                    [--no-noisy] [--no-mixed] [--conditional]\n"
-                       "       search_bench serve\n");
+  std::fprintf(stderr,
+               "usage: search_bench [quality|cost|parallel|all] [trials] [seeds]\n"
+               "       search_bench compare|problems [--dims 2,5,10] [--functions 1-24] [--trials N]\n"
+               "                    [--checkpoints 50,100] [--seeds N] [--first-seed N]\n"
+               "                    [--samplers random,tpe,bayes,bayes-8]\n"
+               "                    [--no-noisy | --noisy-only] [--no-mixed] [--conditional]\n"
+               "       search_bench serve\n");
   return 2;
 }

@@ -123,11 +123,15 @@ void BayesSampler::observe(const Observation& done) {
     pruned_.push_back(encode(done.params));
   } else if (done.objective && std::isfinite(*done.objective)) {
     const Point p{encode(done.params), minimize_ ? *done.objective : -*done.objective, false};
-    // The first result at a point already measured is the replicate (asked
+    // The first result at a point measured once before is a replicate (asked
     // for by propose, or found among a resumed study's results).
-    for (std::size_t k = 0; k < points_.size() && !replicate_share_; ++k)
-      if ((points_[k].u - p.u).norm() < 1e-9) {
-        replicate_asked_ = true;
+    const auto paired = [&](std::size_t k) {
+      for (const auto& r : replicate_pairs_)
+        if (r.first == k || r.again == k) return true;
+      return false;
+    };
+    for (std::size_t k = 0; k < points_.size(); ++k)
+      if ((points_[k].u - p.u).norm() < 1e-9 && !paired(k)) {
         Eigen::VectorXd y(static_cast<Eigen::Index>(points_.size() + 1));
         for (std::size_t i = 0; i < points_.size(); ++i) y(static_cast<Eigen::Index>(i)) = points_[i].y;
         y(y.size() - 1) = p.y;
@@ -135,8 +139,10 @@ void BayesSampler::observe(const Observation& done) {
         const double var = (y.array() - y.mean()).square().sum() / static_cast<double>(y.size() - 1);
         const double diff = y(static_cast<Eigen::Index>(k)) - y(y.size() - 1);
         // Half the squared difference of two draws estimates the noise's variance.
-        replicate_share_ = var > 0 && points_[k].y != p.y ? std::min(1.0, diff * diff / 2 / var) : 0.0;
-        replicate_pair_ = {k, points_.size()};
+        replicate_pairs_.push_back(
+            {k, points_.size(), var > 0 && points_[k].y != p.y ? std::min(1.0, diff * diff / 2 / var) : 0.0});
+        replicates_asked_ = std::max(replicates_asked_, replicate_pairs_.size());
+        break;
       }
     points_.push_back(p);
   }
@@ -154,29 +160,50 @@ void BayesSampler::warp(Eigen::VectorXd& y) {
 }
 
 bool BayesSampler::replicate_due(std::uint64_t trial) const {
-  return !replicate_asked_ && trial >= initial_ && !points_.empty();
+  if (points_.empty() || trial < initial_ || replicates_asked_ >= kReplicates) return false;
+  if (replicates_asked_ == 0) return true;
+  // More only while the replicates differ (noise), and only once every
+  // earlier one's result is in, one every initial_ trials.
+  if (replicate_pairs_.size() < replicates_asked_ || !replicate_share().value_or(0)) return false;
+  return trial >= initial_ * (1 + replicates_asked_);
+}
+
+std::optional<double> BayesSampler::replicate_share() const {
+  if (replicate_pairs_.empty()) return std::nullopt;
+  double sum = 0;
+  for (const auto& r : replicate_pairs_) sum += r.share;
+  return sum / static_cast<double>(replicate_pairs_.size());
 }
 
 std::string BayesSampler::note() const {
+  const std::string over = std::to_string(static_cast<int>(100 * kNoisyShare)) + "%";
+  const std::string under = std::to_string(static_cast<int>(50 * kNoisyShare)) + "%";
   if (by_tpe_)
-    return "bayes: the results look too noisy for the Gaussian process (its fit puts over " +
-           std::to_string(static_cast<int>(100 * kNoisyShare)) +
-           "% of their variance in noise): proposing with tpe until a fit puts under " +
-           std::to_string(static_cast<int>(50 * kNoisyShare)) + "% there";
+    return std::string("bayes: the results look too noisy for the Gaussian process (") +
+           (by_replicates_ ? "trials run twice differ by" : "its fit puts") + " over " + over +
+           " of their variance in noise): proposing with tpe until both the trials run twice and a fit put "
+           "under " +
+           under + " there";
   if (ever_by_tpe_)
-    return "bayes: the Gaussian process proposes again (its latest fit puts under " +
-           std::to_string(static_cast<int>(50 * kNoisyShare)) + "% of the variance in noise)";
+    return "bayes: the Gaussian process proposes again (the trials run twice and its latest fit put under " +
+           under + " of the variance in noise)";
   return {};
 }
 
 std::vector<BayesSampler::Point> BayesSampler::model_points(std::mt19937_64& rng) const {
   std::vector<Point> data = points_;
-  if (replicate_pair_) {
-    // The model sees the replicated point once, at the mean of its two
+  if (!replicate_pairs_.empty()) {
+    // The model sees a replicated point once, at the mean of its two
     // results: two equal rows would only make its fit ill-conditioned.
-    const auto [first, again] = *replicate_pair_;
-    data[first].y = (data[first].y + data[again].y) / 2;
-    data.erase(data.begin() + static_cast<std::ptrdiff_t>(again));
+    std::vector<bool> drop(data.size(), false);
+    for (const auto& r : replicate_pairs_) {
+      data[r.first].y = (data[r.first].y + data[r.again].y) / 2;
+      drop[r.again] = true;
+    }
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < data.size(); ++i)
+      if (!drop[i]) data[kept++] = data[i];
+    data.resize(kept);
   }
   if (!data.empty()) {
     // A pruned trial was stopped for looking worse than its peers: the model
@@ -205,11 +232,16 @@ std::optional<Assignment> BayesSampler::propose(std::uint64_t trial, std::span<c
                     static_cast<std::uint32_t>(trial), static_cast<std::uint32_t>(trial >> 32), 0xba7e5u};
   std::mt19937_64 rng(seq);
   Assignment out;
-  if (replicate_due(trial)) {  // the best trial so far, again: what the noise is
-    replicate_asked_ = true;
-    const Point& best =
-        *std::min_element(points_.begin(), points_.end(), [](const Point& a, const Point& b) { return a.y < b.y; });
-    return decode(best.u);
+  if (replicate_due(trial)) {  // the best trial not yet replicated, again: what the noise is
+    std::vector<bool> paired(points_.size(), false);
+    for (const auto& r : replicate_pairs_) paired[r.first] = paired[r.again] = true;
+    const Point* best = nullptr;
+    for (std::size_t i = 0; i < points_.size(); ++i)
+      if (!paired[i] && (!best || points_[i].y < best->y)) best = &points_[i];
+    if (best) {
+      ++replicates_asked_;
+      return decode(best->u);
+    }
   }
   if (!costly(trial)) {  // the initial design
     const auto p = design_.point(trial);
@@ -290,12 +322,15 @@ Eigen::VectorXd BayesSampler::model_proposal(std::uint64_t trial, std::span<cons
   noise_share_ = std::exp(hyper_->log_noise) / (std::exp(hyper_->log_noise) + std::exp(hyper_->log_signal));
   // Hysteresis: back to the model only below half the share, so a study
   // whose fits hover around the limit does not flip at every proposal.
-  // Before kNoisyMinTrials results the replicate's measurement decides.
+  // The replicates' measurement counts from the first one's result on, the
+  // fit's from kNoisyMinTrials results.
   const double limit = by_tpe_ ? kNoisyShare / 2 : kNoisyShare;
-  by_tpe_ = points_.size() >= kNoisyMinTrials ? noise_share_ > limit : replicate_share_ && *replicate_share_ > limit;
+  const auto replicated = replicate_share();
+  by_replicates_ = replicated && *replicated > limit;
+  by_tpe_ = by_replicates_ || (points_.size() >= kNoisyMinTrials && noise_share_ > limit);
   ever_by_tpe_ = ever_by_tpe_ || by_tpe_;
   if (by_tpe_) return encode(*tpe_.propose(trial, pending));
-  if (noise_share_ > kNoisyShare && !replicate_share_) {  // too few results to call them noisy: the design goes on
+  if (noise_share_ > kNoisyShare && !replicated) {  // too few results to call them noisy: the design goes on
     const auto p = design_.point(trial);
     return Eigen::Map<const Eigen::VectorXd>(p.data(), static_cast<Eigen::Index>(p.size()));
   }

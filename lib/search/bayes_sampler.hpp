@@ -20,14 +20,22 @@
 // after the initial design runs the best design trial again (a replicate).
 // The two results' difference, against the spread of all results (both
 // warped as the model sees them), is the noise's share of the variance: 0
-// for a program that gives the same result twice. When it, or later the
-// fitted noise, holds over kNoisyShare of the results' variance (on severely
-// noisy problems the model then chases lucky draws), proposals come from a
-// TPE sampler fed the same trials, until a fit finds under half that share;
-// note() says so, and the driver prints it when it changes. Before
-// kNoisyMinTrials results the replicate decides: a fit on a handful of
-// trials cannot tell noise from a wiggle (before the replicate's result, or
-// without one, such a fit continues the initial design instead).
+// for a program that gives the same result twice. A program whose two
+// results differ gets up to kReplicates such pairs, one every initial-design
+// length of trials (the best trial not yet replicated), and their shares are
+// pooled: one pair's share is a chi-squared draw with one degree of freedom,
+// three pairs' much less often far off. When the replicates' share, or from
+// kNoisyMinTrials results the fitted noise, holds over kNoisyShare of the
+// results' variance (on severely noisy problems the model then chases lucky
+// draws), proposals come from a TPE sampler fed the same trials, until both
+// are under half that share; note() says so, and the driver prints it when
+// it changes. The fit alone is not enough: in 10 dimensions and more it
+// explains noise with short length scales and puts almost none in its noise
+// term (measured: under 1% on the severe-noise 10-d problems, where the
+// replicates measured 40-100%). Before kNoisyMinTrials results only the
+// replicates decide (a fit on a handful of trials cannot tell noise from a
+// wiggle; before the first replicate's result such a fit continues the
+// initial design instead).
 //
 // Cost is capped: the model holds at most kModelCap trials (the best half and
 // an even spread of the rest) and hyperparameters are fitted on at most
@@ -56,6 +64,9 @@ class BayesSampler final : public Sampler {
   // from a wiggle).
   static constexpr double kNoisyShare = 0.2;
   static constexpr std::size_t kNoisyMinTrials = 20;
+  // Replicated trials (pairs of results at one point) at most, when the first
+  // pair differs; a program that gives the same result twice gets one.
+  static constexpr std::size_t kReplicates = 3;
 
   BayesSampler(const SearchSpace& space, std::uint64_t seed, bool minimize);
   std::string_view name() const override { return "bayes"; }
@@ -79,8 +90,10 @@ class BayesSampler final : public Sampler {
   // Share of the results' (warped, standardised) variance the last fit put
   // in its noise term.
   double noise_share() const { return noise_share_; }
-  // The same share as the replicate measured it, once its result is in.
-  std::optional<double> replicate_share() const { return replicate_share_; }
+  // The same share as the replicates measured it (pooled), once the first one's result is in.
+  std::optional<double> replicate_share() const;
+  // Pairs of results at one point so far.
+  std::size_t replicates() const { return replicate_pairs_.size(); }
 
  private:
   struct Point {
@@ -93,7 +106,8 @@ class BayesSampler final : public Sampler {
   Eigen::VectorXd encode(const Assignment& a) const;
   // The objective as the model sees it: log(y - min + (median - min)).
   static void warp(Eigen::VectorXd& y);
-  // Whether this proposal is the replicate: once, after the initial design.
+  // Whether this proposal is a replicate: after the initial design, and
+  // then every initial_ trials while the replicates differ, up to kReplicates.
   bool replicate_due(std::uint64_t trial) const;
   Assignment decode(const Eigen::VectorXd& u) const;
   std::vector<Point> model_points(std::mt19937_64& rng) const;
@@ -115,9 +129,13 @@ class BayesSampler final : public Sampler {
   double noise_share_ = 0;             // of the last fit
   bool by_tpe_ = false;                // the last proposal came from tpe_
   bool ever_by_tpe_ = false;
-  bool replicate_asked_ = false;       // the replicate was handed out (or found among the results)
-  std::optional<double> replicate_share_;  // what the replicate measured
-  std::optional<std::pair<std::size_t, std::size_t>> replicate_pair_;  // indices in points_: the first, the replicate
+  bool by_replicates_ = false;        // ... because the replicates measured the noise
+  std::size_t replicates_asked_ = 0;  // replicates handed out (or found among the results)
+  struct Replicate {
+    std::size_t first, again;  // indices in points_
+    double share;              // half the squared (warped) difference, over the results' variance then
+  };
+  std::vector<Replicate> replicate_pairs_;
 };
 
 }  // namespace tune

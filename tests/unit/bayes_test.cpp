@@ -283,6 +283,69 @@ TEST(BayesSampler, TheReplicateMeasuresTheNoiseRightAfterTheDesign) {
   EXPECT_NE(*resumed.propose(resumed.initial_trials(), {}), (Assignment{0.2, 0.2}));
 }
 
+// A program whose replicate differs gets up to kReplicates of them, one
+// every initial-design length of trials, each at the best trial not yet
+// replicated; one that gives the same result twice gets one.
+TEST(BayesSampler, ANoisyProgramGetsMoreReplicatesADeterministicOneNone) {
+  const SearchSpace space = SearchSpace::parse(kSquare);
+  std::mt19937_64 noise(5);
+  for (const bool noisy : {false, true}) {
+    BayesSampler s(space, 8, true);
+    std::vector<Assignment> seen;
+    std::vector<std::uint64_t> again;
+    for (std::uint64_t t = 0; t < 6 * s.initial_trials(); ++t) {
+      const auto a = *s.propose(t, {});
+      if (std::find(seen.begin(), seen.end(), a) != seen.end()) again.push_back(t);
+      seen.push_back(a);
+      s.observe({t, a, bowl(a) + (noisy ? 0.05 * static_cast<double>(noise() >> 11) * 0x1.0p-53 : 0.0)});
+    }
+    const auto n = s.initial_trials();
+    const std::vector<std::uint64_t> expected =
+        noisy ? std::vector<std::uint64_t>{n, 2 * n, 3 * n} : std::vector<std::uint64_t>{n};
+    EXPECT_EQ(again, expected);
+    EXPECT_EQ(s.replicates(), again.size());
+    ASSERT_TRUE(s.replicate_share());
+    if (noisy)
+      EXPECT_GT(*s.replicate_share(), 0.0);
+    else
+      EXPECT_EQ(*s.replicate_share(), 0.0);
+  }
+}
+
+// In 10 dimensions a fit explains noise with short length scales and puts
+// next to none of it in its noise term; the replicates still see it, and
+// bayes proposes with tpe from the first replicate's result on.
+TEST(BayesSampler, InTenDimensionsTheReplicatesSeeTheNoiseTheFitDoesNot) {
+  std::string text = R"({"parameters": [)";
+  for (int j = 0; j < 10; ++j)
+    text += std::string(j ? "," : "") + R"({"name": "x)" + std::to_string(j) +
+            R"(", "type": "bound", "value": [-5, 5]})";
+  const SearchSpace space = SearchSpace::parse(text + "]}");
+  BayesSampler s(space, 11, true);
+  std::mt19937_64 rng(3);
+  const auto sphere = [&](const Assignment& a) {
+    double f = 0;
+    for (const auto& v : a) f += std::get<double>(v) * std::get<double>(v);
+    return f *
+           std::exp(std::normal_distribution<double>()(rng));  // BBOB's severe multiplicative noise (beta 1)
+  };
+  std::uint64_t first_by_tpe = 0;
+  bool by_tpe_throughout = true;
+  for (std::uint64_t t = 0; t < 2 * s.initial_trials() + 10; ++t) {
+    const auto a = *s.propose(t, {});
+    const bool tpe = s.note().find("proposing with tpe") != std::string::npos;
+    if (tpe && !first_by_tpe) first_by_tpe = t;
+    if (first_by_tpe && !tpe) by_tpe_throughout = false;
+    s.observe({t, a, sphere(a)});
+  }
+  EXPECT_EQ(s.initial_trials(), 20u);
+  EXPECT_EQ(first_by_tpe, s.initial_trials() + 1) << "replicate share " << s.replicate_share().value_or(-1);
+  EXPECT_TRUE(by_tpe_throughout);
+  EXPECT_LT(s.noise_share(), BayesSampler::kNoisyShare)
+      << "the fit saw the noise after all: the test shows nothing";
+  EXPECT_NE(s.note().find("trials run twice differ"), std::string::npos) << s.note();
+}
+
 TEST(BayesSampler, PrunedTrialsKeepTheModelAway) {
   const SearchSpace space = SearchSpace::parse(kSquare);
   BayesSampler s(space, 9, true);
@@ -343,9 +406,11 @@ TEST(BayesSampler, NoisyResultsSwitchToTpeAndSaySo) {
   TpeSampler tpe(space, 6, true);
   std::mt19937_64 noise(17);
   bool switched = false;
+  std::set<Assignment> seen;
   for (std::uint64_t t = 0; t < 40; ++t) {
     const auto a = *bayes.propose(t, {});
-    if (!bayes.note().empty() && bayes.note().find("proposing with tpe") != std::string::npos) {
+    const bool replicate = !seen.insert(a).second;  // measures the noise again, whoever proposes
+    if (bayes.note().find("proposing with tpe") != std::string::npos && !replicate) {
       switched = true;
       EXPECT_EQ(a, *tpe.propose(t, {})) << "trial " << t;
     }
