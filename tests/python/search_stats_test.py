@@ -1,13 +1,18 @@
 #!/usr/bin/python3
 """The search benchmark's paired statistic (bench/search_stats.py) against
 published critical values of Wilcoxon's signed-rank test, and its handling
-of ties, floors and seeds. Prints TAP."""
+of ties, floors and seeds; and how the summary (bench/search_compare.py)
+reads results and pairs checkpoints. Prints TAP."""
+import json
 import os
+import statistics
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.environ.get("TOP_SRCDIR", os.path.join(os.path.dirname(__file__), "..", "..")),
                                 "bench"))
+import search_compare as sc  # noqa: E402
 import search_stats as st  # noqa: E402
 
 
@@ -78,6 +83,44 @@ class Paired(unittest.TestCase):
         self.assertEqual(r.seeds, 2)
         with self.assertRaises(ValueError):
             st.paired({0: 1.0}, {1: 1.0})
+
+
+class Summary(unittest.TestCase):
+    @staticmethod
+    def lines(problem, sampler, regrets_by_seed):
+        return "".join(json.dumps({"problem": problem, "sampler": sampler, "seed": seed, "regret": regrets})
+                       + "\n" for seed, regrets in regrets_by_seed.items())
+
+    def test_a_later_line_replaces_an_earlier_one_and_pieces_combine(self):
+        with tempfile.TemporaryDirectory() as d:
+            old, new = os.path.join(d, "a_tune.jsonl"), os.path.join(d, "b_tune.jsonl")
+            with open(old, "w") as f:
+                f.write(self.lines("p", "tune-bayes", {0: {"100": 5.0}, 1: {"100": 6.0}}))
+            with open(new, "w") as f:
+                f.write(self.lines("p", "tune-bayes", {1: {"100": 1.0}}) + self.lines("q", "tune-tpe", {0: {"100": 2.0}}))
+            runs, _, problems, samplers = sc.read([d])
+            self.assertEqual(runs[("p", "tune-bayes", 100)], {0: 5.0, 1: 1.0})
+            self.assertEqual(problems, ["p", "q"])
+            self.assertEqual(samplers, ["tune-bayes", "tune-tpe"])
+            with open(os.path.join(d, "c_tune.jsonl"), "w") as f:
+                f.write('{"problem": "p"}\n')
+            with self.assertRaises(SystemExit) as e:
+                sc.read([d])
+            self.assertIn("c_tune.jsonl:1: not a result line", str(e.exception))
+
+    def test_8_runners_against_1_at_fewer_trials(self):
+        # 8 runners: 4x one runner's regret at the same budget, 0.8x of one runner's after half of it.
+        one_50 = {s: 10.0 + s for s in range(10)}
+        one_100 = {s: 1.0 + s / 10 for s in range(10)}
+        runs = {("p", "tune-bayes", 50): one_50, ("p", "tune-bayes", 100): one_100,
+                ("p", "tune-bayes-8", 100): {s: 4 * v for s, v in one_100.items()}}
+        same = sc.Comparison(runs, ["p"], "tune-bayes-8", "tune-bayes", 100)
+        self.assertEqual(same.worse(), ["p"])
+        half = sc.Comparison(runs, ["p"], "tune-bayes-8", "tune-bayes", 100, 50)
+        self.assertEqual(half.worse(), [])
+        self.assertEqual(half.better(), ["p"])
+        self.assertAlmostEqual(half.rows["p"].ratio, statistics.median(
+            [4 * one_100[s] / one_50[s] for s in range(10)]))
 
 
 class Tap(unittest.TextTestResult):
