@@ -21,7 +21,9 @@
 # bench/results/search/$SET/COMMIT/DATE_LABEL_{tune,optuna}.jsonl, and its
 # command is appended to COMMANDS there. The summary reads every file of that
 # directory (a later result for the same problem, sampler and seed replaces
-# an earlier one). OUT=dir writes elsewhere.
+# an earlier one). OUT=dir writes elsewhere. TUNE_SAMPLERS and OPTUNA_SAMPLERS
+# name each side's samplers; an empty OPTUNA_SAMPLERS runs tune's side only,
+# for a change of tune's code whose Optuna results an earlier piece has.
 # The two sides run at once (one core each).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -40,7 +42,7 @@ case $set_name in
 esac
 read -r -a args <<<"$set_args ${PIECE:-}"
 tune_samplers=${TUNE_SAMPLERS:-tpe,random,bayes,bayes-8,bayes-32}
-optuna_samplers=${OPTUNA_SAMPLERS:-tpe,cmaes,random}
+optuna_samplers=${OPTUNA_SAMPLERS-tpe,cmaes,random}  # OPTUNA_SAMPLERS= (empty): tune's side only
 label=${LABEL:-all}
 if [[ ! $label =~ ^[A-Za-z0-9._-]+$ ]]; then
   echo "search_compare.sh: LABEL names the piece's files: letters, digits, . _ - only, not '$label'" >&2
@@ -56,19 +58,21 @@ rev=${rev:-unversioned}
 out=${OUT:-$here/results/search/$set_name/$rev}
 mkdir -p "$out"
 stem="$out/$(date +%F)_$label"
-command="search_bench compare ${args[*]} --samplers $tune_samplers; optuna_compare.py --samplers $optuna_samplers"
+command="search_bench compare ${args[*]} --samplers $tune_samplers"
+[ -z "$optuna_samplers" ] || command+="; optuna_compare.py --samplers $optuna_samplers"
 echo "search_compare: set $set_name, piece $label: $command; results in ${stem}_{tune,optuna}.jsonl"
 start=$(date +%s)
 "$build/search_bench" compare "${args[@]}" --samplers "$tune_samplers" >"${stem}_tune.jsonl.part" &
 tune_pid=$!
-/usr/bin/python3 "$here/optuna_compare.py" "$build/search_bench" --samplers "$optuna_samplers" -- "${args[@]}" \
-  >"${stem}_optuna.jsonl.part" &
-optuna_pid=$!
+if [ -n "$optuna_samplers" ]; then
+  /usr/bin/python3 "$here/optuna_compare.py" "$build/search_bench" --samplers "$optuna_samplers" -- "${args[@]}" \
+    >"${stem}_optuna.jsonl.part" &
+  wait $!
+  mv "${stem}_optuna.jsonl.part" "${stem}_optuna.jsonl"
+fi
 wait $tune_pid
-wait $optuna_pid
 # Whole pieces only: a run cut short leaves its .part files, which the summary does not read.
 mv "${stem}_tune.jsonl.part" "${stem}_tune.jsonl"
-mv "${stem}_optuna.jsonl.part" "${stem}_optuna.jsonl"
 seconds=$(( $(date +%s) - start ))
 echo "$(date +%F) $label ($seconds s on $(nproc) cores): $command" >>"$out/COMMANDS"
 echo "both sides done in $seconds s"

@@ -330,6 +330,10 @@ Eigen::VectorXd BayesSampler::model_proposal(std::uint64_t trial, std::span<cons
   by_tpe_ = by_replicates_ || (points_.size() >= kNoisyMinTrials && noise_share_ > limit);
   ever_by_tpe_ = ever_by_tpe_ || by_tpe_;
   if (by_tpe_) return encode(*tpe_.propose(trial, pending));
+  // The portfolio: one proposal in kTpeEvery from tpe, fed the same trials.
+  // It explores where the model's trust region has closed on one basin of a
+  // multimodal problem, and the region moves to whatever it finds better.
+  if (trial % kTpeEvery == kTpeEvery - 1) return encode(*tpe_.propose(trial, pending));
   if (noise_share_ > kNoisyShare && !replicated) {  // too few results to call them noisy: the design goes on
     const auto p = design_.point(trial);
     return Eigen::Map<const Eigen::VectorXd>(p.data(), static_cast<Eigen::Index>(p.size()));

@@ -346,6 +346,30 @@ TEST(BayesSampler, InTenDimensionsTheReplicatesSeeTheNoiseTheFitDoesNot) {
   EXPECT_NE(s.note().find("trials run twice differ"), std::string::npos) << s.note();
 }
 
+// The portfolio: after the initial design, one proposal in kTpeEvery is
+// what tpe, fed the same trials, proposes; the others are the model's.
+TEST(BayesSampler, OneProposalInFourAfterTheDesignIsTpes) {
+  const SearchSpace space = SearchSpace::parse(kSquare);
+  BayesSampler bayes(space, 12, true);
+  TpeSampler tpe(space, 12, true);
+  int by_tpe = 0, by_model = 0;
+  for (std::uint64_t t = 0; t < 40; ++t) {
+    const auto a = *bayes.propose(t, {});
+    const auto other = *tpe.propose(t, {});
+    if (t > bayes.initial_trials() && t % BayesSampler::kTpeEvery == BayesSampler::kTpeEvery - 1) {
+      EXPECT_EQ(a, other) << "trial " << t;
+      ++by_tpe;
+    } else if (t > bayes.initial_trials()) {
+      by_model += a != other;
+    }
+    bayes.observe({t, a, bowl(a)});
+    tpe.observe({t, a, bowl(a)});
+  }
+  EXPECT_EQ(by_tpe, 9);  // trials 7, 11, ..., 39
+  EXPECT_GE(by_model, 20) << "the model's own proposals are tpe's too";
+  EXPECT_EQ(bayes.note(), "") << "the portfolio is not the switch for noisy results";
+}
+
 TEST(BayesSampler, PrunedTrialsKeepTheModelAway) {
   const SearchSpace space = SearchSpace::parse(kSquare);
   BayesSampler s(space, 9, true);
