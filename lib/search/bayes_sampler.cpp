@@ -232,6 +232,13 @@ std::optional<Assignment> BayesSampler::propose(std::uint64_t trial, std::span<c
                     static_cast<std::uint32_t>(trial), static_cast<std::uint32_t>(trial >> 32), 0xba7e5u};
   std::mt19937_64 rng(seq);
   Assignment out;
+  // A running trial at a point already measured is a replicate in flight. A
+  // sampler rebuilt for every proposal (ParEGO's, for several objectives)
+  // cannot remember asking for it; it must not ask again.
+  for (const auto& a : pending)
+    for (const auto& p : points_)
+      if ((encode(a) - p.u).norm() < 1e-9)
+        replicates_asked_ = std::max(replicates_asked_, replicate_pairs_.size() + 1);
   if (replicate_due(trial)) {  // the best trial not yet replicated, again: what the noise is
     std::vector<bool> paired(points_.size(), false);
     for (const auto& r : replicate_pairs_) paired[r.first] = paired[r.again] = true;

@@ -370,6 +370,26 @@ TEST(BayesSampler, OneProposalInFourAfterTheDesignIsTpes) {
   EXPECT_EQ(bayes.note(), "") << "the portfolio is not the switch for noisy results";
 }
 
+// A sampler rebuilt for every proposal (ParEGO's inner sampler, for several
+// objectives) sees a running replicate only among the pending trials: it
+// does not hand the same point out again.
+TEST(BayesSampler, AReplicateStillRunningIsNotAskedForAgain) {
+  const SearchSpace space = SearchSpace::parse(kSquare);
+  std::vector<Observation> done;
+  BayesSampler first(space, 4, true);
+  for (std::uint64_t t = 0; t < first.initial_trials(); ++t) {
+    const auto a = *first.propose(t, {});
+    done.push_back({t, a, bowl(a)});
+    first.observe(done.back());
+  }
+  const Assignment replicate = *first.propose(first.initial_trials(), {});
+  BayesSampler rebuilt(space, 4, true);
+  for (const auto& o : done) rebuilt.observe(o);
+  const std::vector<Assignment> running{replicate};
+  EXPECT_NE(*rebuilt.propose(first.initial_trials() + 1, running), replicate);
+  EXPECT_NE(*first.propose(first.initial_trials() + 1, running), replicate);
+}
+
 TEST(BayesSampler, PrunedTrialsKeepTheModelAway) {
   const SearchSpace space = SearchSpace::parse(kSquare);
   BayesSampler s(space, 9, true);
