@@ -125,13 +125,9 @@ void BayesSampler::observe(const Observation& done) {
     const Point p{encode(done.params), minimize_ ? *done.objective : -*done.objective, false};
     // The first result at a point measured once before is a replicate (asked
     // for by propose, or found among a resumed study's results).
-    const auto paired = [&](std::size_t k) {
-      for (const auto& r : replicate_pairs_)
-        if (r.first == k || r.again == k) return true;
-      return false;
-    };
+    const auto paired = replicated();
     for (std::size_t k = 0; k < points_.size(); ++k)
-      if ((points_[k].u - p.u).norm() < 1e-9 && !paired(k)) {
+      if (same_point(points_[k].u, p.u) && !paired[k]) {
         Eigen::VectorXd y(static_cast<Eigen::Index>(points_.size() + 1));
         for (std::size_t i = 0; i < points_.size(); ++i) y(static_cast<Eigen::Index>(i)) = points_[i].y;
         y(y.size() - 1) = p.y;
@@ -166,6 +162,12 @@ bool BayesSampler::replicate_due(std::uint64_t trial) const {
   // earlier one's result is in, one every initial_ trials.
   if (replicate_pairs_.size() < replicates_asked_ || !replicate_share().value_or(0)) return false;
   return trial >= initial_ * (1 + replicates_asked_);
+}
+
+std::vector<bool> BayesSampler::replicated() const {
+  std::vector<bool> paired(points_.size(), false);
+  for (const auto& r : replicate_pairs_) paired[r.first] = paired[r.again] = true;
+  return paired;
 }
 
 std::optional<double> BayesSampler::replicate_share() const {
@@ -237,11 +239,10 @@ std::optional<Assignment> BayesSampler::propose(std::uint64_t trial, std::span<c
   // cannot remember asking for it; it must not ask again.
   for (const auto& a : pending)
     for (const auto& p : points_)
-      if ((encode(a) - p.u).norm() < 1e-9)
+      if (same_point(encode(a), p.u))
         replicates_asked_ = std::max(replicates_asked_, replicate_pairs_.size() + 1);
   if (replicate_due(trial)) {  // the best trial not yet replicated, again: what the noise is
-    std::vector<bool> paired(points_.size(), false);
-    for (const auto& r : replicate_pairs_) paired[r.first] = paired[r.again] = true;
+    const auto paired = replicated();
     const Point* best = nullptr;
     for (std::size_t i = 0; i < points_.size(); ++i)
       if (!paired[i] && (!best || points_[i].y < best->y)) best = &points_[i];
@@ -356,7 +357,7 @@ Eigen::VectorXd BayesSampler::model_proposal(std::uint64_t trial, std::span<cons
     for (const auto& a : pending) {
       const Eigen::VectorXd f = features(encode(a));
       bool measured = false;
-      for (Eigen::Index i = 0; i < n && !measured; ++i) measured = (X.row(i).transpose() - f).norm() < 1e-9;
+      for (Eigen::Index i = 0; i < n && !measured; ++i) measured = same_point(X.row(i).transpose(), f);
       if (!measured) rows.push_back(f);
     }
     X.conservativeResize(n + static_cast<Eigen::Index>(rows.size()), Eigen::NoChange);

@@ -120,6 +120,10 @@ class BayesSampler final : public Sampler {
   // Whether this proposal is a replicate: after the initial design, and
   // then every initial_ trials while the replicates differ, up to kReplicates.
   bool replicate_due(std::uint64_t trial) const;
+  // Which of points_ belong to a replicate pair (either result).
+  std::vector<bool> replicated() const;
+  // Two trials at one point (unit-cube coordinates equal but for rounding).
+  static bool same_point(const Eigen::VectorXd& a, const Eigen::VectorXd& b) { return (a - b).norm() < 1e-9; }
   Assignment decode(const Eigen::VectorXd& u) const;
   std::vector<Point> model_points(std::mt19937_64& rng) const;
   Eigen::VectorXd model_proposal(std::uint64_t trial, std::span<const Assignment> pending, std::mt19937_64& rng);
