@@ -8,8 +8,16 @@ serve` so both sides meet the same functions and the same noise. Prints one
 JSON line per study: problem, sampler, seed, regret at each checkpoint (the
 true value of the trial that observed best), seconds.
 
-    optuna_compare.py SEARCH_BENCH [--samplers tpe,cmaes,random] -- COMPARE_ARGS...
+    optuna_compare.py SEARCH_BENCH [--samplers tpe,cmaes,random,tpe-8] -- COMPARE_ARGS...
+
+A sampler named NAME-K runs with K asynchronous runners, as search_bench's
+"bayes-8" does: K trials asked before the first is told, then one asked as
+each finishes, oldest first (search_bench's trials all take the same
+simulated second, so they finish in the order they started). TPE with
+runners uses Optuna's constant liar (running trials count as bad ones),
+which Optuna's documentation recommends for parallel studies.
 """
+import collections
 import json
 import subprocess
 import sys
@@ -73,15 +81,24 @@ def ask(study, space, dists):
     return trial
 
 
+def runners_of(name):
+    """("tpe", 8) for "tpe-8"; ("tpe", 1) for "tpe"."""
+    base, _, k = name.partition("-")
+    if k and not k.isdigit():
+        raise SystemExit(f"optuna_compare.py: sampler {name!r}: NAME-K takes a number of runners, as tpe-8")
+    return base, int(k) if k else 1
+
+
 def make_sampler(name, seed):
+    name, runners = runners_of(name)
     if name == "tpe":
-        return optuna.samplers.TPESampler(seed=seed)
+        return optuna.samplers.TPESampler(seed=seed, constant_liar=runners > 1)
     if name == "cmaes":
         # Categorical parameters fall back to Optuna's independent (random) sampler.
         return optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False)
     if name == "random":
         return optuna.samplers.RandomSampler(seed=seed)
-    raise SystemExit(f"optuna_compare.py: unknown sampler {name!r}: use tpe, cmaes or random")
+    raise SystemExit(f"optuna_compare.py: unknown sampler {name!r}: use tpe, cmaes or random (NAME-K: K runners)")
 
 
 def main():
@@ -114,14 +131,18 @@ def main():
                 start = time.monotonic()
                 study = optuna.create_study(sampler=make_sampler(name, seed), direction="minimize")
                 best_seen, best_true, regrets = float("inf"), float("inf"), {}
-                for t in range(trials):
-                    trial = ask(study, p["space"], dists)
+                running, asked = collections.deque(), 0
+                for finished in range(1, trials + 1):
+                    while len(running) < runners_of(name)[1] and asked < trials:
+                        running.append((asked, ask(study, p["space"], dists)))
+                        asked += 1
+                    t, trial = running.popleft()
                     value, truth = evaluate(p["problem"], seed, t, trial.params)
                     study.tell(trial, value)
                     if value < best_seen:
                         best_seen, best_true = value, truth
-                    if t + 1 in checkpoints:
-                        regrets[str(t + 1)] = max(0.0, best_true)
+                    if finished in checkpoints:
+                        regrets[str(finished)] = max(0.0, best_true)
                 print(json.dumps({"problem": p["problem"], "sampler": "optuna-" + name, "seed": seed,
                                   "seconds": time.monotonic() - start, "regret": regrets}), flush=True)
     server.stdin.close()

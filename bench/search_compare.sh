@@ -22,8 +22,11 @@
 # command is appended to COMMANDS there. The summary reads every file of that
 # directory (a later result for the same problem, sampler and seed replaces
 # an earlier one). OUT=dir writes elsewhere. TUNE_SAMPLERS and OPTUNA_SAMPLERS
-# name each side's samplers; an empty OPTUNA_SAMPLERS runs tune's side only,
-# for a change of tune's code whose Optuna results an earlier piece has.
+# name each side's samplers (NAME-K: K asynchronous runners, e.g. tpe-8, Optuna's
+# TPE with its constant liar); an empty OPTUNA_SAMPLERS runs tune's side only,
+# for a change of tune's code whose Optuna results an earlier piece has. The
+# summary also prints what the best sampler of every one measured reaches,
+# chosen per problem in hindsight (a reference for the aims).
 # The two sides run at once (one core each).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

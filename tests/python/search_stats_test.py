@@ -122,6 +122,19 @@ class Summary(unittest.TestCase):
         self.assertAlmostEqual(half.rows["p"].ratio, statistics.median(
             [4 * one_100[s] / one_50[s] for s in range(10)]))
 
+    def test_the_oracle_counts_a_problem_some_sampler_wins(self):
+        # p: cmaes at a tenth of TPE's regret on every seed; q: everyone ties
+        # TPE or loses; r: no TPE result, so not judged.
+        tpe = {s: 1.0 + s for s in range(10)}
+        runs = {("p", "optuna-tpe", 100): tpe, ("q", "optuna-tpe", 100): tpe,
+                ("p", "optuna-cmaes", 100): {s: v / 10 for s, v in tpe.items()},
+                ("p", "tune-bayes", 100): dict(tpe),
+                ("q", "optuna-cmaes", 100): {s: v * 10 for s, v in tpe.items()},
+                ("q", "tune-bayes", 100): {s: v * (2 if s % 2 else 0.5) for s, v in tpe.items()},
+                ("r", "tune-bayes", 100): {s: 0.0 for s in range(10)}}
+        best = sc.oracle(runs, ["p", "q", "r"], ["optuna-tpe", "optuna-cmaes", "tune-bayes"], 100)
+        self.assertEqual(best, {"p": ["optuna-cmaes"], "q": []})
+
 
 class Tap(unittest.TextTestResult):
     count = 0
