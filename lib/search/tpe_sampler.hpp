@@ -9,7 +9,10 @@
 // Parameters are modelled independently: no model to fit, so a proposal
 // stays cheap at any trial count or dimension, and a noisy result moves one
 // trial across the split rather than bending a fitted surface.
-// Trial k depends only on the seed and the trials finished before it.
+// Running trials count as results worse than any (a constant liar, as
+// Optuna's TPESampler(constant_liar=True)), so parallel runners spread out.
+// Trial k depends only on the seed and the trials finished (and, with
+// several runners, running) when it is proposed.
 #pragma once
 
 #include <random>
@@ -49,6 +52,7 @@ class TpeSampler final : public Sampler {
   };
 
  private:
+  std::vector<double> coordinates(const Assignment& a) const;
   struct Point {
     std::vector<double> u;  // unit-cube coordinates
     double y;               // smaller is better; pruned trials rank last

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <vector>
 
 #include "search/tpe_sampler.hpp"
 
@@ -110,6 +111,48 @@ TEST(TpeSampler, PrunedTrialsRankLastFailedOnesAreIgnored) {
   b.observe({12, Assignment{0.95, 0.95}, std::nullopt, true});
   b.observe({13, Assignment{0.3, 0.7}, std::nullopt, false});
   for (std::uint64_t t = 14; t < 20; ++t) EXPECT_EQ(*a.propose(t, {}), *b.propose(t, {})) << "trial " << t;
+}
+
+// A constant liar: a running trial counts as a pruned one (worse than any
+// result), so trials proposed while it runs go elsewhere.
+TEST(TpeSampler, ARunningTrialCountsAsAPrunedOne) {
+  const SearchSpace space = SearchSpace::parse(kSquare);
+  TpeSampler running(space, 4, true), pruned(space, 4, true), plain(space, 4, true);
+  for (std::uint64_t t = 0; t < 15; ++t) {
+    const Assignment p{0.05 * static_cast<double>(t), 0.1 + 0.05 * static_cast<double>(t)};
+    for (auto* s : {&running, &pruned, &plain}) s->observe({t, p, bowl(p)});
+  }
+  const std::vector<Assignment> pending{{0.3, 0.7}, {0.35, 0.6}};
+  for (const auto& a : pending) pruned.observe({15, a, std::nullopt, true});
+  int differ = 0;
+  for (std::uint64_t t = 16; t < 26; ++t) {
+    const auto a = *running.propose(t, pending);
+    EXPECT_EQ(a, *pruned.propose(t, {})) << "trial " << t;
+    differ += a != *plain.propose(t, {});
+  }
+  EXPECT_GT(differ, 0) << "the running trials change what is proposed";
+}
+
+// Seven trials running at the best point: the next proposals land near it
+// less often than with none running.
+TEST(TpeSampler, ProposalsMoveAwayFromRunningTrials) {
+  const SearchSpace space = SearchSpace::parse(kSquare);
+  int near_alone = 0, near_running = 0;
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    TpeSampler s(space, seed, true);
+    for (std::uint64_t t = 0; t < 30; ++t) {
+      const auto a = *s.propose(t, {});
+      s.observe({t, a, bowl(a)});
+    }
+    const Assignment centre{0.3, 0.7};
+    const std::vector<Assignment> pending(7, centre);
+    const auto near = [&](const Assignment& a) { return bowl(a) < 0.05 * 0.05; };
+    for (std::uint64_t t = 30; t < 35; ++t) {
+      near_alone += near(*s.propose(t, {}));
+      near_running += near(*s.propose(t, pending));
+    }
+  }
+  EXPECT_LT(near_running, near_alone) << near_running << " against " << near_alone;
 }
 
 const char* kChoice = R"({"parameters": [{"name": "opt", "type": "choice", "value": ["sgd", "adam", "rmsprop"]},
