@@ -127,13 +127,14 @@ def main():
     for p in problems:
         dists = distributions(p["space"])
         for name in samplers:
+            runners = runners_of(name)[1]
             for seed in range(first_seed, first_seed + seeds):
                 start = time.monotonic()
                 study = optuna.create_study(sampler=make_sampler(name, seed), direction="minimize")
                 best_seen, best_true, regrets = float("inf"), float("inf"), {}
                 running, asked = collections.deque(), 0
                 for finished in range(1, trials + 1):
-                    while len(running) < runners_of(name)[1] and asked < trials:
+                    while len(running) < runners and asked < trials:
                         running.append((asked, ask(study, p["space"], dists)))
                         asked += 1
                     t, trial = running.popleft()
