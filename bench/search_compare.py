@@ -120,7 +120,7 @@ def verdict_cell(r):
 
 def main():
     runs, seconds, problems, samplers = read(sys.argv[1:])
-    order = [s for s in ("tune-bayes", "tune-bayes-8", "tune-bayes-32", "tune-tpe", "tune-random", "optuna-tpe",
+    order = [s for s in ("tune-bayes", "tune-bayes-8", "tune-bayes-32", "tune-tpe", "tune-cmaes", "tune-random", "optuna-tpe",
                          "optuna-cmaes", "optuna-random", "optuna-tpe-8") if s in samplers]
     order += [s for s in samplers if s not in order]
     checkpoints = sorted({c for (_, _, c) in runs})
@@ -204,6 +204,9 @@ def main():
     # same trial budget, 8 in flight), and 8 runners against one runner given
     # fewer trials (half, or the nearest checkpoint below), i.e. at least that
     # speed-up in wall-clock time.
+    cma = Comparison(runs, problems, "tune-cmaes", "optuna-cmaes", aims_at)
+    if cma:
+        print(cma.line("  (reference) a second calibration, tune's cmaes against Optuna's CMA-ES (one algorithm)"))
     tpe8 = Comparison(runs, problems, "tune-tpe-8", "tune-tpe", aims_at)
     if tpe8:
         print(tpe8.line("  (reference) tune's tpe, 8 asynchronous runners against 1"))

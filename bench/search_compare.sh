@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The broad search benchmark: tune's samplers (tpe, random, bayes with 1, 8
+# The broad search benchmark: tune's samplers (tpe, cmaes, random, bayes with 1, 8
 # and 32 asynchronous runners) beside Optuna's TPE, CMA-ES and random
 # (Debian's python3-optuna) in the same run, same seeds, trial budgets and
 # noise draws, on the BBOB functions, noisy versions of four and mixed spaces
@@ -44,7 +44,7 @@ case $set_name in
   *) echo "search_compare.sh: SET is reduced or high, not '$set_name'" >&2; exit 2 ;;
 esac
 read -r -a args <<<"$set_args ${PIECE:-}"
-tune_samplers=${TUNE_SAMPLERS:-tpe,random,bayes,bayes-8,bayes-32}
+tune_samplers=${TUNE_SAMPLERS:-tpe,cmaes,random,bayes,bayes-8,bayes-32}
 optuna_samplers=${OPTUNA_SAMPLERS-tpe,cmaes,random}  # OPTUNA_SAMPLERS= (empty): tune's side only
 label=${LABEL:-all}
 if [[ ! $label =~ ^[A-Za-z0-9._-]+$ ]]; then

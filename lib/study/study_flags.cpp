@@ -46,7 +46,7 @@ std::vector<StudyFlag> make_study_flags() {
        .check = C::ExistingFile,
        .required_on_submit = true},
       {.names = "--algo,--tuning-type",
-       .help = "search algorithm: grid, random, bayes or tpe",
+       .help = "search algorithm: grid, random, bayes, tpe or cmaes",
        .field = study_field<&F::algo>(),
        .check = C::Algorithm,
        .show_default = true,

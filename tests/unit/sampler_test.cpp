@@ -84,11 +84,13 @@ TEST(MakeSampler, PicksByNameAndNamesTheChoicesOtherwise) {
   EXPECT_EQ(make_sampler("random", space, {})->name(), "random");
   EXPECT_EQ(make_sampler("bayes", space, {})->name(), "bayes");
   EXPECT_EQ(make_sampler("tpe", space, {})->name(), "tpe");
+  EXPECT_EQ(make_sampler("cmaes", space, {})->name(), "cmaes");
   try {
     make_sampler("annealing", space, {});
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "unknown search algorithm 'annealing'; choose one of: grid, random, bayes, tpe");
+    EXPECT_STREQ(e.what(),
+                 "unknown search algorithm 'annealing'; choose one of: grid, random, bayes, tpe, cmaes");
   }
 }
 

@@ -65,7 +65,7 @@ TEST(StudyFlags, EachCheckOfTheListRefusesByName) {
   EXPECT_EQ(refusal(f), "--grid-points: 0 is not in [1 - 1000]");
   f = {};
   f.algo = "annealing";
-  EXPECT_EQ(refusal(f), "--algo: 'annealing' is not one of grid, random, bayes, tpe");
+  EXPECT_EQ(refusal(f), "--algo: 'annealing' is not one of grid, random, bayes, tpe, cmaes");
   f = {};
   f.prune.rule = "hyperband";
   EXPECT_TRUE(refusal(f).starts_with("--prune: 'hyperband'")) << refusal(f);
