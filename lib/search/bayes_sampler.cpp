@@ -57,7 +57,8 @@ BayesSampler::BayesSampler(const SearchSpace& space, std::uint64_t seed, bool mi
       minimize_(minimize),
       initial_(std::clamp<std::uint64_t>(2 * space.dimensions() + 1, 5, 20)),
       design_(static_cast<int>(space.dimensions()), seed),
-      tpe_(space, seed, minimize) {
+      tpe_(space, seed, minimize),
+      cmaes_(space, seed, minimize) {
   for (const auto& p : space_.parameters()) feature_dims_ += p.kind == ParamKind::Choice ? static_cast<int>(p.choices.size()) : 1;
 }
 
@@ -119,6 +120,7 @@ Eigen::VectorXd BayesSampler::features(const Eigen::VectorXd& u) const {
 
 void BayesSampler::observe(const Observation& done) {
   tpe_.observe(done);
+  cmaes_.observe(done);
   if (done.pruned) {
     pruned_.push_back(encode(done.params));
   } else if (done.objective && std::isfinite(*done.objective)) {
@@ -180,13 +182,14 @@ std::optional<double> BayesSampler::replicate_share() const {
 std::string BayesSampler::note() const {
   const std::string over = std::to_string(static_cast<int>(100 * kNoisyShare)) + "%";
   const std::string under = std::to_string(static_cast<int>(50 * kNoisyShare)) + "%";
-  if (by_tpe_)
+  if (by_companion_)
     return std::string("bayes: the results look too noisy for the Gaussian process (") +
            (by_replicates_ ? "trials run twice differ by" : "its fit puts") + " over " + over +
-           " of their variance in noise): proposing with tpe until both the trials run twice and a fit put "
+           " of their variance in noise): proposing with " + std::string(companion_name()) +
+           " until both the trials run twice and a fit put "
            "under " +
            under + " there";
-  if (ever_by_tpe_)
+  if (ever_by_companion_)
     return "bayes: the Gaussian process proposes again (the trials run twice and its latest fit put under " +
            under + " of the variance in noise)";
   return {};
@@ -332,16 +335,17 @@ Eigen::VectorXd BayesSampler::model_proposal(std::uint64_t trial, std::span<cons
   // whose fits hover around the limit does not flip at every proposal.
   // The replicates' measurement counts from the first one's result on, the
   // fit's from kNoisyMinTrials results.
-  const double limit = by_tpe_ ? kNoisyShare / 2 : kNoisyShare;
+  const double limit = by_companion_ ? kNoisyShare / 2 : kNoisyShare;
   const auto replicated = replicate_share();
   by_replicates_ = replicated && *replicated > limit;
-  by_tpe_ = by_replicates_ || (points_.size() >= kNoisyMinTrials && noise_share_ > limit);
-  ever_by_tpe_ = ever_by_tpe_ || by_tpe_;
-  if (by_tpe_) return encode(*tpe_.propose(trial, pending));
-  // The portfolio: one proposal in kTpeEvery from tpe, fed the same trials.
-  // It explores where the model's trust region has closed on one basin of a
-  // multimodal problem, and the region moves to whatever it finds better.
-  if (trial % kTpeEvery == kTpeEvery - 1) return encode(*tpe_.propose(trial, pending));
+  by_companion_ = by_replicates_ || (points_.size() >= kNoisyMinTrials && noise_share_ > limit);
+  ever_by_companion_ = ever_by_companion_ || by_companion_;
+  if (by_companion_) return encode(*companion().propose(trial, pending));
+  // The portfolio: one proposal in portfolio_every() from the companion,
+  // fed the same trials. It explores where the model's trust region has
+  // closed on one basin of a multimodal problem, and the region moves to
+  // whatever it finds better.
+  if (trial % portfolio_every() == portfolio_every() - 1) return encode(*companion().propose(trial, pending));
   if (noise_share_ > kNoisyShare && !replicated) {  // too few results to call them noisy: the design goes on
     const auto p = design_.point(trial);
     return Eigen::Map<const Eigen::VectorXd>(p.data(), static_cast<Eigen::Index>(p.size()));

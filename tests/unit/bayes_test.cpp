@@ -6,6 +6,7 @@
 #include <set>
 
 #include "search/bayes_sampler.hpp"
+#include "search/cmaes_sampler.hpp"
 #include "search/gaussian_process.hpp"
 #include "search/halton.hpp"
 #include "search/tpe_sampler.hpp"
@@ -314,7 +315,8 @@ TEST(BayesSampler, ANoisyProgramGetsMoreReplicatesADeterministicOneNone) {
 
 // In 10 dimensions a fit explains noise with short length scales and puts
 // next to none of it in its noise term; the replicates still see it, and
-// bayes proposes with tpe from the first replicate's result on.
+// bayes proposes with its companion, cmaes there, from the first
+// replicate's result on.
 TEST(BayesSampler, InTenDimensionsTheReplicatesSeeTheNoiseTheFitDoesNot) {
   std::string text = R"({"parameters": [)";
   for (int j = 0; j < 10; ++j)
@@ -333,7 +335,7 @@ TEST(BayesSampler, InTenDimensionsTheReplicatesSeeTheNoiseTheFitDoesNot) {
   bool by_tpe_throughout = true;
   for (std::uint64_t t = 0; t < 2 * s.initial_trials() + 10; ++t) {
     const auto a = *s.propose(t, {});
-    const bool tpe = s.note().find("proposing with tpe") != std::string::npos;
+    const bool tpe = s.note().find("proposing with cmaes") != std::string::npos;
     if (tpe && !first_by_tpe) first_by_tpe = t;
     if (first_by_tpe && !tpe) by_tpe_throughout = false;
     s.observe({t, a, sphere(a)});
@@ -368,6 +370,49 @@ TEST(BayesSampler, OneProposalInFourAfterTheDesignIsTpes) {
   EXPECT_EQ(by_tpe, 9);  // trials 7, 11, ..., 39
   EXPECT_GE(by_model, 20) << "the model's own proposals are tpe's too";
   EXPECT_EQ(bayes.note(), "") << "the portfolio is not the switch for noisy results";
+}
+
+// From kCmaesFrom dimensions on the companion is cmaes: the portfolio's
+// proposals (one in kCmaesEvery), and all while the results are too noisy,
+// are what cmaes fed the same trials proposes. Below, they are tpe's (the
+// tests above).
+TEST(BayesSampler, FromTenDimensionsTheCompanionIsCmaes) {
+  std::string text = R"({"parameters": [)";
+  for (std::size_t j = 0; j < BayesSampler::kCmaesFrom; ++j)
+    text += std::string(j ? "," : "") + R"({"name": "x)" + std::to_string(j) +
+            R"(", "type": "bound", "value": [0, 1]})";
+  const SearchSpace space = SearchSpace::parse(text + "]}");
+  const auto ball = [](const Assignment& a) {
+    double f = 0;
+    for (const auto& v : a) f += (std::get<double>(v) - 0.3) * (std::get<double>(v) - 0.3);
+    return f;
+  };
+  for (const bool noisy : {false, true}) {
+    BayesSampler bayes(space, 8, true);
+    CmaesSampler cmaes(space, 8, true);
+    std::mt19937_64 rng(4);
+    int by_cmaes = 0, expected = 0;
+    std::set<Assignment> seen;
+    for (std::uint64_t t = 0; t < 48; ++t) {
+      const auto a = *bayes.propose(t, {});
+      const bool replicate = !seen.insert(a).second;
+      const bool portfolio =
+          t > bayes.initial_trials() && t % BayesSampler::kCmaesEvery == BayesSampler::kCmaesEvery - 1;
+      const bool switched = bayes.note().find("proposing with cmaes") != std::string::npos;
+      if ((portfolio || switched) && !replicate) {
+        ++expected;
+        by_cmaes += a == *cmaes.propose(t, {});
+      }
+      const double y = noisy ? static_cast<double>(rng() >> 11) * 0x1.0p-53 : ball(a);
+      bayes.observe({t, a, y});
+      cmaes.observe({t, a, y});
+    }
+    EXPECT_EQ(by_cmaes, expected) << (noisy ? "noisy" : "smooth");
+    if (noisy)
+      EXPECT_GE(expected, 20) << "pure noise: nearly every proposal after the design is cmaes's";
+    else
+      EXPECT_EQ(expected, 14) << "the portfolio's trials 21, 23, ..., 47";
+  }
 }
 
 // A sampler rebuilt for every proposal (ParEGO's inner sampler, for several
