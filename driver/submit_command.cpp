@@ -53,7 +53,13 @@ int submit_study(const SubmitOptions& in) {
     if (!o.enqueue.empty()) (void)read_enqueued(o.enqueue, space, *o.trials);
     try {
       check_objective_source(o.objective, o.metric_regex);
-      (void)parse_objective_flags(o.objective, o.direction, o.target);
+      const auto objectives = parse_objective_flags(o.objective, o.direction, o.target);
+      // A sampler that refuses the space or the objectives (a grid too large,
+      // cmaes with several) says so now, not from the queue.
+      SamplerOptions options{.grid_points = o.grid_points, .minimize = objectives.minimize};
+      if (objectives.objectives.size() > 1)
+        for (const auto& obj : objectives.objectives) options.objectives_minimize.push_back(obj.minimize);
+      (void)make_sampler(o.algo, space, options);
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
     }

@@ -17,7 +17,13 @@ std::vector<std::string> sampler_names() {
 
 std::unique_ptr<Sampler> make_sampler(std::string_view name, const SearchSpace& space,
                                       const SamplerOptions& options) {
-  if (options.objectives_minimize.size() > 1 && (name == "bayes" || name == "tpe" || name == "cmaes")) {
+  // CMA-ES ranks one objective: fed Pareto ranks (ties, and ranks that
+  // change as the front grows) it searched worse than random on ZDT1
+  // (hypervolume 10.2 against 11.1 after 60 trials), so it is refused.
+  if (options.objectives_minimize.size() > 1 && name == "cmaes")
+    throw std::invalid_argument(
+        "--algo cmaes searches one objective; with several (--objective) use bayes or tpe");
+  if (options.objectives_minimize.size() > 1 && (name == "bayes" || name == "tpe")) {
     SamplerOptions one = options;
     one.objectives_minimize.clear();
     one.minimize = true;  // the scalarised value is minimised
@@ -25,7 +31,7 @@ std::unique_ptr<Sampler> make_sampler(std::string_view name, const SearchSpace& 
     return std::make_unique<ScalarisedSampler>(
         [inner, &space, one] { return make_sampler(inner, space, one); }, options.objectives_minimize,
         options.seed,
-        name != "bayes" ? ScalarisedSampler::Method::ParetoRank : ScalarisedSampler::Method::Chebyshev);
+        name == "tpe" ? ScalarisedSampler::Method::ParetoRank : ScalarisedSampler::Method::Chebyshev);
   }
   if (name == "grid") return std::make_unique<GridSampler>(space, options.grid_points);
   if (name == "random") return std::make_unique<RandomSampler>(space, options.seed);

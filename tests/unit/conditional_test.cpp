@@ -118,7 +118,7 @@ TEST(ConditionalSpace, ActivityFollowsParentsToAnyDepth) {
 // Every sampler hands out assignments with exactly the active parameters.
 TEST(ConditionalSpace, EverySamplerGivesOnlyActiveParameters) {
   const auto s = space();
-  for (const auto* name : {"random", "grid", "tpe", "bayes"}) {
+  for (const auto* name : {"random", "grid", "tpe", "bayes", "cmaes"}) {
     auto sampler = make_sampler(name, s, {.seed = 3, .grid_points = 2, .minimize = true});
     std::map<std::string, int> branches;
     const std::uint64_t n = sampler->size().value_or(40);  // the whole grid

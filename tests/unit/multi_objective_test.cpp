@@ -164,6 +164,14 @@ TEST(ScalarisedSampler, LearningSamplersBeatRandomOnZdt1) {
   };
   const double random = run("random"), bayes = run("bayes");
   EXPECT_GT(bayes, random + 0.5);
+  // cmaes ranks one objective: refused with several, naming the ones that do.
+  try {
+    make_sampler("cmaes", space, {.seed = 1, .objectives_minimize = {true, true}});
+    FAIL() << "cmaes took two objectives";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "--algo cmaes searches one objective; with several (--objective) use bayes or tpe");
+  }
 }
 
 // What the inner sampler is fed: tpe gets each result's Pareto rank.
