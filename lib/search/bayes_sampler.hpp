@@ -29,28 +29,31 @@
 // results' variance (on severely noisy problems the model then chases lucky
 // draws), proposals come from the companion (below) fed the same trials,
 // until both are under half that share; note() says so, and the driver
-// prints it when it changes. The fit alone is not enough: in 10 dimensions and more it
-// explains noise with short length scales and puts almost none in its noise
-// term (measured: under 1% on the severe-noise 10-d problems, where the
-// replicates measured 31-100% in 9 studies of 10). Before kNoisyMinTrials
+// prints it when it changes. The fit alone is not enough: in 10 dimensions
+// and more it explains noise with short length scales and puts almost none
+// in its noise term (measured: under 1% on the severe-noise 10-d problems,
+// where the replicates measured 31-100% in 9 studies of 10). Before kNoisyMinTrials
 // results only the replicates decide (a fit on a handful of trials cannot
 // tell noise from a wiggle; before the first replicate's result such a fit
 // continues the initial design instead).
 //
-// A portfolio: after the initial design, one proposal in kTpeEvery (trial
-// numbers 3, 7, 11, ... from 0) comes from the companion, fed the same
-// trials, whatever the noise; one in kCmaesEvery (1, 3, 5, ...) when it is cmaes. The trust region closes on
-// one basin of a multimodal problem; the companion proposes from the whole picture of good trials, and when
-// it finds a better trial the region moves there. The companion is tpe below kCmaesFrom dimensions and cmaes
-// from there on. tpe: measured (reduced set, 59 problems, 10 seeds, one runner, against bayes without a
-// portfolio) better on 8, among them Griewank-Rosenbrock 2-d 0.18x, Buche-Rastrigin and Schaffers; worse on 2
-// (Rastrigin 2-d and different powers 2-d, about 3x); cmaes is worse there (than Optuna's TPE on 5 of 59).
-// cmaes follows rotated valleys and ranks noisy results without chasing
-// them: measured (10 and 20 dimensions, 24 problems, 10 seeds, one runner,
-// against tpe as the companion one in four) better on 7 (among them
-// Rosenbrock 10-d and 20-d noisy 0.24x, attractive sector 10-d 0.49x,
-// rotated Rastrigin 10-d and 20-d), worse on none; one in four, better on 4,
-// and against one in two worse on 1, better on none.
+// A portfolio: after the initial design, some proposals come from the
+// companion, fed the same trials, whatever the noise. The trust region
+// closes on one basin of a multimodal problem; the companion proposes from
+// the whole picture of good trials, and when it finds a better trial the
+// region moves there. Below kCmaesFrom dimensions the companion is tpe and
+// proposes one trial in kTpeEvery (trial numbers 3, 7, 11, ... from 0):
+// measured (reduced set, 59 problems, 10 seeds, one runner, against bayes
+// without it) better on 8, among them Griewank-Rosenbrock 2-d 0.18x,
+// Buche-Rastrigin and Schaffers; worse on 2 (Rastrigin 2-d and different
+// powers 2-d, about 3x). cmaes alone is worse than Optuna's TPE on 5 of
+// those 59. From kCmaesFrom dimensions on the companion is cmaes and
+// proposes one trial in kCmaesEvery (1, 3, 5, ...): it follows rotated
+// valleys and ranks noisy results without chasing them. Measured (10 and 20
+// dimensions, 24 problems, 10 seeds, one runner, against tpe one in four)
+// better on 7 (among them Rosenbrock 10-d and 20-d noisy 0.24x, attractive
+// sector 10-d 0.49x, rotated Rastrigin 10-d and 20-d), worse on none; cmaes
+// one in four was better on 4, worse on none.
 //
 // Cost is capped: the model holds at most kModelCap trials (the best half and
 // an even spread of the rest) and hyperparameters are fitted on at most
