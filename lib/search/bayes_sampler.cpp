@@ -7,17 +7,10 @@
 #include <numeric>
 #include <string>
 
+#include "search/draws.hpp"
+
 namespace tune {
 namespace {
-
-double unit(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
-
-// A normal deviate from the Box-Muller transform: std::normal_distribution
-// differs between standard libraries.
-double normal(std::mt19937_64& rng) {
-  const double a = std::max(unit(rng), 1e-300), b = unit(rng);
-  return std::sqrt(-2 * std::log(a)) * std::cos(2 * 3.141592653589793 * b);
-}
 
 constexpr int kCandidates = 1000;   // random points scored before local search
 constexpr int kStarts = 5;          // local searches from the best of them
@@ -226,16 +219,14 @@ std::vector<BayesSampler::Point> BayesSampler::model_points(std::mt19937_64& rng
   // An even spread over the rest, with a random offset.
   const std::size_t rest = order.size() - kModelCap / 2, want = kModelCap - kModelCap / 2;
   const double stride = static_cast<double>(rest) / static_cast<double>(want);
-  const double offset = unit(rng) * stride;
+  const double offset = unit_draw(rng) * stride;
   for (std::size_t k = 0; k < want; ++k)
     kept.push_back(data[order[kModelCap / 2 + std::min(rest - 1, static_cast<std::size_t>(offset + k * stride))]]);
   return kept;
 }
 
 std::optional<Assignment> BayesSampler::propose(std::uint64_t trial, std::span<const Assignment> pending) {
-  std::seed_seq seq{static_cast<std::uint32_t>(seed_), static_cast<std::uint32_t>(seed_ >> 32),
-                    static_cast<std::uint32_t>(trial), static_cast<std::uint32_t>(trial >> 32), 0xba7e5u};
-  std::mt19937_64 rng(seq);
+  auto rng = trial_rng(seed_, trial, 0xba7e5u);
   Assignment out;
   // A running trial at a point already measured is a replicate in flight. A
   // sampler rebuilt for every proposal (ParEGO's, for several objectives)
@@ -273,7 +264,7 @@ std::optional<Assignment> BayesSampler::propose(std::uint64_t trial, std::span<c
   };
   for (int attempt = 0; taken(out) && attempt < 100; ++attempt) {
     Eigen::VectorXd r(static_cast<Eigen::Index>(space_.dimensions()));
-    for (Eigen::Index i = 0; i < r.size(); ++i) r(i) = unit(rng);
+    for (Eigen::Index i = 0; i < r.size(); ++i) r(i) = unit_draw(rng);
     out = decode(r);
   }
   return out;
@@ -411,14 +402,14 @@ Eigen::VectorXd BayesSampler::maximise_ei(const Model& model, const std::vector<
   const Eigen::Index m = kCandidates + near * kPerNeighbourhood;
   Eigen::MatrixXd U(m, d);
   for (Eigen::Index c = 0; c < kCandidates; ++c)
-    for (Eigen::Index j = 0; j < d; ++j) U(c, j) = model.lo(j) + (model.hi(j) - model.lo(j)) * unit(rng);
+    for (Eigen::Index j = 0; j < d; ++j) U(c, j) = model.lo(j) + (model.hi(j) - model.lo(j)) * unit_draw(rng);
   for (int b = 0; b < near; ++b)
     for (int k = 0; k < kPerNeighbourhood; ++k) {
       const double radius = k % 2 ? 0.02 : 0.1;
       const Eigen::Index row = kCandidates + b * kPerNeighbourhood + k;
       for (Eigen::Index j = 0; j < d; ++j)
-        U(row, j) = std::clamp(data[order[static_cast<std::size_t>(b)]].u(j) + radius * normal(rng), model.lo(j),
-                               model.hi(j));
+        U(row, j) = std::clamp(data[order[static_cast<std::size_t>(b)]].u(j) + radius * normal_draw(rng),
+                               model.lo(j), model.hi(j));
     }
   Eigen::MatrixXd F(m, feature_dims_);
   for (Eigen::Index c = 0; c < m; ++c) F.row(c) = features(U.row(c).transpose()).transpose();

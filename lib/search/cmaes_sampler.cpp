@@ -9,24 +9,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numbers>
-#include <numeric>
 
 #include "search/cmaes_sampler.hpp"
+#include "search/draws.hpp"
 
 namespace tune {
 namespace {
-
-double unit(std::mt19937_64& rng) {
-  return static_cast<double>(rng() >> 11) * 0x1.0p-53;
-}
-
-// Box-Muller: std::normal_distribution differs between standard libraries,
-// and a seed must mean the same study everywhere.
-double normal(std::mt19937_64& rng) {
-  const double a = std::max(unit(rng), 1e-300), b = unit(rng);
-  return std::sqrt(-2 * std::log(a)) * std::cos(2 * std::numbers::pi * b);
-}
 
 constexpr double kSigma0 = 1.0 / 6;   // of the unit cube, as Optuna's default
 constexpr int kResamples = 100;       // draws before one outside the cube is clipped
@@ -80,13 +68,11 @@ Eigen::VectorXd CmaesSampler::encode(const Assignment& a) const {
 std::optional<Assignment> CmaesSampler::propose(std::uint64_t trial, std::span<const Assignment>) {
   // Runners need no coordination: each draw is an independent sample of the
   // same distribution, and their results join the generation they arrive in.
-  std::seed_seq seq{static_cast<std::uint32_t>(seed_), static_cast<std::uint32_t>(seed_ >> 32),
-                    static_cast<std::uint32_t>(trial), static_cast<std::uint32_t>(trial >> 32), 0xC3A5u};
-  std::mt19937_64 rng(seq);
+  auto rng = trial_rng(seed_, trial, 0xC3A5u);
   const Eigen::Index d = static_cast<Eigen::Index>(dims_);
   Eigen::VectorXd x(d), z(d);
   for (int attempt = 0; attempt <= kResamples; ++attempt) {
-    for (Eigen::Index j = 0; j < d; ++j) z(j) = normal(rng);
+    for (Eigen::Index j = 0; j < d; ++j) z(j) = normal_draw(rng);
     x = mean_ + sigma_ * basis_ * scale_.cwiseProduct(z);
     if ((x.array() >= 0).all() && (x.array() <= 1).all()) break;
   }

@@ -1,11 +1,12 @@
 #include "search/scalarised_sampler.hpp"
 
-#include "search/pareto.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
+
+#include "search/draws.hpp"
+#include "search/pareto.hpp"
 
 namespace tune {
 
@@ -28,9 +29,7 @@ void ScalarisedSampler::observe(const Observation& done) {
 }
 
 std::vector<double> ScalarisedSampler::weights(std::uint64_t trial) const {
-  std::seed_seq seq{static_cast<std::uint32_t>(seed_), static_cast<std::uint32_t>(seed_ >> 32),
-                    static_cast<std::uint32_t>(trial), static_cast<std::uint32_t>(trial >> 32), 0x9a7e60u};
-  std::mt19937_64 rng(seq);
+  auto rng = trial_rng(seed_, trial, 0x9a7e60u);
   // Uniform on the simplex: normalised exponential draws.
   std::vector<double> w(minimize_.size());
   double total = 0;

@@ -5,10 +5,10 @@
 #include <limits>
 #include <numbers>
 
+#include "search/draws.hpp"
+
 namespace tune {
 namespace {
-
-double unit(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
 double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::numbers::sqrt2); }
 
@@ -74,7 +74,7 @@ double TpeSampler::Parzen::log_score(double x) const {
 }
 
 double TpeSampler::Parzen::sample(std::mt19937_64& rng) const {
-  double r = unit(rng), acc = 0;
+  double r = unit_draw(rng), acc = 0;
   std::size_t k = mu.size() - 1;
   for (std::size_t i = 0; i < mu.size(); ++i)
     if ((acc += weight[i]) > r) {
@@ -83,7 +83,7 @@ double TpeSampler::Parzen::sample(std::mt19937_64& rng) const {
     }
   // Inverse-CDF draw from the Gaussian truncated to [0, 1].
   const double lo = normal_cdf(-mu[k] / sigma[k]), hi = normal_cdf((1 - mu[k]) / sigma[k]);
-  const double q = std::clamp(lo + unit(rng) * (hi - lo), 1e-300, 1 - 1e-16);
+  const double q = std::clamp(lo + unit_draw(rng) * (hi - lo), 1e-300, 1 - 1e-16);
   // Solve normal_cdf(z) = q by bisection then Newton (no inverse erf in <cmath>).
   double a = -40, b = 40;
   for (int it = 0; it < 200 && b - a > 1e-12; ++it) {
@@ -121,14 +121,12 @@ void TpeSampler::observe(const Observation& done) {
 }
 
 std::optional<Assignment> TpeSampler::propose(std::uint64_t trial, std::span<const Assignment> pending) {
-  std::seed_seq seq{static_cast<std::uint32_t>(seed_), static_cast<std::uint32_t>(seed_ >> 32),
-                    static_cast<std::uint32_t>(trial), static_cast<std::uint32_t>(trial >> 32), 0x79e5u};
-  std::mt19937_64 rng(seq);
+  auto rng = trial_rng(seed_, trial, 0x79e5u);
   const auto& ps = space_.parameters();
   Assignment out;
   // Random until kStartup results are known (a warm-started study may know them before its first proposal).
   if (points_.size() < kStartup) {
-    for (const auto& p : ps) out.push_back(p.decode(unit(rng)));
+    for (const auto& p : ps) out.push_back(p.decode(unit_draw(rng)));
     return space_.prune_inactive(std::move(out));
   }
   // A constant liar (Optuna's TPESampler(constant_liar=True)): a running
@@ -173,7 +171,7 @@ std::optional<Assignment> TpeSampler::propose(std::uint64_t trial, std::span<con
       std::size_t best = 0;
       double best_score = -std::numeric_limits<double>::infinity();
       for (int c = 0; c < kCandidates; ++c) {
-        double r = unit(rng), acc = 0;
+        double r = unit_draw(rng), acc = 0;
         std::size_t pick = k - 1;
         for (std::size_t i = 0; i < k; ++i)
           if ((acc += l[i]) > r) {
