@@ -17,13 +17,6 @@ constexpr int kStarts = 5;          // local searches from the best of them
 constexpr int kNearBest = 5;        // observed trials whose neighbourhoods are sampled too
 constexpr int kPerNeighbourhood = 40;
 constexpr double kTrustStart = 0.8, kTrustMax = 1.6, kTrustMin = 0.01;  // trust region side, in the unit cube
-// Trials without an improvement before the trust region halves: at least
-// this many, and at least as many as there are dimensions. TuRBO's 4 closes
-// the region on the first basin of a multimodal problem in 2 dimensions
-// (measured, reduced set, one runner, 10 seeds: 8 against 4 better on
-// Rastrigin 2-d 0.24x and rotated Rosenbrock 2-d 0.25x, worse on none of the
-// 28 2-d problems); from 8 dimensions on it changes nothing.
-constexpr int kPatience = 8;
 
 }  // namespace
 
@@ -280,9 +273,9 @@ std::optional<Assignment> BayesSampler::propose(std::uint64_t trial, std::span<c
 double BayesSampler::trust_length() const {
   // Replayed from the finished trials in the order they finished, so a
   // resumed study gets the same region: doubled after 3 improvements in a
-  // row, halved after max(kPatience, d) trials without one, widened again
-  // (a restart of the local search) once it falls below 1/100 of the cube.
-  const int patience = std::max<int>(kPatience, static_cast<int>(space_.dimensions()));
+  // row, halved after max(4, d) trials without one, widened again (a
+  // restart of the local search) once it falls below 1/100 of the cube.
+  const int patience = std::max<int>(4, static_cast<int>(space_.dimensions()));
   // An improvement beats the best by a thousandth of the results' range so
   // far (not of the best's size: the objective's units and offset must not matter).
   double side = kTrustStart, best = std::numeric_limits<double>::infinity(), worst = -best;
