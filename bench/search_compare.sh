@@ -13,6 +13,9 @@
 #                                              dimensions, 300 trials, 8 functions and noisy
 #                                              versions of four (24 problems), 10 seeds
 #   SET=reduced PIECE="--functions 15-24" LABEL=f15-24 bench/search_compare.sh
+#   PIECE="--first-seed 10" OUT=bench/results/search/reduced-seeds10/REV LABEL=seeds10 bench/search_compare.sh
+#                                              the reduced set on seeds 10-19: the check, before it
+#                                              is kept, of a change judged by how many problems it wins
 #
 # A set runs in pieces (PIECE: more search_bench compare options, which
 # override the set's) that each fit a session. Each piece's raw results stay
