@@ -12,6 +12,8 @@ namespace tune {
 
 // The generator of trial `trial`'s proposal: a function of the study's seed,
 // the trial number and the sampler's own salt (samplers draw independently).
+// random's has no salt, and keeps none: a salt would change every seeded
+// random study's draws.
 inline std::mt19937_64 trial_rng(std::uint64_t seed, std::uint64_t trial) {
   std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
                     static_cast<std::uint32_t>(trial), static_cast<std::uint32_t>(trial >> 32)};
