@@ -10,6 +10,12 @@ two-sided Wilcoxon signed-rank test on log10 regret (bench/search_stats.py):
 the effect size. The calibration row comes first: tune's tpe against
 Optuna's TPE, one algorithm written twice, so every significant difference
 there is what the test makes of seeds alone.
+
+    search_compare.py FILE_OR_DIR...                 the tables and the aims
+    search_compare.py --ab A B [--at C] [--against CB] FILE_OR_DIR...
+        one paired comparison (an A/B of a change): sampler A after C trials
+        (the largest checkpoint by default) against sampler B after CB (C by
+        default), and every problem where A is significantly worse or better
 """
 import glob
 import json
@@ -118,7 +124,40 @@ def verdict_cell(r):
     return f"{r.ratio:9.3g}{mark} {r.p:4.2f}"
 
 
+def ab(argv):
+    """--ab A B [--at C] [--against CB] paths...: one comparison, its line and its significant rows."""
+    usage = "usage: search_compare.py --ab A B [--at C] [--against CB] FILE_OR_DIR..."
+    if len(argv) < 3:
+        raise SystemExit(usage)
+    a, b, rest = argv[0], argv[1], list(argv[2:])
+    at = {}
+    while rest and rest[0] in ("--at", "--against"):
+        if len(rest) < 2 or not rest[1].isdigit():
+            raise SystemExit(f"search_compare.py: {rest[0]} needs a checkpoint (a number of trials)\n{usage}")
+        at[rest[0]] = int(rest[1])
+        rest = rest[2:]
+    if not rest:
+        raise SystemExit(usage)
+    runs, _, problems, samplers = read(rest)
+    checkpoints = sorted({c for (_, _, c) in runs})
+    c = at.get("--at", max(checkpoints))
+    cb = at.get("--against", c)
+    for name, point in ((a, c), (b, cb)):
+        if not any(k[1] == name and k[2] == point for k in runs):
+            raise SystemExit(f"search_compare.py: no results of {name} after {point} trials in these files "
+                             f"(samplers: {', '.join(samplers)}; checkpoints: {', '.join(map(str, checkpoints))})")
+    cmp = Comparison(runs, problems, a, b, c, cb)
+    print(cmp.line(f"{a} after {c} trials against {b} after {cb}"))
+    for p, r in cmp.rows.items():
+        if r.worse or r.better:
+            print(f"  {p:32s} {r.ratio:9.3g}x  {'worse' if r.worse else 'better'}  p {r.p:.3f}")
+    return cmp
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--ab":
+        ab(sys.argv[2:])
+        return
     runs, seconds, problems, samplers = read(sys.argv[1:])
     order = [s for s in ("tune-bayes", "tune-bayes-8", "tune-bayes-32", "tune-tpe", "tune-cmaes", "tune-random", "optuna-tpe",
                          "optuna-cmaes", "optuna-random", "optuna-tpe-8") if s in samplers]

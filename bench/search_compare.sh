@@ -16,6 +16,8 @@
 #   PIECE="--first-seed 10" OUT=bench/results/search/reduced-seeds10/REV LABEL=seeds10 bench/search_compare.sh
 #                                              the reduced set on seeds 10-19: the check, before it
 #                                              is kept, of a change judged by how many problems it wins
+#   bench/search_compare.py --ab A B FILES     an A/B of a change: sampler A against B, paired by seed,
+#                                              and the problems where A is significantly worse or better
 #
 # A set runs in pieces (PIECE: more search_bench compare options, which
 # override the set's) that each fit a session. Each piece's raw results stay

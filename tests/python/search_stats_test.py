@@ -3,6 +3,8 @@
 published critical values of Wilcoxon's signed-rank test, and its handling
 of ties, floors and seeds; and how the summary (bench/search_compare.py)
 reads results and pairs checkpoints. Prints TAP."""
+import contextlib
+import io
 import json
 import os
 import statistics
@@ -121,6 +123,30 @@ class Summary(unittest.TestCase):
         self.assertEqual(half.better(), ["p"])
         self.assertAlmostEqual(half.rows["p"].ratio, statistics.median(
             [4 * one_100[s] / one_50[s] for s in range(10)]))
+
+    def test_ab_compares_two_samplers_or_two_checkpoints(self):
+        # p: b at half of a's regret on every seed; q: a tie; one sampler at two checkpoints.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "x_tune.jsonl")
+            with open(path, "w") as f:
+                f.write(self.lines("p", "a", {s: {"100": 2.0 + s, "50": 9.0 + s} for s in range(10)})
+                        + self.lines("p", "b", {s: {"100": 1.0 + s / 2} for s in range(10)})
+                        + self.lines("q", "a", {s: {"100": 1.0 + s} for s in range(10)})
+                        + self.lines("q", "b", {s: {"100": (1.0 + s) * (2 if s % 2 else 0.5)} for s in range(10)}))
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                cmp = sc.ab(["a", "b", path])
+            self.assertEqual((cmp.worse(), cmp.better()), (["p"], []))
+            self.assertIn("a after 100 trials against b after 100: 2 problems", out.getvalue())
+            self.assertIn("worse  p 0.002", out.getvalue())
+            with contextlib.redirect_stdout(io.StringIO()):
+                cmp = sc.ab(["a", "a", "--at", "50", "--against", "100", path])
+            self.assertEqual(cmp.worse(), ["p"])
+            with self.assertRaises(SystemExit) as e:
+                sc.ab(["a", "b", "--at", "50", path])
+            self.assertIn("no results of b after 50 trials", str(e.exception))
+            with self.assertRaises(SystemExit) as e:
+                sc.ab(["a", "b", "--at", "x", path])
+            self.assertIn("--at needs a checkpoint", str(e.exception))
 
     def test_the_oracle_counts_a_problem_some_sampler_wins(self):
         # p: cmaes at a tenth of TPE's regret on every seed; q: everyone ties
