@@ -91,6 +91,7 @@ std::map<std::uint32_t, TrialJobInfo> SlurmTrialJobs::look_up(const std::vector<
     TrialJobInfo& t = it->second;
     const std::uint32_t base = j.job_state & JOB_STATE_BASE;
     t.nodes = j.nodes ? j.nodes : "";
+    t.completing = (j.job_state & JOB_COMPLETING) != 0;
     if (base == JOB_PENDING) {
       t.state = TrialJobInfo::State::Pending;
       t.reason = slurm_compat::reason_string(j.state_reason);

@@ -44,6 +44,8 @@ struct TrialJobInfo {
   JobEnd end = JobEnd::Vanished;  // when Ended
   std::string reason;             // Slurm's pending reason, or why it ended
   std::string nodes;
+  // Ended, but still in the queue (squeue's CG): Slurm is cleaning up after it.
+  bool completing = false;
 };
 
 // A trial whose job ended before its result arrived: re-run it (the trial was

@@ -62,6 +62,7 @@ void TrialJobsController::adopt(const std::map<std::uint32_t, std::optional<std:
     if (i.state == TrialJobInfo::State::Ended) continue;
     if (trial && !host_.study().adopt(*trial)) continue;
     LiveJob& j = jobs_[id];
+    unsettled_.insert(id);
     j.id = id;
     j.state = i.state;
     j.trial = trial;
@@ -106,6 +107,7 @@ void TrialJobsController::submit_jobs(double now) {
       const std::uint32_t id = queue_.submit(host_.trial_comment());
       jobs_[id].id = id;
       jobs_[id].submitted = host_.now();
+      unsettled_.insert(id);
       ++submitted_;
       submitted_any_ = true;
       changed_ = true;
@@ -128,6 +130,12 @@ void TrialJobsController::submit_jobs(double now) {
 void TrialJobsController::on_hello(JobLinks::Conn c, std::uint32_t id, const std::string& node,
                                    const std::string& peer, const std::optional<TrialRun>& result) {
   auto it = jobs_.find(id);
+  if (id && it == jobs_.end() && unsettled_.count(id)) {
+    // One of ours already let go of: cancelled while pending as the study
+    // stopped, it started before the cancel reached it. It exits when told.
+    links_.stop(c);
+    return;
+  }
   if (!id || it == jobs_.end()) {
     host_.say("closed the connection of " + peer + ": job " + std::to_string(id) +
               " is not a trial job of this study");
@@ -229,10 +237,10 @@ void TrialJobsController::deliver(LiveJob& j, TrialRun run) {
 void TrialJobsController::look_up(double now) {
   last_lookup_ = now;
   lookup_soon_ = false;
-  if (jobs_.empty()) return;
+  if (jobs_.empty() && unsettled_.empty()) return;
   std::map<std::uint32_t, TrialJobInfo> info;
   try {
-    info = queue_.look_up(ids_of(jobs_));
+    info = queue_.look_up(ids());
     if (slurm_down_) host_.say("slurmctld answers again");
     slurm_down_ = false;
   } catch (const JobQueueError& e) {
@@ -243,6 +251,7 @@ void TrialJobsController::look_up(double now) {
     return;
   }
   for (auto& [id, i] : info) {
+    if (i.state == TrialJobInfo::State::Ended && !i.completing) unsettled_.erase(id);
     const auto it = jobs_.find(id);
     if (it == jobs_.end()) continue;
     LiveJob& j = it->second;
@@ -306,31 +315,39 @@ void TrialJobsController::wind_down(double now) {
 
 void TrialJobsController::finish() {
   for (int round = 0; round < rules_.cancel_rounds; ++round) {
-    const std::vector<std::uint32_t> ids = ids_of(jobs_);
+    const std::vector<std::uint32_t> all = ids();
     for (auto& [id, j] : jobs_)
       if (j.conn) links_.stop(*j.conn);
     links_.pump(0.2);
-    if (ids.empty()) return;
+    if (all.empty()) return;
     try {
-      for (const auto& [id, i] : queue_.look_up(ids)) {
+      for (const auto& [id, i] : queue_.look_up(all)) {
+        if (i.state == TrialJobInfo::State::Ended) {
+          if (i.completing) continue;  // on its way out of the queue: wait
+          jobs_.erase(id);
+          unsettled_.erase(id);
+          continue;
+        }
         const auto it = jobs_.find(id);
-        if (it == jobs_.end()) continue;
-        if (i.state == TrialJobInfo::State::Ended)
-          jobs_.erase(it);
-        else if (round > 0 || !it->second.conn)
-          queue_.cancel(id);
+        if (round > 0 || it == jobs_.end() || !it->second.conn) queue_.cancel(id);
       }
     } catch (const JobQueueError& e) {
       host_.say(std::string(e.what()) + " while cancelling the study's trial jobs");
     }
     changed_ = true;
-    if (jobs_.empty()) return;
+    if (ids().empty()) return;
     links_.pump(0.5);
   }
   std::string left;
-  for (const auto& [id, j] : jobs_) left += " " + std::to_string(id);
+  for (const auto id : ids()) left += " " + std::to_string(id);
   host_.say("could not confirm that these trial jobs ended:" + left +
             " (scancel them if squeue still shows them)");
+}
+
+std::vector<std::uint32_t> TrialJobsController::ids() const {
+  std::set<std::uint32_t> all(unsettled_);
+  for (const auto& kv : jobs_) all.insert(kv.first);
+  return {all.begin(), all.end()};
 }
 
 }  // namespace tune

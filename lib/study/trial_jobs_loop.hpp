@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -185,6 +186,8 @@ class TrialJobsController {
 
  private:
   std::size_t busy() const;
+  // The jobs to look up: those in jobs_ and those not yet seen to leave the queue.
+  std::vector<std::uint32_t> ids() const;
   void submit_jobs(double now);
   void look_up(double now);
   void wind_down(double now);
@@ -196,6 +199,10 @@ class TrialJobsController {
   int parallel_, trials_per_job_;
   TrialJobsRules rules_;
   std::map<std::uint32_t, LiveJob> jobs_;
+  // Every job submitted or adopted that Slurm has not yet been seen to let
+  // go of (ended and no longer completing): jobs_ forgets a job when it ends
+  // or is cancelled, and finish() must still see it leave the queue.
+  std::set<std::uint32_t> unsettled_;
   std::map<JobLinks::Conn, std::uint32_t> conn_job_;
   std::vector<double> slurm_start_, binding_, result_;
   std::size_t submitted_ = 0;

@@ -29,6 +29,8 @@ class FakeQueue : public JobQueue {
     ++lookups;
     if (down) throw JobQueueError("Unable to contact slurm controller");
     std::map<std::uint32_t, TrialJobInfo> out;
+    for (auto& [id, n] : completing_for)  // an ended job shows CG for n more look-ups
+      if (states.count(id)) states[id].completing = states[id].state == TrialJobInfo::State::Ended && n-- > 0;
     for (auto id : ids) {
       const auto it = states.find(id);
       if (it == states.end())
@@ -55,6 +57,7 @@ class FakeQueue : public JobQueue {
   std::vector<std::string> comments;
   std::map<std::uint32_t, TrialJobInfo> states;
   std::set<std::uint32_t> cancelled;
+  std::map<std::uint32_t, int> completing_for;
 };
 
 class FakeLinks : public JobLinks {
@@ -248,6 +251,47 @@ TEST_F(TrialJobsLoopTest, StoppingInterruptsThenCancelsAndLeavesNoJob) {
   EXPECT_EQ(study_->running(), 0u);
   loop.finish();
   EXPECT_TRUE(loop.jobs().empty());
+}
+
+// A job cancelled while pending as the study stopped may start before the
+// cancel reaches it: it connects, is told to stop (it is ours, not a
+// stranger's), and finish() waits until Slurm has let go of it (squeue's CG
+// gone), not only until it ended.
+TEST_F(TrialJobsLoopTest, AJobCancelledAsTheStudyStoppedIsToldToStopAndSeenToLeaveTheQueue) {
+  make_study(10);
+  TrialJobsController loop(*host_, queue_, links_, 3, 1);
+  loop.tick();
+  ASSERT_EQ(queue_.comments.size(), 3u);
+  loop.on_hello(1, 100, "n1", "p", std::nullopt);
+  loop.on_ready(1);
+  loop.on_result(1, ok(links_.launched[1][0], 0.5, 1000));
+  loop.on_ready(1);  // one trial per job: told to stop; it leaves
+  loop.on_closed(1);
+  study_->stop(StopReason::TargetReached);
+  loop.tick();
+  ASSERT_TRUE(queue_.cancelled.count(101) && queue_.cancelled.count(102));
+  EXPECT_FALSE(loop.jobs().count(101));
+  queue_.completing_for = {{101, 3}, {100, 1}};  // 101 started anyway: killed, and completing
+  loop.on_hello(7, 101, "n2", "10.0.0.2:9", std::nullopt);
+  EXPECT_TRUE(links_.stopped.count(7));
+  EXPECT_FALSE(links_.closed.count(7));
+  EXPECT_FALSE(host_->said_with("not a trial job of this study"));
+  const int before = queue_.lookups;
+  loop.finish();
+  EXPECT_EQ(queue_.lookups - before, 4);  // 101 completing on three looks, gone on the fourth
+  EXPECT_FALSE(host_->said_with("could not confirm"));
+  EXPECT_TRUE(loop.jobs().empty());
+}
+
+TEST_F(TrialJobsLoopTest, AJobThatStaysCompletingIsNamedAtTheEnd) {
+  make_study(2);
+  TrialJobsController loop(*host_, queue_, links_, 2, 1, {.cancel_rounds = 3});
+  loop.tick();
+  study_->stop(StopReason::Signal);
+  loop.tick();  // both pending: cancelled
+  queue_.completing_for = {{101, 100}};
+  loop.finish();
+  EXPECT_TRUE(host_->said_with("could not confirm that these trial jobs ended: 101 "));
 }
 
 TEST_F(TrialJobsLoopTest, FinishGivesUpAfterItsRoundsAndNamesTheJobs) {
