@@ -12,9 +12,11 @@ std::atomic<bool> g_stop_requested{false};
 std::atomic<bool> g_drain_requested{false};
 
 void await_stop_signal(const TrialRun& run, double grace) {
-  if (!may_have_died_of_the_stop(run)) return;
+  const bool stop = may_have_died_of_the_stop(run), drain = may_have_died_of_the_drain(run);
+  if (!stop && !drain) return;
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace);
-  while (!g_stop_requested && std::chrono::steady_clock::now() < give_up)
+  while (!(stop ? g_stop_requested.load() : g_drain_requested.load()) &&
+         std::chrono::steady_clock::now() < give_up)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
 }
 
@@ -51,7 +53,9 @@ TrialRun run_trial(RunnerLink& link, const TrialLaunch& launch) {
         return inbox.interrupted || inbox.pruned || g_stop_requested.load();
       });
   await_stop_signal(run);  // scancel, a time limit, preemption: Slurm's SIGTERM may reach the program first
-  attribute_to_stop(run, inbox.interrupted || g_stop_requested.load());
+  // A program the study's own SIGUSR1 reached while it was being started.
+  const bool drained = may_have_died_of_the_drain(run) && g_drain_requested.load();
+  attribute_to_stop(run, inbox.interrupted || g_stop_requested.load() || drained);
   attribute_to_prune(run, inbox.pruned);
   return run;
 }

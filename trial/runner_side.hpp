@@ -19,7 +19,8 @@ extern std::atomic<bool> g_drain_requested;
 
 // When `run` may have died of a stop signal this process has not received yet
 // (may_have_died_of_the_stop), waits up to `grace` for g_stop_requested, so
-// that attribute_to_stop records the trial as interrupted, not as failed.
+// that attribute_to_stop records the trial as interrupted, not as failed; one
+// that died of SIGUSR1 (may_have_died_of_the_drain) waits for g_drain_requested.
 void await_stop_signal(const TrialRun& run, double grace = 2.0);
 
 // The runner's end of a transport to its AppCore.

@@ -1,9 +1,11 @@
 #include "study/outcome.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 
 namespace tune {
 
@@ -16,10 +18,20 @@ void attribute_to_stop(TrialRun& run, bool study_stopping) {
   if (study_stopping && !(run.exited && run.exit_code == 0)) run.interrupted = true;
 }
 
-bool may_have_died_of_the_stop(const TrialRun& run) {
+namespace {
+// The program's end is one of `signals` (or a shell's exit after one), and its runner did not end it.
+bool died_of(const TrialRun& run, std::initializer_list<int> signals) {
   if (run.interrupted || run.pruned || run.timed_out || run.launch_error) return false;
-  const auto stop = [](int s) { return s == SIGTERM || s == SIGKILL || s == SIGINT; };
-  return run.exited ? run.exit_code > 128 && stop(run.exit_code - 128) : stop(run.signal);
+  const auto one_of = [&](int s) { return std::find(signals.begin(), signals.end(), s) != signals.end(); };
+  return run.exited ? run.exit_code > 128 && one_of(run.exit_code - 128) : one_of(run.signal);
+}
+}  // namespace
+
+bool may_have_died_of_the_stop(const TrialRun& run) {
+  return died_of(run, {SIGTERM, SIGKILL, SIGINT});
+}
+bool may_have_died_of_the_drain(const TrialRun& run) {
+  return died_of(run, {SIGUSR1});
 }
 
 void attribute_to_prune(TrialRun& run, bool prune_requested) {

@@ -47,6 +47,11 @@ void attribute_to_stop(TrialRun& run, bool study_stopping);
 // stop only after the program died of it; before attribute_to_stop, such a
 // runner gives its own signal a moment to arrive.
 bool may_have_died_of_the_stop(const TrialRun& run);
+// Whether the program died of SIGUSR1 (or exited 128 + it) and its runner had
+// not ended it: the study's drain signal, which mpirun passes to the process
+// group of every rank, can reach a trial still being started, before it has
+// a process group of its own. Such a trial was stopped by the study.
+bool may_have_died_of_the_drain(const TrialRun& run);
 // A trial the runner ended (TrialProcess marks that `interrupted`) because the
 // pruner asked was pruned; one that ended on its own first keeps its outcome.
 void attribute_to_prune(TrialRun& run, bool prune_requested);

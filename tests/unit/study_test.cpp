@@ -92,6 +92,23 @@ TEST(AttributeToStop, DeathsThatMayBeAStopNotYetReceived) {
   }
 }
 
+TEST(AttributeToStop, ADeathBySigusr1MayBeTheDrain) {
+  TrialRun r;
+  r.exited = false;
+  r.signal = SIGUSR1;
+  EXPECT_TRUE(may_have_died_of_the_drain(r));
+  EXPECT_FALSE(may_have_died_of_the_stop(r));
+  r.exited = true;
+  r.exit_code = 128 + SIGUSR1;
+  EXPECT_TRUE(may_have_died_of_the_drain(r)) << "a shell that exited after SIGUSR1";
+  r.exit_code = 128 + SIGTERM;
+  EXPECT_FALSE(may_have_died_of_the_drain(r));
+  r.exited = false;
+  r.signal = SIGUSR1;
+  r.interrupted = true;  // its runner ended it: nothing to wait for
+  EXPECT_FALSE(may_have_died_of_the_drain(r));
+}
+
 TEST_F(StudyTest, RunsExactlyTheRequestedTrialsAndTracksTheBest) {
   auto h = History::create(path(), info_);
   auto sampler = make_sampler("random", info_.space, {.seed = 1});
