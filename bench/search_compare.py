@@ -15,17 +15,23 @@ there is what the test makes of seeds alone.
     search_compare.py --ab A B [--at C] [--against CB] FILE_OR_DIR...
         one paired comparison (an A/B of a change): sampler A after C trials
         (the largest checkpoint by default) against sampler B after CB (C by
-        default), and every problem where A is significantly worse or better
+        default), and every problem where A is significantly worse or better.
+        A may be several samplers joined by "+" (A1+A2+...): per problem and
+        seed their geometric mean regret (of regret + floor), i.e. the
+        typical one of several rules measured on the same seeds, and how
+        many problems each of them alone is worse on
 """
 import glob
 import json
+import math
 import os
+import signal
 import statistics
 import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from search_stats import ALPHA, chance_bound, paired  # noqa: E402
+from search_stats import ALPHA, FLOOR, chance_bound, paired  # noqa: E402
 
 TPE = "optuna-tpe"
 
@@ -116,6 +122,19 @@ def oracle(runs, problems, samplers, c, against=TPE):
     return out
 
 
+def pool(runs, names, c):
+    """Per problem, the geometric mean over `names` of regret + floor (minus
+    the floor) on the seeds all of them ran after c trials: {problem: {seed: regret}}."""
+    out = {}
+    for p in {k[0] for k in runs}:
+        per = [runs.get((p, s, c)) for s in names]
+        if not all(per):
+            continue
+        seeds = set.intersection(*(set(r) for r in per))
+        out[p] = {s: max(0.0, 10 ** statistics.mean(math.log10(r[s] + FLOOR) for r in per) - FLOOR) for s in seeds}
+    return out
+
+
 def verdict_cell(r):
     """A comparison's cell: effect size, W or B when significant, p."""
     if r is None:
@@ -142,19 +161,30 @@ def ab(argv):
     checkpoints = sorted({c for (_, _, c) in runs})
     c = at.get("--at", max(checkpoints))
     cb = at.get("--against", c)
-    for name, point in ((a, c), (b, cb)):
+    parts = a.split("+")
+    for name, point in [(s, c) for s in parts] + [(b, cb)]:
         if not any(k[1] == name and k[2] == point for k in runs):
             raise SystemExit(f"search_compare.py: no results of {name} after {point} trials in these files "
                              f"(samplers: {', '.join(samplers)}; checkpoints: {', '.join(map(str, checkpoints))})")
+    alone = []
+    if len(parts) > 1:
+        alone = [Comparison(runs, problems, s, b, c, cb) for s in parts]
+        for p, seeds in pool(runs, parts, c).items():
+            runs[(p, a, c)] = seeds
     cmp = Comparison(runs, problems, a, b, c, cb)
     print(cmp.line(f"{a} after {c} trials against {b} after {cb}"))
     for p, r in cmp.rows.items():
         if r.worse or r.better:
             print(f"  {p:32s} {r.ratio:9.3g}x  {'worse' if r.worse else 'better'}  p {r.p:.3f}")
+    if alone:
+        some = {p for x in alone for p in x.worse()}
+        print(f"each alone significantly worse on: {', '.join(f'{s} {len(x.worse())}' for s, x in zip(parts, alone))}; "
+              f"at least one of them on {len(some)}, all of them on {len(set.intersection(*(set(x.worse()) for x in alone)))}")
     return cmp
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # piped into head: stop quietly
     if len(sys.argv) > 1 and sys.argv[1] == "--ab":
         ab(sys.argv[2:])
         return

@@ -18,6 +18,8 @@
 #                                              is kept, of a change judged by how many problems it wins
 #   bench/search_compare.py --ab A B FILES     an A/B of a change: sampler A against B, paired by seed,
 #                                              and the problems where A is significantly worse or better
+#   bench/search_compare.py --ab A1+A2 B FILES the typical one of several rules (per seed, their
+#                                              geometric mean) against B, and each rule alone
 #
 # A set runs in pieces (PIECE: more search_bench compare options, which
 # override the set's) that each fit a session. Each piece's raw results stay

@@ -148,6 +148,28 @@ class Summary(unittest.TestCase):
                 sc.ab(["a", "b", "--at", "x", path])
             self.assertIn("--at needs a checkpoint", str(e.exception))
 
+    def test_ab_pools_several_rules_by_their_geometric_mean(self):
+        # p: a1 at 2x and a2 at 8x b's regret on every seed, pooled 4x (worse);
+        # each alone is worse on p too. q: a1 at 4x or a quarter by turns, a2
+        # equal to b: pooled 2x or half by turns, neither worse nor better.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "x_tune.jsonl")
+            b = {s: 1.0 + s for s in range(10)}
+            with open(path, "w") as f:
+                for problem, k1, k2 in (("p", lambda s: 2, 8), ("q", lambda s: 4 if s % 2 else 0.25, 1)):
+                    f.write(self.lines(problem, "b", {s: {"100": v} for s, v in b.items()})
+                            + self.lines(problem, "a1", {s: {"100": k1(s) * v} for s, v in b.items()})
+                            + self.lines(problem, "a2", {s: {"100": k2 * v} for s, v in b.items()}))
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                cmp = sc.ab(["a1+a2", "b", path])
+            self.assertEqual((cmp.worse(), cmp.better()), (["p"], []))
+            self.assertAlmostEqual(cmp.rows["p"].ratio, 4.0, places=6)
+            self.assertIn("each alone significantly worse on: a1 1, a2 1; at least one of them on 1, all of them on 1",
+                          out.getvalue())
+            with self.assertRaises(SystemExit) as e:
+                sc.ab(["a1+a3", "b", path])
+            self.assertIn("no results of a3 after 100 trials", str(e.exception))
+
     def test_the_oracle_counts_a_problem_some_sampler_wins(self):
         # p: cmaes at a tenth of TPE's regret on every seed; q: everyone ties
         # TPE or loses; r: no TPE result, so not judged.
