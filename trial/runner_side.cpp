@@ -53,9 +53,8 @@ TrialRun run_trial(RunnerLink& link, const TrialLaunch& launch) {
         return inbox.interrupted || inbox.pruned || g_stop_requested.load();
       });
   await_stop_signal(run);  // scancel, a time limit, preemption: Slurm's SIGTERM may reach the program first
-  // A program the study's own SIGUSR1 reached while it was being started.
-  const bool drained = may_have_died_of_the_drain(run) && g_drain_requested.load();
-  attribute_to_stop(run, inbox.interrupted || g_stop_requested.load() || drained);
+  // The study's own SIGUSR1 may reach a program while it is being started.
+  attribute_to_stop(run, inbox.interrupted || g_stop_requested.load(), g_drain_requested.load());
   attribute_to_prune(run, inbox.pruned);
   return run;
 }

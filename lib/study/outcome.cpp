@@ -14,7 +14,9 @@ std::string signal_name(int sig) {
   return "signal " + std::to_string(sig);
 }
 
-void attribute_to_stop(TrialRun& run, bool study_stopping) {
+void attribute_to_stop(TrialRun& run, bool study_stopping, bool study_draining) {
+  // Before the flag is set: may_have_died_of_the_drain asks whether the runner ended it.
+  if (study_draining && may_have_died_of_the_drain(run)) run.interrupted = true;
   if (study_stopping && !(run.exited && run.exit_code == 0)) run.interrupted = true;
 }
 

@@ -39,7 +39,10 @@ Outcome classify(const TrialRun& run);
 // A trial that ended while the study was stopping and did not exit cleanly was
 // stopped by the study, not by its program: Slurm signals the whole job step,
 // so the trial may die of the same SIGTERM before the runner ends it.
-void attribute_to_stop(TrialRun& run, bool study_stopping);
+// While the study drains (SIGUSR1: no new trials, running ones may finish), a
+// trial that died of that same SIGUSR1 (may_have_died_of_the_drain) was
+// stopped by the study too; one that ended otherwise keeps its outcome.
+void attribute_to_stop(TrialRun& run, bool study_stopping, bool study_draining = false);
 // Whether the program's end could be that same stop arriving first: it died of
 // SIGTERM, SIGKILL or SIGINT (or exited 128 + one, as shells do after one) and
 // its runner had not ended it itself (interrupt, prune, time limit). Slurm

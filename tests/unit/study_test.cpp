@@ -109,6 +109,22 @@ TEST(AttributeToStop, ADeathBySigusr1MayBeTheDrain) {
   EXPECT_FALSE(may_have_died_of_the_drain(r));
 }
 
+TEST(AttributeToStop, WhileDrainingOnlyADeathBySigusr1IsTheStudys) {
+  TrialRun usr1;
+  usr1.exited = false;
+  usr1.signal = SIGUSR1;
+  TrialRun segv = usr1;
+  segv.signal = SIGSEGV;
+  TrialRun a = usr1, b = usr1, c = segv;
+  attribute_to_stop(a, false, false);
+  attribute_to_stop(b, false, true);
+  attribute_to_stop(c, false, true);
+  EXPECT_FALSE(a.interrupted) << "no drain: SIGUSR1 came from elsewhere, the program's failure";
+  EXPECT_TRUE(b.interrupted);
+  EXPECT_FALSE(c.interrupted) << "a crash while draining is the program's own";
+  EXPECT_EQ(classify(b).state, TrialState::Interrupted);
+}
+
 TEST_F(StudyTest, RunsExactlyTheRequestedTrialsAndTracksTheBest) {
   auto h = History::create(path(), info_);
   auto sampler = make_sampler("random", info_.space, {.seed = 1});
