@@ -12,14 +12,17 @@ Optuna's TPE, one algorithm written twice, so every significant difference
 there is what the test makes of seeds alone.
 
     search_compare.py FILE_OR_DIR...                 the tables and the aims
-    search_compare.py --ab A B [--at C] [--against CB] FILE_OR_DIR...
+    search_compare.py --ab A B [--at C] [--against CB] [--best] FILE_OR_DIR...
         one paired comparison (an A/B of a change): sampler A after C trials
         (the largest checkpoint by default) against sampler B after CB (C by
         default), and every problem where A is significantly worse or better.
         A may be several samplers joined by "+" (A1+A2+...): per problem and
         seed their geometric mean regret (of regret + floor), i.e. the
         typical one of several rules measured on the same seeds, and how
-        many problems each of them alone is worse on
+        many problems each of them alone is worse on. With --best, their
+        per-seed minimum instead: every study's best rule chosen after the
+        fact, a bound that none of these rules, nor a choice among them made
+        in advance, can pass
 """
 import glob
 import json
@@ -122,16 +125,20 @@ def oracle(runs, problems, samplers, c, against=TPE):
     return out
 
 
-def pool(runs, names, c):
+def pool(runs, names, c, best=False):
     """Per problem, the geometric mean over `names` of regret + floor (minus
-    the floor) on the seeds all of them ran after c trials: {problem: {seed: regret}}."""
+    the floor), or with `best` their minimum, on the seeds all of them ran
+    after c trials: {problem: {seed: regret}}."""
     out = {}
     for p in {k[0] for k in runs}:
         per = [runs.get((p, s, c)) for s in names]
         if not all(per):
             continue
         seeds = set.intersection(*(set(r) for r in per))
-        out[p] = {s: max(0.0, 10 ** statistics.mean(math.log10(r[s] + FLOOR) for r in per) - FLOOR) for s in seeds}
+        if best:
+            out[p] = {s: min(r[s] for r in per) for s in seeds}
+        else:
+            out[p] = {s: max(0.0, 10 ** statistics.mean(math.log10(r[s] + FLOOR) for r in per) - FLOOR) for s in seeds}
     return out
 
 
@@ -145,18 +152,24 @@ def verdict_cell(r):
 
 def ab(argv):
     """--ab A B [--at C] [--against CB] paths...: one comparison, its line and its significant rows."""
-    usage = "usage: search_compare.py --ab A B [--at C] [--against CB] FILE_OR_DIR..."
+    usage = "usage: search_compare.py --ab A B [--at C] [--against CB] [--best] FILE_OR_DIR..."
     if len(argv) < 3:
         raise SystemExit(usage)
     a, b, rest = argv[0], argv[1], list(argv[2:])
     at = {}
-    while rest and rest[0] in ("--at", "--against"):
+    best = False
+    while rest and rest[0] in ("--at", "--against", "--best"):
+        if rest[0] == "--best":
+            best, rest = True, rest[1:]
+            continue
         if len(rest) < 2 or not rest[1].isdigit():
             raise SystemExit(f"search_compare.py: {rest[0]} needs a checkpoint (a number of trials)\n{usage}")
         at[rest[0]] = int(rest[1])
         rest = rest[2:]
     if not rest:
         raise SystemExit(usage)
+    if best and "+" not in a:
+        raise SystemExit(f"search_compare.py: --best picks among several samplers: give A as A1+A2+...\n{usage}")
     runs, _, problems, samplers = read(rest)
     checkpoints = sorted({c for (_, _, c) in runs})
     c = at.get("--at", max(checkpoints))
@@ -169,7 +182,7 @@ def ab(argv):
     alone = []
     if len(parts) > 1:
         alone = [Comparison(runs, problems, s, b, c, cb) for s in parts]
-        for p, seeds in pool(runs, parts, c).items():
+        for p, seeds in pool(runs, parts, c, best).items():
             runs[(p, a, c)] = seeds
     cmp = Comparison(runs, problems, a, b, c, cb)
     print(cmp.line(f"{a} after {c} trials against {b} after {cb}"))

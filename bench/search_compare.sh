@@ -20,6 +20,9 @@
 #                                              and the problems where A is significantly worse or better
 #   bench/search_compare.py --ab A1+A2 B FILES the typical one of several rules (per seed, their
 #                                              geometric mean) against B, and each rule alone
+#   bench/search_compare.py --ab A1+A2 B --best FILES
+#                                              the best of them per seed, chosen after the fact:
+#                                              what no choice among these rules can pass
 #
 # A set runs in pieces (PIECE: more search_bench compare options, which
 # override the set's) that each fit a session. Each piece's raw results stay

@@ -170,6 +170,30 @@ class Summary(unittest.TestCase):
                 sc.ab(["a1+a3", "b", path])
             self.assertIn("no results of a3 after 100 trials", str(e.exception))
 
+    def test_ab_best_takes_each_seeds_best_rule(self):
+        # p: on odd seeds a1 at 16x b's regret and a2 at a quarter, on even
+        # ones a1 at half and a2 equal: the typical rule (2x and 0.71x by
+        # turns) ties b, the best of the two (a quarter and a half by turns)
+        # is better. q: both at 3x everywhere, worse however they are pooled.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "x_tune.jsonl")
+            b = {s: 1.0 + s for s in range(10)}
+            with open(path, "w") as f:
+                for problem, k1, k2 in (("p", lambda s: 16 if s % 2 else 0.5, lambda s: 0.25 if s % 2 else 1),
+                                        ("q", lambda s: 3, lambda s: 3)):
+                    f.write(self.lines(problem, "b", {s: {"100": v} for s, v in b.items()})
+                            + self.lines(problem, "a1", {s: {"100": k1(s) * v} for s, v in b.items()})
+                            + self.lines(problem, "a2", {s: {"100": k2(s) * v} for s, v in b.items()}))
+            with contextlib.redirect_stdout(io.StringIO()):
+                typical = sc.ab(["a1+a2", "b", path])
+                best = sc.ab(["a1+a2", "b", "--best", path])
+            self.assertEqual((typical.worse(), typical.better()), (["q"], []))
+            self.assertEqual((best.worse(), best.better()), (["q"], ["p"]))
+            self.assertAlmostEqual(best.rows["p"].ratio, 0.375, places=6)
+            with self.assertRaises(SystemExit) as e:
+                sc.ab(["a1", "b", "--best", path])
+            self.assertIn("--best picks among several samplers", str(e.exception))
+
     def test_the_oracle_counts_a_problem_some_sampler_wins(self):
         # p: cmaes at a tenth of TPE's regret on every seed; q: everyone ties
         # TPE or loses; r: no TPE result, so not judged.
