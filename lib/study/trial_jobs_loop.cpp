@@ -208,8 +208,11 @@ void TrialJobsController::on_closed(JobLinks::Conn c) {
     if (j->second.trial) lookup_soon_ = true;  // did the cluster end it?
     // Its process has exited (the job's batch script exec'd it): the job is
     // ending, and its slot can go to a new one now rather than at the next look-up.
-    else if (j->second.leaving)
-      jobs_.erase(j), changed_ = true;
+    else if (j->second.leaving) {
+      leaving_.insert(j->first);
+      jobs_.erase(j);
+      changed_ = true;
+    }
   }
   conn_job_.erase(it);
 }
@@ -251,7 +254,7 @@ void TrialJobsController::look_up(double now) {
     return;
   }
   for (auto& [id, i] : info) {
-    if (i.state == TrialJobInfo::State::Ended && !i.completing) unsettled_.erase(id);
+    if (i.state == TrialJobInfo::State::Ended && !i.completing) unsettled_.erase(id), leaving_.erase(id);
     const auto it = jobs_.find(id);
     if (it == jobs_.end()) continue;
     LiveJob& j = it->second;
@@ -283,9 +286,10 @@ void TrialJobsController::wind_down(double now) {
       ++it;
       continue;
     }
-    if (j.conn)
+    if (j.conn) {
       links_.stop(*j.conn);
-    else if (j.state == TrialJobInfo::State::Pending)
+      leaving_.insert(j.id);
+    } else if (j.state == TrialJobInfo::State::Pending)
       queue_.cancel(j.id);
     else {
       ++it;  // started but not yet connected: it hears "stop" when it asks
@@ -317,7 +321,7 @@ void TrialJobsController::finish() {
   for (int round = 0; round < rules_.cancel_rounds; ++round) {
     const std::vector<std::uint32_t> all = ids();
     for (auto& [id, j] : jobs_)
-      if (j.conn) links_.stop(*j.conn);
+      if (j.conn) links_.stop(*j.conn), j.leaving = true;
     links_.pump(0.2);
     if (all.empty()) return;
     try {
@@ -326,9 +330,13 @@ void TrialJobsController::finish() {
           if (i.completing) continue;  // on its way out of the queue: wait
           jobs_.erase(id);
           unsettled_.erase(id);
+          leaving_.erase(id);
           continue;
         }
         const auto it = jobs_.find(id);
+        const bool told = it != jobs_.end() ? it->second.leaving : leaving_.count(id) > 0;
+        // Leaving on its own: Slurm ends it (COMPLETED, not CANCELLED) unless it dawdles.
+        if (told && round < rules_.leave_rounds) continue;
         if (round > 0 || it == jobs_.end() || !it->second.conn) queue_.cancel(id);
       }
     } catch (const JobQueueError& e) {

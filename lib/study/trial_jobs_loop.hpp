@@ -25,6 +25,11 @@ struct TrialJobsRules {
   double retry_refused_after = 10;     // a refused submission (after one succeeded) is tried again after this
   double cancel_after_interrupt = 30;  // a job that has not ended its interrupted trial by then is scancelled
   int cancel_rounds = 20;              // at the end: rounds of cancel-and-check before giving up on a job
+  // At the end, a job that is leaving on its own (told "stop", or its
+  // program exited) is left to end for this many rounds (about 0.7 s each)
+  // before it is scancelled: cancelled, a job whose trial succeeded would
+  // show CANCELLED in sacct.
+  int leave_rounds = 8;
   double poll_every = 10;              // seconds between looks at the jobs in slurmctld (--slurm-poll)
 };
 
@@ -203,6 +208,9 @@ class TrialJobsController {
   // go of (ended and no longer completing): jobs_ forgets a job when it ends
   // or is cancelled, and finish() must still see it leave the queue.
   std::set<std::uint32_t> unsettled_;
+  // Of those, the ones jobs_ forgot while they were leaving on their own
+  // (told "stop", or their program exited): Slurm ends them without a scancel.
+  std::set<std::uint32_t> leaving_;
   std::map<JobLinks::Conn, std::uint32_t> conn_job_;
   std::vector<double> slurm_start_, binding_, result_;
   std::size_t submitted_ = 0;

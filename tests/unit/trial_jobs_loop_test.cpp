@@ -271,6 +271,7 @@ TEST_F(TrialJobsLoopTest, AJobCancelledAsTheStudyStoppedIsToldToStopAndSeenToLea
   loop.tick();
   ASSERT_TRUE(queue_.cancelled.count(101) && queue_.cancelled.count(102));
   EXPECT_FALSE(loop.jobs().count(101));
+  queue_.end(100, JobEnd::Completed);            // its program exited: Slurm ends it
   queue_.completing_for = {{101, 3}, {100, 1}};  // 101 started anyway: killed, and completing
   loop.on_hello(7, 101, "n2", "10.0.0.2:9", std::nullopt);
   EXPECT_TRUE(links_.stopped.count(7));
@@ -280,7 +281,63 @@ TEST_F(TrialJobsLoopTest, AJobCancelledAsTheStudyStoppedIsToldToStopAndSeenToLea
   loop.finish();
   EXPECT_EQ(queue_.lookups - before, 4);  // 101 completing on three looks, gone on the fourth
   EXPECT_FALSE(host_->said_with("could not confirm"));
+  EXPECT_FALSE(queue_.cancelled.count(100));
   EXPECT_TRUE(loop.jobs().empty());
+}
+
+// The study's last result arrives and its job's program exits, but
+// slurmctld has not yet seen the job end when the AppCore finishes (seen on
+// Slurm 24.11): finish() lets Slurm end it, so that sacct shows the job that
+// ran a good trial COMPLETED, not CANCELLED. A job told to stop at the end
+// likewise. One that does not end in the grace is still scancelled: no job
+// is left behind.
+TEST_F(TrialJobsLoopTest, JobsLeavingOnTheirOwnAreNotCancelledAtTheEnd) {
+  make_study(2);
+  struct SlowQueue : FakeQueue {
+    std::map<std::uint32_t, int> ends_after;  // still running on this many more look-ups, then completed
+    std::map<std::uint32_t, TrialJobInfo> look_up(const std::vector<std::uint32_t>& ids) override {
+      for (auto& [id, n] : ends_after)
+        if (n-- == 0) end(id, JobEnd::Completed);
+      return FakeQueue::look_up(ids);
+    }
+  } slow;
+  TrialJobsController loop(*host_, slow, links_, 2, 1, {.cancel_rounds = 12, .leave_rounds = 8});
+  loop.tick();
+  ASSERT_EQ(slow.comments.size(), 2u);
+  loop.on_hello(1, 100, "n1", "p", std::nullopt);
+  loop.on_hello(2, 101, "n2", "p", std::nullopt);
+  loop.on_ready(1);
+  loop.on_ready(2);
+  loop.on_result(1, ok(links_.launched[1][0], 0.5, 1000));
+  loop.on_ready(1);  // one trial per job: told to stop; its program exits
+  loop.on_closed(1);
+  loop.on_result(2, ok(links_.launched[2][0], 0.7, 1000));  // 101 still connected
+  ASSERT_TRUE(loop.done());
+  slow.ends_after = {{100, 3}, {101, 5}};
+  loop.finish();
+  EXPECT_TRUE(slow.cancelled.empty());
+  EXPECT_TRUE(links_.stopped.count(2));
+  EXPECT_EQ(slow.states[100].end, JobEnd::Completed);
+  EXPECT_EQ(slow.states[101].end, JobEnd::Completed);
+  EXPECT_FALSE(host_->said_with("could not confirm"));
+}
+
+TEST_F(TrialJobsLoopTest, ALeavingJobThatNeverEndsIsCancelledAfterItsGrace) {
+  make_study(1);
+  TrialJobsController loop(*host_, queue_, links_, 1, 1, {.cancel_rounds = 12, .leave_rounds = 3});
+  loop.tick();
+  ASSERT_EQ(queue_.comments.size(), 1u);
+  loop.on_hello(1, 100, "n1", "p", std::nullopt);
+  loop.on_ready(1);
+  loop.on_result(1, ok(links_.launched[1][0], 0.2, 1000));
+  loop.on_ready(1);
+  loop.on_closed(1);  // its program exited, yet Slurm never ends the job
+  const int before = queue_.lookups;
+  loop.finish();
+  EXPECT_TRUE(queue_.cancelled.count(100));
+  EXPECT_EQ(queue_.lookups - before,
+            5);  // three rounds of grace, the cancel on the fourth, gone on the fifth
+  EXPECT_FALSE(host_->said_with("could not confirm"));
 }
 
 TEST_F(TrialJobsLoopTest, AJobThatStaysCompletingIsNamedAtTheEnd) {
