@@ -154,12 +154,12 @@ alice_done=$("$tune" export improving.h5 --csv 2>/dev/null | awk -F, 'NR > 1 && 
 ctld_up=$(scontrol ping 2>&1 | grep -c UP)
 bob_done=$("$tune" export flat.h5 --csv 2>/dev/null | awk -F, 'NR > 1 && $2 == "ok"' | wc -l)
 "$cluster" daemon-start slurmdbd --dir "$CLUSTER_DIR" --port "$CLUSTER_PORT" --nodes 4 >/dev/null 2>&1
-t7=$SECONDS
+t7=$SECONDS since=$(date -d @$((down_at - 600)) +%Y-%m-%dT%H:%M:%S)
 # The trial jobs that ended while slurmdbd was away reach it once it is back
 # (slurmctld's agent resends them), each COMPLETED: the AppCore lets its last
 # trial jobs end on their own rather than scancel them as it finishes.
 for _ in $(seq 1 240); do
-  recorded=$(sacct -n -X -P -u "$alice" -S "$(date -d @$((down_at - 600)) +%Y-%m-%dT%H:%M:%S)" -o JobName,State 2>/dev/null | grep -c '^improving.trial|COMPLETED$')
+  recorded=$(sacct -n -X -P -u "$alice" -S "$since" -o JobName,State 2>/dev/null | grep -c '^improving.trial|COMPLETED$')
   [ "${recorded:-0}" -ge 8 ] && break
   sleep 1
 done
@@ -168,7 +168,7 @@ if [ "$alice_done" -eq 8 ] && [ "$ctld_up" -ge 1 ] && [ "${passes_after:-0}" -eq
    [ "${recorded:-0}" -ge 8 ] && [ -z "$(squeue -h -u "$alice")" ] && [ -n "$(squeue -h -j "$bob_core")" ]; then
   ok "slurmdbd killed mid-study: slurmctld and site_factor/tune went on (bob's trial job $newest got SITE $site_down meanwhile), alice's 8 trials finished and left no job, bob's ($bob_done so far) goes on; back up, slurmdbd recorded all $recorded of alice's trial jobs"
 else not_ok "slurmdbd away mid-study" "alice's trials $alice_done, bob's $bob_done, slurmctld UP $ctld_up, plugin errors $passes_after, SITE of $newest '$site_down', recorded ${recorded:-0}" \
-  "alice's jobs in sacct: $(sacct -n -X -P -u "$alice" -S "$(date -d @$((down_at - 600)) +%Y-%m-%dT%H:%M:%S)" -o JobID,JobName,State 2>&1 | paste -sd' ')" \
+  "alice's jobs in sacct: $(sacct -n -X -P -u "$alice" -S "$since" -o JobID,JobName,State 2>&1 | paste -sd' ')" \
   "$(tail -5 "$CLUSTER_DIR/log/slurmdbd.log")" "$(squeue)"; fi
 
 # 8. slurmctld restarted mid-study: the yield level comes back from the state file;
