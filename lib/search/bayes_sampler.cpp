@@ -114,10 +114,14 @@ Eigen::VectorXd BayesSampler::features(const Eigen::VectorXd& u) const {
 void BayesSampler::observe(const Observation& done) {
   tpe_.observe(done);
   cmaes_.observe(done);
+  const auto proposed = known_at_proposal_.extract(done.trial);
   if (done.pruned) {
     pruned_.push_back(encode(done.params));
   } else if (done.objective && std::isfinite(*done.objective)) {
-    const Point p{encode(done.params), minimize_ ? *done.objective : -*done.objective, false};
+    // A trial this sampler did not propose (a resumed or warm-started
+    // study's) counts as proposed with every earlier result known.
+    const Point p{encode(done.params), minimize_ ? *done.objective : -*done.objective, false,
+                  proposed.empty() ? points_.size() : std::min(proposed.mapped(), points_.size())};
     // The first result at a point measured once before is a replicate (asked
     // for by propose, or found among a resumed study's results).
     const auto paired = replicated();
@@ -227,6 +231,7 @@ std::vector<BayesSampler::Point> BayesSampler::model_points(std::mt19937_64& rng
 
 std::optional<Assignment> BayesSampler::propose(std::uint64_t trial, std::span<const Assignment> pending) {
   auto rng = trial_rng(seed_, trial, 0xba7e5u);
+  known_at_proposal_[trial] = points_.size();
   Assignment out;
   // A running trial at a point already measured is a replicate in flight. A
   // sampler rebuilt for every proposal (ParEGO's, for several objectives)
@@ -271,22 +276,33 @@ std::optional<Assignment> BayesSampler::propose(std::uint64_t trial, std::span<c
 }
 
 double BayesSampler::trust_length() const {
-  // Replayed from the finished trials in the order they finished, so a
-  // resumed study gets the same region: doubled after 3 improvements in a
-  // row, halved after max(4, d) trials without one, widened again (a
-  // restart of the local search) once it falls below 1/100 of the cube.
+  // Replayed from the finished trials in the order they finished: doubled
+  // after 3 improvements in a row, halved after max(4, d) stalls in a row,
+  // widened again (a restart of the local search) once it falls below 1/100
+  // of the cube.
   const int patience = std::max<int>(4, static_cast<int>(space_.dimensions()));
   // An improvement beats the best by a thousandth of the results' range so
   // far (not of the best's size: the objective's units and offset must not matter).
   double side = kTrustStart, best = std::numeric_limits<double>::infinity(), worst = -best;
   int wins = 0, losses = 0;
+  // With several runners the trials proposed beside one another from the
+  // same results finish one by one. Once one has moved the best, the others
+  // could not have known it; counted as stalls they closed the region in
+  // the middle of a descent (sphere 5-d, 8 runners: side 0.1 after 34
+  // results, 2 units from the optimum, and the descent then limited to
+  // steps of half the side), and between two improvements they broke the
+  // run that would have widened it. A result counts only if its trial was
+  // proposed once the best result was known. With one runner every trial
+  // was: nothing changes.
+  std::size_t best_at = 0;  // index of the result that set the best
   for (std::size_t i = 0; i < points_.size(); ++i) {
     const double y = points_[i].y;
     const bool better = std::isfinite(worst) ? y < best - 1e-3 * (worst - best) : true;
     best = std::min(best, y), worst = std::max(worst, y);
+    if (better) best_at = i;
     if (i < initial_) continue;
     if (better) ++wins, losses = 0;
-    else ++losses, wins = 0;
+    else if (points_[i].known > best_at) ++losses, wins = 0;
     if (wins >= 3) side = std::min(kTrustMax, 2 * side), wins = 0;
     if (losses >= patience) side /= 2, losses = 0;
     if (side < kTrustMin) side = kTrustStart;

@@ -63,6 +63,7 @@
 
 #include <optional>
 #include <random>
+#include <unordered_map>
 #include <utility>
 
 #include "search/cmaes_sampler.hpp"
@@ -112,7 +113,9 @@ class BayesSampler final : public Sampler {
   Eigen::VectorXd features(const Eigen::VectorXd& u) const;
   // Side of the trust region (unit cube) the finished trials have earned:
   // proposals stay within half of it of the best trial, in each interval
-  // parameter (1.6 or more: anywhere).
+  // parameter (1.6 or more: anywhere). A result whose trial was proposed
+  // before the best result was known (a sibling, with several runners)
+  // neither stalls the region nor breaks a run of improvements.
   double trust_length() const;
   // Share of the results' (warped, standardised) variance the last fit put
   // in its noise term.
@@ -127,6 +130,9 @@ class BayesSampler final : public Sampler {
     Eigen::VectorXd u;  // unit-cube coordinates of the trial's values
     double y;           // objective, negated when maximising: smaller is better
     bool imputed;       // a pruned trial, given the worst value seen
+    // How many results (earlier points_) there were when its trial was
+    // proposed: its own index for one this sampler did not propose.
+    std::size_t known = 0;
   };
   struct Model;
 
@@ -154,6 +160,7 @@ class BayesSampler final : public Sampler {
   int feature_dims_ = 0;
   std::vector<Point> points_;          // trials with an objective
   std::vector<Eigen::VectorXd> pruned_; // pruned trials, imputed when the model is built
+  std::unordered_map<std::uint64_t, std::size_t> known_at_proposal_;  // Point::known of trials still running
   std::optional<GpHyper> hyper_;       // warm start for the next fit
   std::size_t fitted_on_ = 0;          // data size at the last fit
   // The companion: a model-free sampler fed the same trials, which proposes

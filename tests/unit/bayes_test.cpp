@@ -470,6 +470,54 @@ TEST(BayesSampler, TrustRegionGrowsOnImprovementsShrinksOnStallsAndStartsAgain) 
   EXPECT_DOUBLE_EQ(s.trust_length(), 0.8);
 }
 
+// Several runners: trials proposed beside one another from the same results
+// finish one by one. Once one has moved the best, the others could not have
+// known it: they neither stall the region nor break a run of improvements.
+// Results fed without their proposals (a resumed study) count as proposed
+// with every earlier result known, as with one runner.
+TEST(BayesSampler, TrustRegionCountsOnlyResultsProposedOnceTheBestWasKnown) {
+  const SearchSpace space = SearchSpace::parse(kSquare);
+  const auto design = [&](BayesSampler& s) {
+    for (std::uint64_t t = 0; t < s.initial_trials(); ++t) s.observe({t, {0.9, 0.1}, 10.0});
+  };
+  // 8 proposals in a row with nothing finishing in between, as 8 runners start.
+  const auto start_eight = [&](BayesSampler& s) {
+    std::vector<Assignment> running;
+    for (std::uint64_t t = s.initial_trials(); t < s.initial_trials() + 8; ++t) running.push_back(*s.propose(t, running));
+    return running;
+  };
+  {
+    BayesSampler live(space, 1, true), replayed(space, 1, true);
+    design(live), design(replayed);
+    const std::uint64_t first = live.initial_trials();
+    const auto running = start_eight(live);
+    // The first to finish improves on the design; the other 7 do not.
+    for (std::uint64_t t = first; t < first + 8; ++t) {
+      const Observation o{t, running[t - first], t == first ? 5.0 : 100.0};
+      live.observe(o), replayed.observe(o);
+    }
+    EXPECT_DOUBLE_EQ(live.trust_length(), 0.8) << "7 results proposed before the best was known are no stalls";
+    EXPECT_DOUBLE_EQ(replayed.trust_length(), 0.4) << "without the proposals: 7 stalls, halved after 4 (2 dimensions)";
+    // Proposed once the best was known, a result that does not beat it is a stall.
+    for (std::uint64_t t = first + 8; t < first + 12; ++t) live.observe({t, *live.propose(t, {}), 100.0});
+    EXPECT_DOUBLE_EQ(live.trust_length(), 0.4);
+  }
+  {
+    BayesSampler live(space, 2, true), replayed(space, 2, true);
+    design(live), design(replayed);
+    const std::uint64_t first = live.initial_trials();
+    const auto running = start_eight(live);
+    // Improvements with siblings finishing between them: 9, -, 8, -, 7.
+    const double results[] = {9, 100, 8, 100, 7};
+    for (std::uint64_t t = first; t < first + 5; ++t) {
+      const Observation o{t, running[t - first], results[t - first]};
+      live.observe(o), replayed.observe(o);
+    }
+    EXPECT_DOUBLE_EQ(live.trust_length(), 1.6) << "3 improvements in a row among the results that knew the best";
+    EXPECT_DOUBLE_EQ(replayed.trust_length(), 0.8) << "without the proposals the siblings break the run";
+  }
+}
+
 // The objective's warping keeps proposals independent of the objective's
 // units: a positive affine change of every result changes nothing.
 TEST(BayesSampler, ProposalsDoNotDependOnTheObjectivesUnits) {
