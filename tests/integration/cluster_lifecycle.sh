@@ -61,7 +61,9 @@ else not_ok "stop cancels a running job and leaves no slurmstepd or job process"
 # A port already taken is refused with the port named.
 python3 -c "import socket,time; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(('127.0.0.1', $((port + 2)))); s.listen(); time.sleep(30)" &
 holder=$!
-sleep 0.5
+# Until the holder listens (python's start can take seconds on a loaded machine;
+# a fixed half second let start see the port free and a daemon then fail to bind).
+for _ in $(seq 1 100); do ss -Hltn "sport = :$((port + 2))" | grep -q . && break; sleep 0.1; done
 out=$(run start 2>&1); st=$?
 kill $holder 2>/dev/null; wait $holder 2>/dev/null
 if [ $st -ne 0 ] && grep -q "port(s) $((port + 2)) already in use" <<<"$out"; then ok "start refuses a port in use and names it"
