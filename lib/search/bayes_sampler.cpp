@@ -119,7 +119,8 @@ void BayesSampler::observe(const Observation& done) {
     pruned_.push_back(encode(done.params));
   } else if (done.objective && std::isfinite(*done.objective)) {
     // A trial this sampler did not propose (a resumed or warm-started
-    // study's) counts as proposed with every earlier result known.
+    // study's, or one its stand-in proposed while it was busy) counts as
+    // proposed with every earlier result known.
     const Point p{encode(done.params), minimize_ ? *done.objective : -*done.objective, false,
                   proposed.empty() ? points_.size() : std::min(proposed.mapped(), points_.size())};
     // The first result at a point measured once before is a replicate (asked

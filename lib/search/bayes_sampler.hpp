@@ -131,7 +131,8 @@ class BayesSampler final : public Sampler {
     double y;           // objective, negated when maximising: smaller is better
     bool imputed;       // a pruned trial, given the worst value seen
     // How many results (earlier points_) there were when its trial was
-    // proposed: its own index for one this sampler did not propose.
+    // proposed: its own index for one this sampler did not propose (a
+    // resumed study's, or a stand-in's while this one was busy).
     std::size_t known = 0;
   };
   struct Model;
