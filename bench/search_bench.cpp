@@ -15,6 +15,7 @@
 // bench/search_compare.sh runs compare and Optuna side by side and prints the table.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -67,12 +68,14 @@ std::vector<double> run_study(const bench::Problem& problem, const std::string& 
     double end;
     std::uint64_t id;
     Assignment params;
+    std::size_t known;  // results finished when it was proposed
     bool operator>(const Running& o) const { return end > o.end || (end == o.end && id > o.id); }
   };
   std::priority_queue<Running, std::vector<Running>, std::greater<>> running;
   double clock = 0, best_seen = 1e300, best_true = 1e300, work = 0;
   std::uint64_t next = 0;
   int finished = 0;
+  std::size_t results = 0;
   std::vector<double> regrets;
   auto launch = [&] {
     std::vector<Assignment> pending;
@@ -81,7 +84,7 @@ std::vector<double> run_study(const bench::Problem& problem, const std::string& 
     const auto t0 = Clock::now();
     auto params = sampler->propose(next, pending);
     clock += seconds_since(t0);
-    running.push({clock + trial_seconds, next++, *params});
+    running.push({clock + trial_seconds, next++, *params, results});
     work += trial_seconds;
   };
   while (static_cast<int>(running.size()) < runners && next < static_cast<std::uint64_t>(trials)) launch();
@@ -92,8 +95,9 @@ std::vector<double> run_study(const bench::Problem& problem, const std::string& 
     double truth = 0;
     const double y = bench::observe(problem, done.params, seed, done.id, &truth);
     if (y < best_seen) best_seen = y, best_true = truth;
-    sampler->observe({done.id, done.params, y});
+    sampler->observe({done.id, done.params, y, false, {}, done.known});
     ++finished;
+    if (std::isfinite(y)) ++results;
     for (int c : checkpoints)
       if (c == finished) regrets.push_back(std::max(0.0, best_true));
     if (next < static_cast<std::uint64_t>(trials)) launch();

@@ -114,15 +114,13 @@ Eigen::VectorXd BayesSampler::features(const Eigen::VectorXd& u) const {
 void BayesSampler::observe(const Observation& done) {
   tpe_.observe(done);
   cmaes_.observe(done);
-  const auto proposed = known_at_proposal_.extract(done.trial);
   if (done.pruned) {
     pruned_.push_back(encode(done.params));
   } else if (done.objective && std::isfinite(*done.objective)) {
-    // A trial this sampler did not propose (a resumed or warm-started
-    // study's, or one its stand-in proposed while it was busy) counts as
-    // proposed with every earlier result known.
+    // A trial whose study did not say what it knew counts as proposed with
+    // every earlier result known.
     const Point p{encode(done.params), minimize_ ? *done.objective : -*done.objective, false,
-                  proposed.empty() ? points_.size() : std::min(proposed.mapped(), points_.size())};
+                  std::min(done.known.value_or(points_.size()), points_.size())};
     // The first result at a point measured once before is a replicate (asked
     // for by propose, or found among a resumed study's results).
     const auto paired = replicated();
@@ -232,7 +230,6 @@ std::vector<BayesSampler::Point> BayesSampler::model_points(std::mt19937_64& rng
 
 std::optional<Assignment> BayesSampler::propose(std::uint64_t trial, std::span<const Assignment> pending) {
   auto rng = trial_rng(seed_, trial, 0xba7e5u);
-  known_at_proposal_[trial] = points_.size();
   Assignment out;
   // A running trial at a point already measured is a replicate in flight. A
   // sampler rebuilt for every proposal (ParEGO's, for several objectives)

@@ -63,7 +63,6 @@
 
 #include <optional>
 #include <random>
-#include <unordered_map>
 #include <utility>
 
 #include "search/cmaes_sampler.hpp"
@@ -131,8 +130,7 @@ class BayesSampler final : public Sampler {
     double y;           // objective, negated when maximising: smaller is better
     bool imputed;       // a pruned trial, given the worst value seen
     // How many results (earlier points_) there were when its trial was
-    // proposed: its own index for one this sampler did not propose (a
-    // resumed study's, or a stand-in's while this one was busy).
+    // proposed (Observation::known): its own index when not said.
     std::size_t known = 0;
   };
   struct Model;
@@ -161,7 +159,6 @@ class BayesSampler final : public Sampler {
   int feature_dims_ = 0;
   std::vector<Point> points_;          // trials with an objective
   std::vector<Eigen::VectorXd> pruned_; // pruned trials, imputed when the model is built
-  std::unordered_map<std::uint64_t, std::size_t> known_at_proposal_;  // Point::known of trials still running
   std::optional<GpHyper> hyper_;       // warm start for the next fit
   std::size_t fitted_on_ = 0;          // data size at the last fit
   // The companion: a model-free sampler fed the same trials, which proposes

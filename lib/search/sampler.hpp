@@ -26,6 +26,12 @@ struct Observation {
   std::optional<double> objective;
   bool pruned = false;  // stopped early by a pruner: worse than its peers so far
   std::vector<double> values{};  // several objectives: each one's value (ok trials), else empty
+  // How many results (finished trials with a finite objective, not pruned,
+  // in the order the sampler was given them) were known when this trial was
+  // proposed, as its study counted them: with several runners, fewer than
+  // came before it. Unset: every earlier one (one runner, or a trial of
+  // another study).
+  std::optional<std::size_t> known{};
 };
 
 struct SamplerOptions {

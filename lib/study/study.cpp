@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "search/pareto.hpp"
@@ -47,15 +48,33 @@ Study::Study(History& history, Sampler& sampler, StudyLimits limits, double now,
   if (!info.enqueued.empty()) enqueued_ = enqueued_from_json(info.enqueued, info.space);
   first_proposal_ = info.imported + enqueued_.size();
   if (limits_.trials) *limits_.trials += info.imported;
+  // The finished trials are replayed in the order they finished, the order
+  // the samplers learnt them in, each with the results that had finished
+  // when it started (an imported trial: with every one before it). With
+  // several runners that is what each trial's proposal knew, give or take
+  // a result that came while it was being made.
+  std::vector<const Trial*> finished;
   for (const auto& t : history_.trials()) {
-    if (is_final(t.state)) {
-      observe(observation(t));
-      if (pruner_) pruner_->finished(t.id, t.state == TrialState::Ok);
-      if (t.state == TrialState::Ok) note_ok(t);
-    } else if (!limits_.trials || t.id < *limits_.trials) {
-      rerun_.push_back(t.id);  // running when the last run died, or interrupted
-    }
+    if (is_final(t.state)) finished.push_back(&t);
+    else if (!limits_.trials || t.id < *limits_.trials) rerun_.push_back(t.id);  // running when the last run died, or interrupted
   }
+  const auto imported = [&](const Trial& t) { return t.id < info.imported; };
+  std::stable_sort(finished.begin(), finished.end(), [&](const Trial* a, const Trial* b) {
+    return !imported(*b) && (imported(*a) || a->end_time < b->end_time);
+  });
+  std::vector<double> ends;  // when each result replayed so far finished, in order
+  const auto known_at = [&](double start) {
+    return static_cast<std::size_t>(std::upper_bound(ends.begin(), ends.end(), start) - ends.begin());
+  };
+  for (const Trial* t : finished) {
+    Observation o = observation(*t);
+    if (!imported(*t)) o.known = known_at(t->start_time);
+    if (counts_as_result(o)) ends.push_back(imported(*t) ? -std::numeric_limits<double>::infinity() : t->end_time);
+    observe(o);
+    if (pruner_) pruner_->finished(t->id, t->state == TrialState::Ok);
+    if (t->state == TrialState::Ok) note_ok(*t);
+  }
+  for (const auto id : rerun_) known_at_start_[id] = known_at(history_.trials()[id].start_time);
   next_id_ = history_.trials().size();
   check_stop_rules();
 }
@@ -102,7 +121,16 @@ Study::~Study() {
   if (job_.valid()) job_.wait();
 }
 
-void Study::observe(const Observation& o) {
+bool Study::counts_as_result(const Observation& o) {
+  return o.objective && std::isfinite(*o.objective) && !o.pruned;
+}
+
+void Study::observe(Observation o) {
+  if (const auto it = known_at_start_.find(o.trial); it != known_at_start_.end()) {
+    if (!o.known) o.known = it->second;
+    known_at_start_.erase(it);
+  }
+  if (counts_as_result(o)) ++results_seen_;
   if (stand_in_) stand_in_->observe(o);
   if (job_.valid()) held_.push_back(o);  // the worker is inside the sampler
   else sampler_.observe(o);
@@ -118,8 +146,8 @@ std::vector<Assignment> Study::pending() const {
   return out;
 }
 
-std::optional<Trial> Study::start_new(std::optional<Assignment> params, Sampler& by, int rank, const std::string& host,
-                                      double now) {
+std::optional<Trial> Study::start_new(std::optional<Assignment> params, Sampler& by, std::size_t known, int rank,
+                                      const std::string& host, double now) {
   if (!params) {
     exhausted_ = true;
     check_stop_rules();
@@ -128,6 +156,7 @@ std::optional<Trial> Study::start_new(std::optional<Assignment> params, Sampler&
   Trial t;
   t.id = next_id_++;
   t.params = std::move(*params);
+  known_at_start_[t.id] = known;
   if (&by == &sampler_) {
     if (auto note = sampler_.note(); note != sampler_note_) {
       sampler_note_ = std::move(note);
@@ -167,7 +196,7 @@ std::optional<Trial> Study::next_trial(int rank, const std::string& host, double
   if (stopping()) return std::nullopt;
   if (auto t = start_rerun(rank, host, now)) return t;
   if (!may_propose()) return std::nullopt;
-  return start_new(propose(sampler_), sampler_, rank, host, now);
+  return start_new(propose(sampler_), sampler_, results_seen_, rank, host, now);
 }
 
 std::optional<Assignment> Study::propose(Sampler& by) {
@@ -185,10 +214,11 @@ Study::Offer Study::offer_trial(int rank, const std::string& host, double now) {
   if (!may_propose()) return {};
   if (job_.valid()) {  // the sampler works for another runner: this one need not wait
     ++stand_in_trials_;
-    return {start_new(propose(*stand_in_), *stand_in_, rank, host, now)};
+    return {start_new(propose(*stand_in_), *stand_in_, results_seen_, rank, host, now)};
   }
   waiting_rank_ = rank;
   waiting_host_ = host;
+  job_known_ = results_seen_;
   job_ = std::async(std::launch::async, [this, id = next_id_ - first_proposal_, p = pending()] { return sampler_.propose(id, p); });
   return {std::nullopt, true};
 }
@@ -205,7 +235,7 @@ std::optional<Study::Collected> Study::collect(double now) {
   Collected out{waiting_rank_, std::nullopt};
   waiting_rank_ = -1;
   tick(now);
-  if (!stopping() && may_propose()) out.trial = start_new(std::move(params), sampler_, out.rank, waiting_host_, now);
+  if (!stopping() && may_propose()) out.trial = start_new(std::move(params), sampler_, job_known_, out.rank, waiting_host_, now);
   check_stop_rules();
   return out;
 }

@@ -138,16 +138,21 @@ class Study {
   bool may_propose() const;
   std::vector<Assignment> pending() const;
   // Records a trial with these parameters (or the sampler's exhaustion) as running.
-  std::optional<Trial> start_new(std::optional<Assignment> params, Sampler& by, int rank, const std::string& host,
-                                 double now);
+  // `known`: the results (counts_as_result) given to the samplers when
+  // `by` made the proposal.
+  std::optional<Trial> start_new(std::optional<Assignment> params, Sampler& by, std::size_t known, int rank,
+                                 const std::string& host, double now);
   std::optional<Trial> start(Trial t, int rank, const std::string& host, double now);
   std::optional<Trial> start_rerun(int rank, const std::string& host, double now);  // the oldest rerun, if any
   // The next new trial's parameters: an enqueued set while any is left, then
   // `by`'s proposal (numbered from 0 after the imported and enqueued trials).
   std::optional<Assignment> propose(Sampler& by);
   bool costly_next() const;
-  // A finished trial for the samplers (held back from one that is proposing).
-  void observe(const Observation& o);
+  // A finished trial for the samplers (held back from one that is
+  // proposing), with what was known when it was proposed.
+  void observe(Observation o);
+  // What a sampler counts as a result (Observation::known counts these).
+  static bool counts_as_result(const Observation& o);
   // An ok result: the front and the targets learn of it.
   void note_ok(const Trial& t);
 
@@ -158,6 +163,9 @@ class Study {
   int waiting_rank_ = -1;
   std::string waiting_host_;
   std::vector<Observation> held_;               // results that arrived while it works
+  std::size_t results_seen_ = 0;                // results given to the samplers (held ones too)
+  std::size_t job_known_ = 0;                   // ... when the proposal under way began
+  std::map<std::uint64_t, std::size_t> known_at_start_;  // running trials: results known at their proposal
   std::uint64_t stand_in_trials_ = 0;
   StudyLimits limits_;
   double started_;

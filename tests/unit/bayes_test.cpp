@@ -473,8 +473,8 @@ TEST(BayesSampler, TrustRegionGrowsOnImprovementsShrinksOnStallsAndStartsAgain) 
 // Several runners: trials proposed beside one another from the same results
 // finish one by one. Once one has moved the best, the others could not have
 // known it: they neither stall the region nor break a run of improvements.
-// Results fed without their proposals (a resumed study) count as proposed
-// with every earlier result known, as with one runner.
+// Results that do not say what their proposal knew (Observation::known)
+// count as proposed with every earlier result known, as with one runner.
 TEST(BayesSampler, TrustRegionCountsOnlyResultsProposedOnceTheBestWasKnown) {
   const SearchSpace space = SearchSpace::parse(kSquare);
   const auto design = [&](BayesSampler& s) {
@@ -493,8 +493,10 @@ TEST(BayesSampler, TrustRegionCountsOnlyResultsProposedOnceTheBestWasKnown) {
     const auto running = start_eight(live);
     // The first to finish improves on the design; the other 7 do not.
     for (std::uint64_t t = first; t < first + 8; ++t) {
-      const Observation o{t, running[t - first], t == first ? 5.0 : 100.0};
-      live.observe(o), replayed.observe(o);
+      Observation o{t, running[t - first], t == first ? 5.0 : 100.0};
+      replayed.observe(o);
+      o.known = first;  // all 8 were proposed from the design's results
+      live.observe(o);
     }
     EXPECT_DOUBLE_EQ(live.trust_length(), 0.8) << "7 results proposed before the best was known are no stalls";
     EXPECT_DOUBLE_EQ(replayed.trust_length(), 0.4) << "without the proposals: 7 stalls, halved after 4 (2 dimensions)";
@@ -510,8 +512,10 @@ TEST(BayesSampler, TrustRegionCountsOnlyResultsProposedOnceTheBestWasKnown) {
     // Improvements with siblings finishing between them: 9, -, 8, -, 7.
     const double results[] = {9, 100, 8, 100, 7};
     for (std::uint64_t t = first; t < first + 5; ++t) {
-      const Observation o{t, running[t - first], results[t - first]};
-      live.observe(o), replayed.observe(o);
+      Observation o{t, running[t - first], results[t - first]};
+      replayed.observe(o);
+      o.known = first;
+      live.observe(o);
     }
     EXPECT_DOUBLE_EQ(live.trust_length(), 1.6) << "3 improvements in a row among the results that knew the best";
     EXPECT_DOUBLE_EQ(replayed.trust_length(), 0.8) << "without the proposals the siblings break the run";

@@ -182,9 +182,13 @@ class GatedSampler final : public Sampler {
     if (trial > 0) gate_.wait();
     return Assignment{0.25};
   }
-  void observe(const Observation&) override { ++observed; }
+  void observe(const Observation& o) override {
+    ++observed;
+    known.emplace_back(o.trial, o.known);
+  }
   void release() { open_.set_value(); }
   std::atomic<int> observed{0};
+  std::vector<std::pair<std::uint64_t, std::optional<std::size_t>>> known;  // per result: trial, what it knew
 
  private:
   std::promise<void> open_;
@@ -237,6 +241,76 @@ TEST_F(StudyTest, ARunnerNeverWaitsBehindAnotherRunnersCostlyProposal) {
   EXPECT_EQ(done->trial->id, 2u);
   EXPECT_EQ(study.running(), 2u);
   EXPECT_EQ(h.trials().size(), 3u);
+}
+
+// What each trial's proposal knew reaches the model with its result: the
+// results given to the samplers when it was proposed, a result held back
+// while the model worked among them once the stand-in has seen it.
+TEST_F(StudyTest, EachResultSaysWhatItsProposalKnew) {
+  auto h = History::create(path(), info_);
+  GatedSampler model;
+  auto stand_in = make_sampler("random", info_.space, {.seed = 3});
+  Study study(h, model, {.trials = 4}, 0, stand_in.get());
+  const auto t0 = *study.offer_trial(1, "n1", 0).trial;          // cheap: knew nothing
+  ASSERT_TRUE(study.offer_trial(2, "n1", 0).wait);                 // the model starts from 0 results
+  const auto t1 = *study.offer_trial(3, "n2", 0).trial;          // the stand-in, 0 results
+  study.on_result(ok(t0, 1.0), 1, "n1");                           // held from the model
+  const auto t2 = *study.offer_trial(1, "n1", 0).trial;          // the stand-in, 1 result
+  const auto done = finish_proposal(model, study);
+  ASSERT_TRUE(done && done->trial);
+  const auto t3 = *done->trial;
+  EXPECT_EQ(std::vector<std::uint64_t>({t0.id, t1.id, t2.id, t3.id}), std::vector<std::uint64_t>({0, 1, 2, 3}));
+  study.on_result(ok(t3, 2.0), 2, "n1");
+  study.on_result(crashed(t1), 3, "n2");
+  study.on_result(ok(t2, 3.0), 1, "n1");
+  using Known = std::vector<std::pair<std::uint64_t, std::optional<std::size_t>>>;
+  EXPECT_EQ(model.known, (Known{{0, 0}, {3, 0}, {1, 0}, {2, 1}}))
+      << "trial 3 was proposed from no result although trial 0's came before it was handed out; a failed trial "
+         "is no result";
+}
+
+// A resumed study gives its sampler the finished trials in the order they
+// finished, each saying what its proposal knew (the results finished when
+// it started), as the study before the stop did.
+TEST_F(StudyTest, ResumeReplaysResultsInTheOrderTheyCameWithWhatEachKnew) {
+  class Recording final : public Sampler {
+   public:
+    std::string_view name() const override { return "recording"; }
+    std::optional<Assignment> propose(std::uint64_t trial, std::span<const Assignment>) override {
+      return Assignment{0.1 * static_cast<double>(trial)};
+    }
+    void observe(const Observation& o) override { seen.emplace_back(o.trial, o.known); }
+    std::vector<std::pair<std::uint64_t, std::optional<std::size_t>>> seen;
+  };
+  const auto result = [](const Trial& t, double y, double end) {
+    TrialRun r = ok(t, y);
+    r.end_time = end;
+    return r;
+  };
+  Recording live;
+  {
+    auto h = History::create(path(), info_);
+    Study study(h, live, {.trials = 5}, 0);
+    const auto a = *study.next_trial(1, "n", 1), b = *study.next_trial(2, "n", 1), c = *study.next_trial(3, "n", 1);
+    study.on_result(result(b, 0.5, 2), 2, "n");
+    const auto d = *study.next_trial(2, "n", 2.5);
+    study.on_result(result(c, 0.4, 3), 3, "n");
+    const auto e = *study.next_trial(3, "n", 3.5);
+    study.on_result(result(d, 0.3, 4), 2, "n");
+    study.on_result(result(a, 0.2, 5), 1, "n");
+    (void)e;  // still running when the driver dies
+  }
+  using Seen = std::vector<std::pair<std::uint64_t, std::optional<std::size_t>>>;
+  ASSERT_EQ(live.seen, (Seen{{1, 0}, {2, 0}, {3, 1}, {0, 0}}));
+  auto h = History::resume(path());
+  Recording resumed;
+  Study study(h, resumed, {.trials = 5}, 100);
+  EXPECT_EQ(resumed.seen, live.seen);
+  const auto e = *study.next_trial(1, "n", 100);  // run again
+  ASSERT_EQ(e.id, 4u);
+  study.on_result(ok(e, 0.1), 1, "n");
+  EXPECT_EQ(resumed.seen.back(), (std::pair<std::uint64_t, std::optional<std::size_t>>{4, 2}))
+      << "proposed when trials 1 and 2 had finished";
 }
 
 TEST_F(StudyTest, AStopWhileTheModelProposesTellsTheWaitingRunnerToStop) {
