@@ -121,6 +121,7 @@ def oracle(runs, problems, samplers, c, against=TPE):
         if not runs.get((p, against, c)):
             continue
         out[p] = [s for s in samplers if s != against and runs.get((p, s, c))
+                  and set(runs[(p, s, c)]) & set(runs[(p, against, c)])
                   and paired(runs[(p, s, c)], runs[(p, against, c)]).better]
     return out
 

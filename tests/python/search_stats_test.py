@@ -207,6 +207,16 @@ class Summary(unittest.TestCase):
         best = sc.oracle(runs, ["p", "q", "r"], ["optuna-tpe", "optuna-cmaes", "tune-bayes"], 100)
         self.assertEqual(best, {"p": ["optuna-cmaes"], "q": []})
 
+    def test_the_oracle_skips_a_sampler_run_on_other_seeds(self):
+        # A piece run on seeds 10-19 beside TPE's results on seeds 0-9 (a
+        # summary read with files of both seed sets) is not compared.
+        tpe = {s: 1.0 + s for s in range(10)}
+        runs = {("p", "optuna-tpe", 100): tpe,
+                ("p", "optuna-cmaes", 100): {s: v / 10 for s, v in tpe.items()},
+                ("p", "tune-bayes-8", 100): {s + 10: 0.0 for s in range(10)}}
+        best = sc.oracle(runs, ["p"], ["optuna-tpe", "optuna-cmaes", "tune-bayes-8"], 100)
+        self.assertEqual(best, {"p": ["optuna-cmaes"]})
+
 
 class Tap(unittest.TextTestResult):
     count = 0
