@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The 24 noiseless BBOB functions (Finck, Hansen, Ros, Auger: "Real-parameter
 // black-box optimization benchmarking 2009: noiseless functions
 // definitions", as implemented in COCO's code-experiments/src/f_*.c) on

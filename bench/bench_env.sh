@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Sourced by the benchmark scripts: paths, a scratch study directory in the
 # build tree (like a real study directory; this machine's /tmp is slow) that is
 # removed at exit, Open MPI settings for root and for fake nodes, and a

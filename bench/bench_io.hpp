@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // What the search benchmarks share at their edges: the comma lists of their
 // options, and the loop of their `serve` modes, which evaluate problems for
 // the Python drivers (bench/optuna_compare.py, bench/mo_compare.py): one JSON

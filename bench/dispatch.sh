@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Dispatch: 2,000 trials of `true` on 8 runners (mpirun -np 9 on this host),
 # RUNS times (default 3) in one scratch directory. Figures per run: trials per
 # second, and the median gap between a trial's end and the next start on the

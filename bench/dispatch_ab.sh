@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Dispatch A/B: two builds of tune compared run by run, interleaved in one
 # scratch directory, so both meet the same file-system state (see
 # dispatch.sh: it moves the figures by 1.5x), each run with its own

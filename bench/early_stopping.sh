@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Early stopping on the digits example (PyTorch, 20 epochs per trial): the same
 # search and seeds with and without ASHA, 2 runners. Prints trials and wall
 # time until a trial reaches the target validation accuracy, and the epochs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // History: append 100,000 trials one by one (each flushed, as the driver
 // does), then reopen the file to resume. Baseline in the same run: the same
 // rows appended as text lines with one write() each to a plain file, and

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Parameter importance of `tune report` beside Optuna's default evaluator
 (fANOVA over scikit-learn's random forest, Debian's python3-optuna) on the
 same trials: for each problem, Optuna's random sampler draws the trials

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # kill -9 of `tune run` at random moments, then --resume, again and again: is
 # every trial that the driver reported finished before a kill in the final
 # history exactly once? Run with file locks working and with them unavailable

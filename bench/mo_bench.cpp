@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Several objectives: tune's samplers on the standard test problems (ZDT1-3
 // with 2 objectives, DTLZ2 with 3), scored by the hypervolume of the front
 // found. The reference point is 1.1 times each objective's worst value over

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Several objectives: tune's samplers against Optuna's NSGA-II and MOTPE on
 ZDT1-3 and DTLZ2 (bench/mo_bench), by the hypervolume of the front found after
 the same number of trials, in one run.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Runners held up by the model: 300 trials of a 0.1 s program (a 5-d sphere
 # read from TUNE_PARAM_*) on 8 runners with --algo bayes, whose proposals cost
 # tens of milliseconds once the model fits. Baseline in the same run: the same

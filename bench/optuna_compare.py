@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Optuna's side of the broad search benchmark (bench/search_compare.sh).
 
 Runs Optuna's TPE, CMA-ES and random samplers on the problems that

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Parallel efficiency: 64 trials of a fixed 1 s sleep with 1, 2, 4 and 8
 # runners. Baseline in the same run: the 1-runner time. Figures: speedup over
 # 1 runner and speedup / runners (the source design measured 5.0x at 8), for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Gang placement benchmarks, each beside first fit by node order (what
 // select/cons_tres does without node weights) in the same run:
 //   placement_bench decide          one decision on 1,000 nodes x 8 GPUs, half busy (aim < 1 ms)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The problems of the broad search benchmark (search_bench compare, and
 // bench/search_compare.sh beside Optuna): the 24 BBOB functions in several
 // dimensions, noisy versions of some, and mixed spaces shaped like real

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Runs a generated workload on the real test cluster and writes what sacct
 --parsable2 -X would print for it (the test cluster keeps no accounting
 database, so the jobs' records are read from slurmctld with `scontrol show

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // sched/tune's policy pass over N pending jobs from 100 tenants (a tenth of
 // them study jobs with a progress record, 1,000 running jobs), beside a plain
 // sort of the same jobs by submit time in the same run. Aim: a pass under

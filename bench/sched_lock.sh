@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # How long sched/tune holds slurmctld's job write lock per pass with 5,000
 # pending jobs (JOBS=...), on the test cluster (of the installed Slurm, or of
 # TUNE_CLUSTER_SLURM=VERSION as built by scripts/setup --slurm). Figure: the median of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Search quality and cost of the samplers, without processes or MPI: the
 // study loop (propose, evaluate, observe) runs in this process on standard
 // test functions.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Summarises the broad search benchmark: JSON lines from `search_bench
 compare` and bench/optuna_compare.py (files or directories of .jsonl files
 given as arguments; a later line for the same problem, sampler and seed

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The broad search benchmark: tune's samplers (tpe, cmaes, random, bayes with 1, 8
 # and 32 asynchronous runners) beside Optuna's TPE, CMA-ES and random
 # (Debian's python3-optuna) in the same run, same seeds, trial budgets and

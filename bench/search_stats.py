@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The paired statistic of the search benchmark (bench/search_compare.py).
 
 Two samplers run on the same problem with the same seeds (the same noise

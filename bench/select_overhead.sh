@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Extra time slurmctld's scheduler spends in job_test under
 # select/cons_tres_gang, beside plain select/cons_tres in the same run: the
 # test cluster (4 nodes x 4 GPUs) with every GPU busy and JOBS (200) pending

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Scale of `tune simulate`: a synthetic cluster of NODES nodes x 8 GPUs (64
 // cores, 512 GB) and JOBS jobs shaped like the openb trace's mix (85% 1-GPU,
 // 3% 2-GPU, 3% 4-GPU, 9% 8-GPU; log-normal run times, median 20 min; Poisson

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # What sched/tune's convergence-aware priority does for tuning studies on a
 # shared cluster, in tune simulate: STUDIES studies (default 12; half keep
 # improving until their target, half plateau below it, as in Table 4's

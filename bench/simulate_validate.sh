@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tune simulate against real Slurm: the same workload (JOBS, default 200,
 # mixed sizes, 5-45 s jobs at about 90% load) run on the test cluster
 # (4 nodes x 4 CPUs x 4 GPUs) and replayed by the simulator from the

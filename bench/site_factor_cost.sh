@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # What site_factor/tune costs slurmctld with JOBS pending jobs (default
 # 10,000), on the accounting test cluster (priority/multifactor, Fair Tree,
 # slurmdbd; the installed Slurm or TUNE_CLUSTER_SLURM=VERSION). Half the

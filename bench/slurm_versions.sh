@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The plugins' costs on every Slurm this machine has: the installed one and
 # each built by scripts/setup --slurm (scripts/slurm-build). Per version, in
 # one run: sched/tune's pass (job write lock held) at 10,000 and 100,000

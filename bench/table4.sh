@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The source design's Table 4 on the test cluster: 3 nodes x 12 CPUs, 1 to 4
 # competing studies at parallelism 4 (each job 17 CPUs: 4 runners x 4 + the
 # AppCore's 1, as in the paper), random search on a synthetic learning curve

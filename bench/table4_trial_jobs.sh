@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The source design's Table 4 with trial jobs (tune submit --trial-jobs): the
 # paper's layout, 3 nodes x 12 CPUs, each study an AppCore job of 1 CPU and
 # trial jobs of 4 CPUs at parallelism 4, 1..4 competing studies, each its own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // How often an estimator lowers a study that goes on to improve, and how soon
 // it lowers one at a ceiling: lib/adaptive's YieldLevel (the same class the
 // plugins and the simulator drive) judging random-search studies drawn from

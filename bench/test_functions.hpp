@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The standard optimisation test functions of the search benchmarks, with
 // their domains (as tune search spaces) and known minima.
 #pragma once

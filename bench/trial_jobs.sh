@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Per-trial overhead of trial jobs on the test cluster (scripts/cluster's
 # defaults: 4 nodes x 4 CPUs, sched/backfill, cons_tres), beside the MPI mode
 # in the same run, with Slurm's defaults, with batch_sched_delay=0 (slurmctld

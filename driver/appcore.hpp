@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The AppCore of `tune run` (source design: App Core): opens or resumes the
 // history, builds each trial's launch, records results, posts the study's
 // progress for sched/tune and ends the study. The loops that carry trials to

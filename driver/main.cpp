@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // tune: hyperparameter tuning on Slurm. Subcommands: run, submit, status, report, export.
 #include <CLI/CLI.hpp>
 #include <functional>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // `tune place`: the gang placement policy without slurmctld. Reads a cluster
 // description and a job list, places the jobs in order and prints where each
 // goes and the GPU fragmentation before and after.

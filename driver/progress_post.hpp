@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Posts the study's progress record (lib/adaptive/progress_record) in the
 // Comment of the Slurm job `tune run` runs in, for sched/tune to read: only

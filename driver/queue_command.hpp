@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // `tune queue`: pending and running jobs with what sched/tune decided about
 // them (tenant, dominant share, fair-share factor, study, yield level,
 // priority), or under priority/multifactor its factors as sprio shows them

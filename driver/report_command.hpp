@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // `tune report`: a study's findings as text, one self-contained HTML page and,
 // if asked, one SVG file per chart.
 #pragma once

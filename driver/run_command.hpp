@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // `tune run`: rank 0 is the AppCore, every other rank a runner; with one
 // rank (or without mpirun) the one process runs the trials itself.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // `tune simulate`: replay a workload through a model of Slurm's scheduling
 // with each combination of priority and placement policy, and print what
 // each did to waits, completion times, utilisation and fairness.

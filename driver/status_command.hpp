@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // `tune status FILE` and `tune export FILE`: read a history, also while its
 // study runs.
 #pragma once

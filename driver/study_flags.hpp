@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The study flags (lib/study/study_flags' list) declared on the command line
 // for `tune run` and `tune submit`, in one loop, so the two cannot drift apart.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // `tune submit` (the source design's da-submit): writes an sbatch script for
 // a study, keeps it beside the history, and submits it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The AppCore's loop when every trial is its own Slurm job (tune run
 // --trial-jobs): keeps at most --parallel trial jobs in Slurm, hands each a
 // trial when it asks (late binding), records what comes back, re-runs the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // `tune wrap -- COMMAND...`: the yield protocol's batch-job side, the one
 // wrapper that tune submit's scripts, the examples and the benches run a
 // study under (docs/yield-protocol.md). It runs COMMAND, passes SIGUSR1 on

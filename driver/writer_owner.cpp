@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "writer_owner.hpp"
 
 #include "trial_jobs/slurm_compat.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The MPI transport of the trial vocabulary (trial/messages.hpp): one JSON
 // document per message, its kind the MPI tag. Rank 0 is the AppCore.
 #pragma once

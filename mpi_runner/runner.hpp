@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A runner rank (source design: App Runner): asks rank 0 for work when idle,
 // runs each trial through trial/runner_side (the same sequence a trial job
 // runs), returns its result. A trial's failure never ends the runner.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The one way our plugins' C++ bridges cross into slurmctld's C: run the
 // body, and turn any exception into an error value and a message in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What differs between the Slurm series the plugins build against (22.05,
  * 24.11, 26.05 tested). Each difference is decided by what the Slurm source

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // What the AppCore and a runner say to each other, in both modes: one
 // vocabulary (Kind), one body per kind (the *_message builders), and one
 // decoding of each side's messages (deliver, into an AppCoreInbox or a

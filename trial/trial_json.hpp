@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A trial's launch, its reports and its result as JSON: what both transports
 // carry (MPI messages between ranks, the trial-jobs channel over TCP). The
 // readers throw nlohmann::json::exception or std::invalid_argument on a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Runs one trial as a child process and watches it: the runner's mechanism
 // (the policy that judges the result lives in lib/study/outcome).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The trial-jobs channel: trial jobs reach their AppCore over TCP on the
 // cluster network. A frame is a 4-byte big-endian length and a JSON object of
 // at most kMaxFrame bytes. A connection's first frame must be

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The few parts of libslurm's public API that differ between the Slurm
 // series tune builds against (22.05, 24.11, 26.05; configure tests which one
 // this libslurm has, see tune_config.h). Everything tune does through

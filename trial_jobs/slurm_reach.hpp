@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Whether a Slurm cluster is reachable from this process, asked before tune
 // submit, tune queue or tune run --trial-jobs talk to it, so that a machine
 // without one gets a plain answer (and how to start or point at one) instead

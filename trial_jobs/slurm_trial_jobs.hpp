@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Trial jobs in Slurm, through the public libslurm (no sbatch or squeue
 // forks): submit one, look up the study's own jobs (one RPC for all of the
 // owner's jobs; the caller rate-limits), cancel. Mechanism only: what to

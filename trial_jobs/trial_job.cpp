@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "trial_jobs/trial_job.hpp"
 
 #include <signal.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // What a trial job does (`tune trial-job`, the batch script the AppCore
 // submits): connects to its study's AppCore, asks for a trial when it starts
 // (late binding), runs it with the same TrialProcess as an MPI runner rank,

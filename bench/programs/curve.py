@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A synthetic training run for the Table 4 benchmark: "accuracy" follows a
 learning curve over 5 epochs whose ceiling depends on lr and momentum (best
 near lr=1e-2, momentum=0.9); each epoch is a sleep of CURVE_EPOCH seconds.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Talk to tune from a C or C++ trial program (header only).
  *
  *   double lr = tune_param_double("lr", 0.01);

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Talk to tune from a trial program (pure Python, no dependencies).
 
     import tune_report as tune

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The demo's first study: fine-tuning a pretrained model, where the
 settings hardly matter any more. Its validation loss sits near 0.213
 whatever the learning rate and warm-up, so the study's best stops improving

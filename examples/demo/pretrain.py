@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The demo's second study: a model trained from scratch, where the search
 keeps finding better settings (a valley in learning rate, depth and dropout
 that random search descends slowly). Its best keeps improving, so sched/tune

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A small PyTorch network on scikit-learn's bundled digits data (8x8
 images, 1797 samples; nothing is downloaded). tune chooses the learning rate,
 momentum, batch size, hidden width and weight decay; the objective is the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Every rank says where it runs and which GPUs Slurm gave it, after an
  * MPI_Allreduce that crosses all nodes: the sum of 1..size proves that the
  * ranks really talked to each other. */

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A trial program with a known optimum: the Branin function, minimised.
 
 Its minimum, 0.397887, lies at (-pi, 12.275), (pi, 2.275) and (9.42478, 2.475).

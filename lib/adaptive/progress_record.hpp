@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The progress summary `tune run` posts in its job's Comment, and that
 // sched/tune reads:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The tail estimator: a second way, beside the source design's Algorithm 1
 // (yield_level.hpp), to turn a study's progress record into a yield level.

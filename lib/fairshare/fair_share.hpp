@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Dominant-resource fair share (Ghodsi et al., DRF) over CPU, memory and GPU,
 // with usage decayed by a half-life, as sched/tune ranks tenants. No Slurm here.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The HDF5 trial history of a study (schema in man/tune.1, HISTORY FILE).
 //
 // Only one process writes (rank 0); it writes every event as it happens and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Reading a history that may be being written, here or on another host.
 //
 // HDF5's SWMR makes a read consistent while a writer on the same host

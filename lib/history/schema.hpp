@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The HDF5 side of a history file: handles, the row layouts of /trials and
 // /reports, the study's attributes and row I/O. Used by the writer
 // (history.cpp) and the reader (history_reader.cpp); nothing outside

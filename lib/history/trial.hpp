@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A trial and its outcome, as the history records it and the driver and
 // reports read it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // One writer per history, on any file system: local disks, NFS with or
 // without lockd, Lustre with flock, localflock or noflock, GPFS, BeeGFS.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // select/cons_tres's own node choice (Slurm 22.05, job_test.c _eval_nodes,
 // for nodes of equal weight and no topology.conf): the usable nodes fall into
 // runs of consecutive nodes; the run that holds the job with the fewest CPUs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Cluster and job descriptions for `tune place` and tests: JSON (or the
 // Tiresias cluster_spec CSV for a shape). Errors name the input and the fix.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // What the placement policies share: what one node can give a job, and the
 // assignment of a job's tasks and GPUs to an ordered list of nodes. No Slurm.

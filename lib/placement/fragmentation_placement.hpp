@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Fragmentation-aware placement (after Weng et al., "Beware of
 // Fragmentation", USENIX ATC '23, FGD): a node's fragmentation, measured by

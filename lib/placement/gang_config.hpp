@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // select_gang.conf: the settings of select/cons_tres_gang (libconfig format).
 // A missing file gives the defaults; a syntax error, an unknown name or a value

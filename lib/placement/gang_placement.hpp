@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Gang GPU placement: the node set that holds the whole job at once and, in
 // order, spans the fewest switches, then the fewest nodes, then leaves the

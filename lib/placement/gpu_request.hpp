@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A job's GPU request as Slurm keeps it (--gpus, --gpus-per-node,
 // --gpus-per-task, --gpus-per-socket) and its count, in one order, the same
 // for sched/tune, site_factor/tune, select/cons_tres_gang and the simulator:

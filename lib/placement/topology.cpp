@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "placement/topology.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 #include "placement/gpu_request.hpp"
 // The cells gang placement reasons about: GPUs (with their socket), nodes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // What the plugins read of a Slurm job, turned into the policy's view: one
 // function per fact, so that the C shims copy fields and decide nothing, and
 // the simulator's readers count the same way.

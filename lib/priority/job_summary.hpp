@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // What sched/tune or site_factor/tune decided about one job, as it publishes
 // it in the job's SystemComment for `tune queue`:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "priority/priority_policy.hpp"
 
 #include <stdexcept>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The adaptive priority as slurmctld hosts it, one interface whichever way:
 // sched/tune gives pending jobs their own priorities (fair share times the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // sched_tune.conf: the settings of sched/tune (libconfig format). Every
 // setting has a default; an unknown name, a wrong type or a value out of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // One pass of sched/tune's policy: decay and charge usage, read the studies'
 // progress records, relax or raise yield levels, give every pending job its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // site_factor/tune's policy: Algorithm 1's yield level of each study (the
 // same StudyTracker and progress records as sched/tune) turned into the SITE

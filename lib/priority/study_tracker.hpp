@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The adaptive part shared by sched/tune and site_factor/tune: which jobs
 // belong to which study (by the progress record in their Comment, keyed by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The trial report protocol: the program writes lines of `key=value` pairs to
 // the file descriptor named in TUNE_REPORT_FD, for example
 //     step=3 loss=0.41 accuracy=0.87      an intermediate report at step 3

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // --metric-regex: the objective of a program that cannot be changed, read
 // from its stdout. The regex's first capture group (or the whole match) is the
 // number; the last matching line counts.

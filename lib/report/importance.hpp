@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Which parameters matter: fANOVA (Hutter, Hoos and Leyton-Brown, ICML 2014)
 // over a random forest fitted to the finished trials, as Optuna's default
 // importance evaluator computes it: a forest of regression trees (bootstrap

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // What `tune report` shows of a study: the charts (best-so-far against time
 // and against trial count, each parameter against the objective, learning
 // curves with pruned trials marked), a short text of findings, and the whole

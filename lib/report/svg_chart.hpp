@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Small self-contained SVG charts (lines and scatter), for `tune report`:
 // no scripts, no fonts or files from the network, so a page opens offline.
 #pragma once

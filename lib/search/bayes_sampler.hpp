@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Bayesian optimisation (--algo bayes): a Gaussian process over the finished
 // trials, expected improvement maximised by multi-start local search.
 //

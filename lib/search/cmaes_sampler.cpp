@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // GCC 12 warns of an uninitialised variable inside Eigen 3.4's symmetric
 // eigensolver (its tridiagonalisation), a false positive: the warning is
 // silenced for Eigen's headers only, which must come first for that.

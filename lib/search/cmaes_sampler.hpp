@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Covariance matrix adaptation evolution strategy (--algo cmaes; Hansen,
 // "The CMA Evolution Strategy: A Tutorial", 2016, with its default
 // parameters and negative weights, as the cmaes package behind Optuna's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Random draws every sampler makes alike: std's distributions differ between
 // standard libraries, and a seed must mean the same study everywhere.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Gaussian-process regression for Bayesian optimisation: a constant mean,
 // a Matern-5/2 kernel with one length scale per input dimension, and a noise
 // term, the hyperparameters fitted by maximising the log marginal likelihood

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Grid search: every listed value of number/choice parameters, every integer
 // of a small int range, and `grid_points` evenly spaced values (log-spaced on
 // a log scale) of each interval. Trial k is grid point k, so a resumed study

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Scrambled Halton points: the quasi-random initial design of Bayesian
 // search. Point i of dimension j is the radical inverse of i+1 in the j-th
 // prime with the digits permuted (0 kept fixed) and a random shift, both

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Pareto dominance, fronts and hypervolume for studies with several
 // objectives. Every function here takes points in minimisation form: the
 // caller negates objectives that are maximised.

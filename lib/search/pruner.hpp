@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Early stopping: a pruner watches the intermediate values trials report
 // (`step=3 val_loss=0.4`) and says when a running trial should stop because it
 // looks worse than its peers did at the same point. Pruners are picked by

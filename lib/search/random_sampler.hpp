@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Random search: each parameter drawn uniformly on its own scale. Trial k's
 // parameters depend only on (seed, k): reproducible, and a resumed study
 // draws exactly what an uninterrupted one would have.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Samplers propose parameters for the next trial. They are picked by name
 // (make_sampler) and see only lib/ types, so the driver, the tests and a
 // trace-driven simulator drive them alike.

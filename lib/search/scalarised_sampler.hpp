@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Several objectives for samplers that learn one (bayes, tpe): ParEGO's
 // scalarisation (Knowles 2006). Each proposal draws its own weights from the
 // simplex (seeded by the study's seed and the trial number), scales every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tree-structured Parzen estimator (--algo tpe; Bergstra et al. 2011, with
 // the defaults of Optuna's TPESampler): after 10 random trials, the finished
 // trials are split into the best gamma(n) = min(ceil(n/10), 25) and the rest

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The cluster a simulation runs on: from slurm.conf (NodeName lines, with
 // topology.conf's switches beside it), from the Alibaba openb node list, or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The priority policies tune simulate compares, in one list, by name, and
 // the one class that runs them against the simulated slurmctld. A policy is
 // a base order (FIFO as priority/basic, multifactor's classic fair share, or

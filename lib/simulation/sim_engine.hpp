@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The simulated slurmctld of tune simulate (simulator.hpp's simulate()),
 // declared here so that its parts live in files by concept: simulator.cpp
 // (Slurm's main scheduler and backfill, node bookkeeping, the run loop,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // An event-driven simulator of one Slurm partition, driving the same policy
 // classes the plugins run: lib/priority's SchedulingPolicy (sched/tune) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Tuning studies a simulation replays from `tune` HDF5 histories: each
 // trial's run time and outcome in the order the study handed them out, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Tuning studies meeting the simulated cluster, as tune run meets the real
 // one: an AppCore job and late-bound trial jobs, with the AppCore's own
 // TrialJobsController (lib/study/trial_jobs_loop) deciding what to submit,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // What a simulation shows, per policy: job completion time and wait (mean,
 // median, p95, max) overall, by GPU count and by account; utilisation; GPU

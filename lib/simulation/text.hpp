@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // Small text helpers the simulation's readers share (slurm.conf, traces).
 #include <cctype>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // How closely a simulation reproduces the history it replays: the jobs'
 // recorded starts (sacct Start, SWF wait) against the simulated ones. What an

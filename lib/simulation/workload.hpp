@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // The jobs a simulation replays, read from a site's history or a public
 // trace: `sacct --parsable2 -X` output, the Standard Workload Format of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The search space of a study: named parameters, parsed from the JSON the
 // user writes, validated, and mapped to and from the unit cube [0,1]^d that
 // samplers work in.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The answer of a study with several objectives: its Pareto front.
 #pragma once
 

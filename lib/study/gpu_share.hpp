@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Which of a node's GPUs a runner gives its trials: the runner with index k
 // among the runners on its node (in rank order) takes GPUs
 // [k * per_trial, (k + 1) * per_trial) of the list Slurm bound to the node.

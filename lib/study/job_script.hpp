@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The batch script of a study (what `tune submit` writes beside the history
 // and submits): its #SBATCH lines, the resume on requeue, and the study run
 // under `tune wrap` (the yield protocol, docs/yield-protocol.md). Plain text

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // --objective, --direction and --target as people type them: one objective
 // (reported as objective=), or several named ones, each with its direction
 // and target.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // What a runner observed of one trial, and the policy that turns it into a
 // recorded outcome (ok, failed, timeout, invalid, interrupted).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // What a study tells sched/tune about itself: its key and its progress record
 // (lib/adaptive/progress_record) built from the trials so far.

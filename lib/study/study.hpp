@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The AppCore's policy (source design: App Core): hands out trials, records
 // what comes back, and decides when the study ends. No MPI and no processes
 // here: rank 0 of `tune run` and single-rank mode drive it alike, and so can

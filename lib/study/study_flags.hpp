@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The flags that define a study, the same for `tune run` and `tune submit`,
 // in one list (`study_flags()`): each flag's names, help, value, check, scope
 // and how it is passed on in a job script. The driver declares that list on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Values people type: durations in Slurm's forms and a command line split
 // into words without a shell.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The rules of a study whose trials are Slurm jobs of their own (tune run
 // --trial-jobs): what a trial job asks for, how many to keep in the queue,
 // what becomes of a trial whose job the cluster ended, and the environment a

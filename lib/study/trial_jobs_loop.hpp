@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The AppCore's loop over its trial jobs (tune run --trial-jobs), as an
 // event-driven class: what to submit and when, what a job that asks, reports,
 // returns a result or goes away means, when to retry a refused submission,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Warm starts: what a new study knows before its first trial.
 //
 // --enqueue FILE: parameter sets the user wants run first (known-good

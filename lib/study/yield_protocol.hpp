@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The yield protocol's rules, in one place (docs/yield-protocol.md tells it
 // end to end). A study asked to stop for now (SIGUSR1: a yield sched/tune or
 // site_factor/tune asks, a warning before the time limit; SIGTERM) exits

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * job_submit/tune: the sched/tune policy hosted by a job_submit plugin, for
  * sites that keep SchedulerType=sched/backfill (Slurm 22.05 accepts

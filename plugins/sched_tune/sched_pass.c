@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sched/tune's pass (hosted by sched/tune or job_submit/tune): every
  * interval, under slurmctld's job write lock, give pending jobs the

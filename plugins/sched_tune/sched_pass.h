@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sched/tune's pass, for the two plugins that host it. */
 #ifndef TUNE_SCHED_PASS_H
 #define TUNE_SCHED_PASS_H

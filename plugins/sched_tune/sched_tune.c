@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sched/tune: dominant-resource fair share plus the adaptive priority that
  * lets plateaued studies yield (the policy lives in lib/; see

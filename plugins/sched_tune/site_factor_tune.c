@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * site_factor/tune: Algorithm 1's yield level of each study (lib/priority's
  * SiteFactorPolicy, the same progress records and StudyTracker as

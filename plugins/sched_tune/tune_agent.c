@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The thread of sched/tune, job_submit/tune and site_factor/tune: reads the
  * configuration (and keeps the last one that loaded), restores and saves the

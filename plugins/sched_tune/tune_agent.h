@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The policy thread shared by sched/tune, job_submit/tune and site_factor/tune. */
 #ifndef TUNE_AGENT_H
 #define TUNE_AGENT_H

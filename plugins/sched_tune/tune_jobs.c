@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Copying slurmctld's jobs into plain structs for a policy pass, and the
  * parts of applying a pass that every hosting form shares. No decision is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Jobs copied out of slurmctld for a policy pass, and what a pass applies
  * to them in every hosting form: the summary for `tune queue` and a yield
  * signal. Called with the job write and node write locks held. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The C face of lib/priority's PriorityPolicy for the plugins' shim: the
 // policy named by the plugin that hosts it (priority_policies(): sched/tune's
 // SchedulingPolicy, site_factor/tune's SiteFactorPolicy).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The C interface between the plugins' shim (C, Slurm's private headers) and
  * the policies in lib/ (C++): sched/tune's SchedulingPolicy or

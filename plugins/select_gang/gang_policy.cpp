@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The C face of lib/placement's GangPlacement for select/cons_tres_gang.
 #include "gang_policy.h"
 

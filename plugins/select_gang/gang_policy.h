@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The C interface between the select/cons_tres_gang shim and the placement
  * policy in lib/placement (C++). noexcept: an exception becomes an error

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * select/cons_tres_gang: select/cons_tres with gang GPU placement. Every op
  * is forwarded to cons_tres; in job_test (RUN_NOW only: not TEST_ONLY, which

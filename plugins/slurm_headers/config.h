@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Slurm's private headers include "config.h". No 22.05 struct layout
  * depends on it (see ../shared/SLURM.md), so this file stands in for the
  * config.h of Slurm's own configure run, with the two settings we rely on:

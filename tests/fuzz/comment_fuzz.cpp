@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // libFuzzer target: a job Comment, as any user may write it, through the
 // progress-record parser and a whole sched/tune pass and site_factor/tune
 // pass. Checks: the parser round-trips what it accepts, the job's priority is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // libFuzzer target: sched_tune.conf text. Every input either parses into
 // settings within their documented ranges or throws ConfigError; nothing
 // else (no crash, no other exception).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Real jobs on a real local cluster: GPUs, MPI across nodes, a second user.
 source "$(dirname "$0")/tap.sh"
 plan 6

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # scripts/cluster itself: clean stop/start cycles, refusals with clear messages,
 # jobs cancelled at stop, and a broken configuration reported with its log.
 source "$(dirname "$0")/tap.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The whole product as a site deploys it: one cluster with SchedulerType=
 # sched/tune and SelectType=select/cons_tres_gang, PluginDir naming the
 # build's plugins. Which process loads which plugin; a program linked only

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The man page and --help tell the same story: every flag of every
 # subcommand's --help is documented in tune(1), and the page renders cleanly.
 source "$(dirname "$0")/tap.sh"
 commands=(run submit status report export queue place simulate wrap)
 plan $((${#commands[@]} + 4))  # one per command, the three other pages, tune(1) rendering
 tune=$TOP_BUILDDIR/driver/tune
-man=$TOP_SRCDIR/man/tune.1
+man=$TOP_BUILDDIR/man/tune.1
 # roff escapes hyphens as \-; compare against the plain text.
 text=$(sed 's/\\-/-/g; s/\\e/\\/g' "$man")
 for cmd in "${commands[@]}"; do
@@ -15,7 +16,7 @@ for cmd in "${commands[@]}"; do
   if [ ${#missing[@]} -eq 0 ]; then ok "tune(1) documents every flag of 'tune $cmd --help' ($(wc -w <<<"$flags") flags)"
   else not_ok "tune(1) documents every flag of 'tune $cmd --help'" "missing: ${missing[*]}"; fi
 done
-conf_man=$TOP_SRCDIR/man/sched_tune.conf.5
+conf_man=$TOP_BUILDDIR/man/sched_tune.conf.5
 conf_text=$(sed 's/\\-/-/g' "$conf_man")
 missing=()
 for name in $(grep -oE '(r\.(number|integer|boolean|text|group)\([^,]+, |exists\()"[a-z_]+"' "$TOP_SRCDIR/lib/priority/sched_config.cpp" | grep -oE '"[a-z_]+"' | tr -d '"' | sort -u); do
@@ -24,7 +25,7 @@ done
 conf_warn=$(groff -man -ww -z "$conf_man" 2>&1)
 if [ ${#missing[@]} -eq 0 ] && [ -z "$conf_warn" ]; then ok "sched_tune.conf(5) documents every setting the parser reads and renders cleanly"
 else not_ok "sched_tune.conf(5) documents every setting" "missing: ${missing[*]}" "$conf_warn"; fi
-gang_man=$TOP_SRCDIR/man/select_cons_tres_gang.8
+gang_man=$TOP_BUILDDIR/man/select_cons_tres_gang.8
 gang_text=$(sed 's/\\-/-/g' "$gang_man")
 missing=()
 for name in $(grep -oE 'key == "[a-z_]+"' "$TOP_SRCDIR/lib/placement/gang_config.cpp" | grep -oE '"[a-z_]+"' | tr -d '"'); do
@@ -35,7 +36,7 @@ if [ ${#missing[@]} -eq 0 ] && [ -z "$gang_warn" ]; then ok "select_cons_tres_ga
 else not_ok "select_cons_tres_gang(8) documents every setting" "missing: ${missing[*]}" "$gang_warn"; fi
 # site_factor_tune(8): every setting the parser reads outside the fairshare
 # group (which it refuses for site_factor/tune), and clean rendering.
-site_man=$TOP_SRCDIR/man/site_factor_tune.8
+site_man=$TOP_BUILDDIR/man/site_factor_tune.8
 site_text=$(sed 's/\\-/-/g; s/\\fB//g; s/\\fR//g' "$site_man")
 missing=()
 for name in interval state_file adaptive yield enabled k m thresholds tolerance yield_factor max_level relax_time level signal wait cooldown; do

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A study submitted with `tune submit` to a real cluster: runners on two
 # nodes with a GPU each, and Slurm's warning signal followed by a requeue
 # that resumes the study.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A bounded libFuzzer run of the two parsers that take untrusted text: the
 # job Comment (through a whole sched/tune pass, checking it is strategy-proof)
 # and sched_tune.conf. The kept corpus in tests/fuzz/corpus seeds each run;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Histories where flock() does not work (Lustre without -o flock, NFSv3
 # without lockd, some GPFS and DVS set-ups): the driver's study as a user runs
 # it (start under mpirun, status and export while it writes, a second writer

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The tests of non-root users pass from a checkout only root can reach (a
 # clone in /root, or in a fresh `mktemp -d`, sits under a 0700 directory).
 # This build tree is bind-mounted under a new 0700 directory and the second

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The README's quick start runs as written (the block between its
 # quick-start markers, line by line in one bash with `set -e`), from a view
 # of the checkout whose .run/ is its own, as a new user would right after

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # sched/tune on a real cluster (4 nodes x 4 CPUs) with jobs of two non-root
 # users: fair share after use, a plateaued study passed by another tenant,
 # a running study asked to yield (requeued, resumed, nothing lost or

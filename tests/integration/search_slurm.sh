@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Bayesian search with ASHA early stopping, submitted to a real cluster: the
 # whole job is killed with SIGKILL mid-study, resubmitted, and the study goes
 # on from its history (the model and the rungs rebuilt from it). Then

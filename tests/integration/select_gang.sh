@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # select/cons_tres_gang on a real cluster (4 nodes x 4 CPUs x 4 fake GPUs),
 # each case beside plain select/cons_tres on the same sequence of jobs.
 source "$(dirname "$0")/tap.sh"

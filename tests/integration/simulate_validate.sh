@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tune simulate against real Slurm, small: 24 mixed jobs (CPU, 1-4 GPUs, two
 # nodes) run on the test cluster under sched/backfill + cons_tres, then
 # replayed by `tune simulate --validate` from the cluster's own records. The

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # site_factor/tune on a cluster with accounting, as most sites run Slurm:
 # a private MariaDB and slurmdbd, accounts physics and bio, PriorityType=
 # priority/multifactor, PrioritySiteFactorPlugin=site_factor/tune. Two users'

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Sourced by the integration tests: TAP output, and a private test cluster
 # started through scripts/cluster that is stopped however the test ends.
 set -u

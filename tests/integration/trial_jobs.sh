@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Trial jobs (tune run/submit --trial-jobs) on the deployed configuration
 # (sched/tune + select/cons_tres_gang): 2-GPU trials and a 2-node trial see
 # exactly their own GPUs and nodes; the AppCore killed with -9 and resumed

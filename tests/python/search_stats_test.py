@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The search benchmark's paired statistic (bench/search_stats.py) against
 published critical values of Wilcoxon's signed-rank test, and its handling
 of ties, floors and seeds; and how the summary (bench/search_compare.py)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Algorithm 1 (lib/adaptive), the progress record, the strategy-proof
 // property of a pass, and sched_tune.conf.
 #include <gtest/gtest.h>

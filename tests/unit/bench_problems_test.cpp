@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The broad search benchmark's problems (bench/bbob.hpp, bench/problems.hpp):
 // each is 0 at its stated minimum and nowhere below it, so a study's regret
 // is the true value of its best trial; the noise is the same for every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The trial-jobs channel (trial_jobs/channel): its framing (4-byte
 // big-endian length, one JSON object), its authentication by the secret in
 // the channel file, and what it does with peers that break the rules. Real

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Conditional parameters ("when"): the space, every sampler, the history,
 // warm starts and the importance over spaces whose parameters exist only in
 // some trials.

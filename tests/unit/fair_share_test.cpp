@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // DRF and decayed usage (lib/fairshare), and the priorities of a pass.
 #include <gtest/gtest.h>
 

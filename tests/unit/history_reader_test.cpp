@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Reading a history as a reader on another host of NFS may see it: pages of
 // the file from different moments of the writer's life.
 #include <gmock/gmock.h>

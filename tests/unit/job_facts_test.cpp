@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // What the plugins' C shims used to decide, now in lib/: the tenant, whether
 // a pending job waits for the cluster, the SystemComment merge, and the one
 // order of a GPU request's count (both plugins and the simulator).

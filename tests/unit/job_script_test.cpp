@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The batch script tune submit writes (lib/study/job_script): its #SBATCH
 // lines for both modes, the resume on requeue, the study under tune wrap, and
 // the study flags passed on once (lib/study/study_flags).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Several objectives: dominance and hypervolume, the flags, the samplers'
 // scalarisations, the history's values and the study's front and targets.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Gang GPU placement (lib/placement) beside first fit.
 #include <gtest/gtest.h>
 

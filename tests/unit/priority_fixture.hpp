@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The configuration the priority policies' tests run under: relaxation,
 // yield waits and cooldowns short enough to see within a few passes.
 #pragma once

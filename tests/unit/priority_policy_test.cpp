@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The adaptive priority by name (lib/priority/priority_policy): the one list
 // both plugins and tune simulate make their policy from, and the one
 // interface they drive it through.

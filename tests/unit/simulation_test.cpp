@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // lib/simulation: the readers, and the model of Slurm's schedulers on small
 // cases whose outcome Slurm's rules decide.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // site_factor/tune's policy: the SITE term from the same study tracker as
 // sched/tune, never positive, 0 at level 0, kept for Slurm's recomputes.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A study of one parameter x in [0, 1], minimised, with its history in a
 // fresh directory: the fixture of the tests that drive a real Study.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The study flags' one list (lib/study/study_flags): the checks it declares,
 // applied by name to both commands, and the job script's `tune run` arguments
 // read back by the command line the driver declares from the same list

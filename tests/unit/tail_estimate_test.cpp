@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The tail estimator (lib/adaptive/tail_estimate), the record fields it
 // reads (tgt, left) and the progress record that carries them, and
 // sched_tune.conf's choice of estimator.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // GoogleTest main that also speaks TAP, so automake's tap-driver counts every
 // test case (not every binary) and scripts/test can report them one by one.
 // GoogleTest's own output stays in the log for reading failures.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A fresh directory per test, named after the test and removed afterwards.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "study/text_input.hpp"
 
 #include "study/gpu_share.hpp"

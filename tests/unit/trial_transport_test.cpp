@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The trial transport's shared parts (trial/): the one message vocabulary,
 // the trial JSON, and the runner's side of a trial over a RunnerLink, with a
 // fake link standing in for MPI or the channel and real programs as trials.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A trial program that misbehaves on request ($TUNE_PARAM_mode), for tests.
 r=${TUNE_REPORT_FD:-2}
 case ${TUNE_PARAM_mode:-ok} in

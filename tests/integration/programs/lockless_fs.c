@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A FUSE file system that passes every call through to a backing directory
  * but locks as a shared file system without lock support does: a real kernel
  * mount on which flock() and fcntl() locks fail with the errno named by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A preload library that makes file locks unavailable, as on Lustre mounted
  * without -o flock, NFSv3 without lockd or some GPFS and DVS set-ups:
  * flock(), lockf() and fcntl()'s lock commands fail with the errno named by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A program as a site would write one (or pyslurm is): linked only against
  * the public libslurm.so, it reads the cluster's jobs, nodes and partitions.

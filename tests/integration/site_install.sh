@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tune installed as a site installs it, from the release tarball to the
+# packages' removal:
+#  1. make dist; the unpacked tarball builds the Debian packages
+#     (dpkg-buildpackage -b) against Debian's Slurm source beside it, as
+#     docs/admin-guide.md says; lintian has no error or warning to report;
+#  2. the packages hold what the guide says, split between every host's
+#     (tune) and the controller's (tune-slurm-plugins, pinned to this Slurm);
+#  3. apt installs them; a cluster whose slurm.conf has the admin guide's
+#     lines as written (sched/tune, select/cons_tres_gang) and no PluginDir
+#     line starts, and slurmctld loads the plugins from Slurm's own
+#     directory;
+#  4. a non-root user, in a Python virtual environment of their own, with
+#     nothing of the build tree on PATH or LD_LIBRARY_PATH, runs a study of
+#     trial jobs and one in MPI mode with the installed tune; the trials run
+#     the venv's interpreter; the histories read; no job is left;
+#  5. apt purges the packages: slurmctld starts again with the tune lines
+#     taken out, and nothing of tune is left but the configuration files.
+# Packages built here are installed on this machine for the test's length
+# and purged however it ends.
+source "$(dirname "$0")/tap.sh"
+plan 9
+packages=(tune tune-slurm-plugins)
+purge_packages() {
+  local p installed=()
+  for p in "${packages[@]}"; do
+    [ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = not-installed ] ||
+      [ -z "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" ] || installed+=("$p")
+  done
+  [ ${#installed[@]} -eq 0 ] || DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "${installed[@]}" >/dev/null 2>&1
+}
+test_exit() { cluster_down; purge_packages; tap_exit; }
+trap test_exit EXIT
+for tool in dpkg-buildpackage dh lintian apt-get; do
+  command -v "$tool" >/dev/null || { echo "Bail out! $tool is missing: apt-get install dpkg-dev debhelper lintian (scripts/setup does)"; exit 1; }
+done
+purge_packages  # a run that died before its end left them
+eval "$(make -s -C "$TOP_BUILDDIR" print-install-dirs)"
+[ -f "$slurmsrc/META" ] || { echo "Bail out! this build has no Slurm source ($slurmsrc): configure --with-slurm-source"; exit 1; }
+scratch_dir work
+cd "$work" || exit 1
+
+# --- 1. the tarball and the Debian packages ------------------------------------------
+t0=$SECONDS
+if ! out=$(make -s -C "$TOP_BUILDDIR" dist 2>&1) || ! mv "$TOP_BUILDDIR/$tarname.tar.gz" "$work/"; then
+  not_ok "make dist makes $tarname.tar.gz" "$out"; exit 0
+fi
+tar xzf "$tarname.tar.gz"
+# As the guide has it: `apt-get source slurm-wlm` unpacked beside the tree.
+ln -s "$slurmsrc" "$work/${slurmsrc##*/}"
+# A second run reuses the first one's objects: ccache, its key free of the
+# scratch directory's name (which -ffile-prefix-map carries).
+build_log=$TOP_BUILDDIR/tests/integration/site_install.dpkg-buildpackage.log
+(cd "$tarname" && env PATH="/usr/lib/ccache:$PATH" CCACHE_BASEDIR="$work" CCACHE_NOHASHDIR=1 \
+  CCACHE_IGNOREOPTIONS='-ffile-prefix-map=*' DEB_BUILD_OPTIONS="nocheck parallel=2" DEB_BUILD_PROFILES=nocheck \
+  dpkg-buildpackage -us -uc -b) >"$build_log" 2>&1
+rc=$?
+debs=("$work"/tune_*.deb "$work"/tune-slurm-plugins_*.deb)
+if [ $rc -eq 0 ] && [ -f "${debs[0]}" ] && [ -f "${debs[1]}" ]; then
+  ok "the release tarball $tarname.tar.gz builds the Debian packages: ${debs[*]##*/} ($((SECONDS - t0)) s)"
+else
+  not_ok "the release tarball builds the Debian packages (dpkg-buildpackage -us -uc -b)" "exit $rc" "$(tail -n 30 "$build_log")"; exit 0
+fi
+changes=$(ls "$work"/*.changes)
+lint=$(lintian --fail-on error,warning "$changes" 2>&1); lrc=$?
+if [ $lrc -eq 0 ] && ! grep -qE '^[EW]: ' <<<"$lint"; then ok "lintian reports no error or warning on the packages ($(grep -c . <<<"$lint") notes)"
+else not_ok "lintian reports no error or warning on the packages" "$lint"; fi
+
+# --- 2. what they hold ------------------------------------------------------------------
+list() { dpkg-deb -c "$1" | awk '{print $6}' | sed 's|^\.||; s|/$||' | grep -v '^$'; }
+tune_files=$(list "${debs[0]}") plugin_files=$(list "${debs[1]}")
+depends=$(dpkg-deb -f "${debs[1]}" Depends)
+slurm_version=$(printf '%d.%02d.%d' $(( $(sed -n 's/^#define SLURM_VERSION_NUMBER //p' /usr/include/slurm/slurm_version.h) >> 16 )) \
+  $(( ($(sed -n 's/^#define SLURM_VERSION_NUMBER //p' /usr/include/slurm/slurm_version.h) >> 8) & 255 )) \
+  $(( $(sed -n 's/^#define SLURM_VERSION_NUMBER //p' /usr/include/slurm/slurm_version.h) & 255 )))
+missing=()
+for f in /usr/bin/tune /usr/share/man/man1/tune.1.gz /usr/share/tune/python/tune_report.py /usr/include/tune/tune_report.h \
+         /usr/share/doc/tune/admin-guide.md.gz /usr/share/doc/tune/copyright; do
+  grep -qxF "$f" <<<"$tune_files" || missing+=("tune: $f")
+done
+for f in "$slurmplugindir"/{sched_tune,job_submit_tune,site_factor_tune,select_cons_tres_gang}.so \
+         /usr/share/tune/examples/{sched_tune,site_factor_tune,select_gang}.conf \
+         /usr/share/man/man5/sched_tune.conf.5.gz /usr/share/man/man8/{select_cons_tres_gang,site_factor_tune}.8.gz; do
+  grep -qxF "$f" <<<"$plugin_files" || missing+=("tune-slurm-plugins: $f")
+done
+grep -q '\.so$' <<<"$tune_files" && missing+=("tune holds a plugin: $(grep '\.so$' <<<"$tune_files")")
+grep -q '\.la$' <<<"$plugin_files" && missing+=("tune-slurm-plugins holds libtool files")
+grep -qF "slurm-wlm-basic-plugins (>= $slurm_version)" <<<"$depends" && grep -qF "slurm-wlm-basic-plugins (<< $slurm_version.0~)" <<<"$depends" ||
+  missing+=("tune-slurm-plugins Depends: $depends (want slurm-wlm-basic-plugins of exactly $slurm_version)")
+if [ ${#missing[@]} -eq 0 ]; then
+  ok "tune holds the command, man page, helpers and guides; tune-slurm-plugins the plugins in $slurmplugindir, their pages and examples, and depends on Slurm $slurm_version exactly"
+else not_ok "the packages hold what the admin guide says" "${missing[@]}"; fi
+
+# --- 3. installed with apt; a cluster from the guide's lines ----------------------------------
+out=$(DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${debs[@]}" 2>&1)
+if [ $? -eq 0 ] && [ "$(dpkg-query -W -f='${db:Status-Status} ' "${packages[@]}")" = "installed installed " ] &&
+   [ -x /usr/bin/tune ] && [ -f "$slurmplugindir/sched_tune.so" ]; then
+  ok "apt-get install ./tune_*.deb ./tune-slurm-plugins_*.deb"
+else not_ok "apt-get installs the packages" "$(tail -n 15 <<<"$out")"; exit 0; fi
+
+guide=$TOP_SRCDIR/docs/admin-guide.md
+block() { sed -n "/^<!-- slurm.conf: $1 -->\$/,/^<!-- \/slurm.conf -->\$/p" "$guide" | grep -vE '^(<!--|```)' | sed 's/#.*//; /^[[:space:]]*$/d'; }
+lines=$(block sched-tune; block select-gang)
+confs=()
+while read -r l; do confs+=(--conf "$l"); done <<<"$lines"
+cp /usr/share/tune/examples/sched_tune.conf /usr/share/tune/examples/select_gang.conf "$work/"
+# Quicker than the installed defaults, so that a study of a few trials sees a pass.
+printf 'interval = 2;\n' >>"$work/sched_tune.conf"
+cluster_up site_install 17960 --installed --nodes 2 --cpus 4 --gpus 2 --sched-conf "$work/sched_tune.conf" \
+  --select-conf "$work/select_gang.conf" "${confs[@]}"
+conf_ok=yes
+grep -q '^PluginDir=' "$SLURM_CONF" && conf_ok="a PluginDir line"
+while read -r l; do grep -qxF "$l" "$SLURM_CONF" || conf_ok="no line '$l'"; done <<<"$lines"
+ctld=$(cat "$CLUSTER_DIR/run/slurmctld.pid" 2>/dev/null)
+mapped=$(grep -oE '/[^ ]*(sched_tune|select_cons_tres_gang)\.so' "/proc/$ctld/maps" 2>/dev/null | sort -u | paste -sd' ')
+if [ "$conf_ok" = yes ] && [ "$(wc -l <<<"$lines")" -ge 5 ] && [[ $mapped == *"$slurmplugindir/sched_tune.so"* ]] &&
+   [[ $mapped == *"$slurmplugindir/select_cons_tres_gang.so"* ]] &&
+   grep -q "sched/tune: loaded $CLUSTER_DIR/etc/sched_tune.conf" "$CLUSTER_DIR/log/slurmctld.log"; then
+  ok "slurmctld runs the admin guide's $(wc -l <<<"$lines") lines with no PluginDir and loads $mapped"
+else not_ok "slurmctld runs the admin guide's lines and loads the installed plugins" "slurm.conf: $conf_ok" "lines: $lines" "mapped: $mapped" \
+  "$(grep -E 'tune|gang|error' "$CLUSTER_DIR/log/slurmctld.log" | tail -n 10)"; fi
+
+# --- 4. a researcher's studies from a venv, with the installed tune ------------------------------
+user=$(test_user tune-user1) || { echo "Bail out! cannot create a test user"; exit 1; }
+cat >"$work/space.json" <<'JSON'
+{"parameters": [{"name": "x", "type": "number", "min": -2, "max": 2}]}
+JSON
+# The trial program imports a module only the venv has, and says which
+# interpreter ran it.
+cat >"$work/train.py" <<'PY'
+#!/usr/bin/env python3
+import os, sys
+import venv_only  # in the user's virtual environment alone
+from tune_report import report
+x = float(os.environ["TUNE_PARAM_x"])
+print("interpreter", sys.executable, "prefix", sys.prefix, flush=True)
+report(objective=venv_only.loss(x))
+PY
+chmod 755 "$work/train.py"
+chmod 644 "$work/space.json"
+as_user() { su - "$user" -c "cd $work && export SLURM_CONF=$SLURM_CONF && . venv/bin/activate && $*"; }
+su - "$user" -c "cd $work && /usr/bin/python3 -m venv venv" &&
+  site=$(su - "$user" -c "$work/venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()[\"purelib\"])'") &&
+  printf 'def loss(x):\n    return (x - 0.5) ** 2\n' >"$site/venv_only.py" && chown "$user" "$site/venv_only.py"
+env_seen=$(as_user 'echo "PATH=$PATH LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-} tune=$(command -v tune) python3=$(command -v python3)"' 2>&1)
+sub_jobs=$(as_user "tune submit --trial-jobs --space space.json --trials 4 --parallel 2 --mem-per-trial 200M --name venv-jobs -- ./train.py" 2>&1)
+sub_mpi=$(as_user "tune submit --space space.json --trials 4 --parallel 2 --mem-per-trial 200M --name venv-mpi -- ./train.py" 2>&1)
+for _ in $(seq 1 180); do [ -z "$(squeue -h -o %i 2>/dev/null)" ] && break; sleep 1; done
+left=$(squeue -h -o '%i %j %T' 2>&1)
+st_jobs=$(as_user "tune status venv-jobs.h5" 2>&1)
+st_mpi=$(as_user "tune status venv-mpi.h5" 2>&1)
+ran=$(find "$work/venv-jobs.trials" "$work/venv-mpi.trials" -name stdout -exec cat {} + 2>/dev/null | grep -c "^interpreter $work/venv/bin/python3\? ")
+build_tree=$(cd "$TOP_BUILDDIR" && pwd -P)
+if [[ $env_seen == *"tune=/usr/bin/tune python3=$work/venv/bin/python3"* ]] && [[ $env_seen != *"$build_tree"* ]] &&
+   grep -q '^submitted job' <<<"$sub_jobs" && grep -q '^submitted job' <<<"$sub_mpi"; then
+  ok "$user submits from a venv with the installed tune (/usr/bin/tune, nothing of the build tree on PATH or LD_LIBRARY_PATH)"
+else not_ok "$user submits from a venv with the installed tune" "$env_seen" "$sub_jobs" "$sub_mpi"; fi
+if grep -qE '^trials: +4 \(4 ok\)' <<<"$st_jobs" && grep -qE '^trials: +4 \(4 ok\)' <<<"$st_mpi" && [ "$ran" -eq 8 ] && [ -z "$left" ]; then
+  ok "both studies (trial jobs, MPI mode) finished 4 of 4 trials on the venv's interpreter, tune status reads them, no job left"
+else not_ok "both studies finished their trials on the venv's interpreter" "trial jobs: $st_jobs" "MPI: $st_mpi" "queue: $left" \
+  "lines naming the venv's interpreter: $ran" "$(tail -n 15 "$work"/venv-*.out 2>/dev/null)"; fi
+
+# --- 5. purged: slurmctld without the tune lines, nothing of tune left ---------------------------------
+cluster_down
+out=$(DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "${packages[@]}" 2>&1); prc=$?
+leftover=()
+for f in /usr/bin/tune /usr/share/tune /usr/include/tune /usr/share/doc/tune /usr/share/doc/tune-slurm-plugins \
+         /usr/share/man/man1/tune.1.gz /usr/share/man/man5/sched_tune.conf.5.gz \
+         "$slurmplugindir"/{sched_tune,job_submit_tune,site_factor_tune,select_cons_tres_gang}.so; do
+  [ -e "$f" ] && leftover+=("$f")
+done
+status=$(dpkg-query -W -f='${db:Status-Abbrev}' "${packages[@]}" 2>/dev/null | tr -d ' ')
+# The tune lines out: slurmctld's own scheduler and select plugin, the rest as before.
+cluster_up site_install_after 17960 --installed --nodes 2 --cpus 4 --gpus 2 --sched-conf "$work/sched_tune.conf"
+job=$(sbatch --parsable -o "$work/after.out" --wrap 'echo after' 2>&1)
+wait_job "$job" 30
+kept=$(ls "$work/sched_tune.conf" "$CLUSTER_DIR/etc/sched_tune.conf" 2>/dev/null | wc -l)
+if [ $prc -eq 0 ] && [ ${#leftover[@]} -eq 0 ] && [[ -z $status || $status =~ ^(un)+$ ]] &&
+   [ "$(cat "$work/after.out" 2>/dev/null)" = after ] && [ "$kept" -eq 2 ]; then
+  ok "apt-get purge leaves nothing of tune but the configuration files; slurmctld without the tune lines starts and runs a job"
+else not_ok "after apt-get purge, nothing of tune is left and slurmctld runs without it" "purge exit $prc: $(tail -n 5 <<<"$out")" \
+  "left: ${leftover[*]}" "dpkg status: $status" "job: $job $(cat "$work/after.out" 2>&1)" "configuration files kept: $kept of 2"; fi
