@@ -47,23 +47,32 @@ if ! out=$(make -s -C "$TOP_BUILDDIR" dist 2>&1) || ! mv "$TOP_BUILDDIR/$tarname
   not_ok "make dist makes $tarname.tar.gz" "$out"; exit 0
 fi
 tar xzf "$tarname.tar.gz"
+# In a checkout: every tracked file is in the tarball but the repository's
+# own (CI, git) and the raw benchmark records.
+not_in_dist=
+if git -C "$TOP_SRCDIR" rev-parse --git-dir >/dev/null 2>&1; then
+  not_in_dist=$(comm -23 <(git -C "$TOP_SRCDIR" ls-files | sort) <(tar tzf "$tarname.tar.gz" | sed "s|^$tarname/||" | sort) |
+    grep -vE '^(\.ci/|\.gitignore$|m4/\.gitkeep$|bench/results/)')
+fi
 # As the guide has it: `apt-get source slurm-wlm` unpacked beside the tree.
 ln -s "$slurmsrc" "$work/${slurmsrc##*/}"
 # A second run reuses the first one's objects: ccache, its key free of the
-# scratch directory's name (which -ffile-prefix-map carries).
+# scratch directory's name (which -ffile-prefix-map carries), its directory
+# named (debhelper gives the build a HOME of its own).
+ccache_dir=$(ccache -k cache_dir 2>/dev/null || echo "$HOME/.cache/ccache")
 build_log=$TOP_BUILDDIR/tests/integration/site_install.dpkg-buildpackage.log
-(cd "$tarname" && env PATH="/usr/lib/ccache:$PATH" CCACHE_BASEDIR="$work" CCACHE_NOHASHDIR=1 \
+(cd "$tarname" && env PATH="/usr/lib/ccache:$PATH" CCACHE_DIR="$ccache_dir" CCACHE_BASEDIR="$work" CCACHE_NOHASHDIR=1 \
   CCACHE_IGNOREOPTIONS='-ffile-prefix-map=*' DEB_BUILD_OPTIONS="nocheck parallel=2" DEB_BUILD_PROFILES=nocheck \
   dpkg-buildpackage -us -uc -b) >"$build_log" 2>&1
 rc=$?
 debs=("$work"/tune_*.deb "$work"/tune-slurm-plugins_*.deb)
-if [ $rc -eq 0 ] && [ -f "${debs[0]}" ] && [ -f "${debs[1]}" ]; then
+if [ $rc -eq 0 ] && [ -f "${debs[0]}" ] && [ -f "${debs[1]}" ] && [ -z "$not_in_dist" ]; then
   ok "the release tarball $tarname.tar.gz builds the Debian packages: ${debs[*]##*/} ($((SECONDS - t0)) s)"
 else
-  not_ok "the release tarball builds the Debian packages (dpkg-buildpackage -us -uc -b)" "exit $rc" "$(tail -n 30 "$build_log")"; exit 0
+  not_ok "the release tarball holds the source and builds the Debian packages (dpkg-buildpackage -us -uc -b)" \
+    "files of the checkout missing from $tarname.tar.gz: ${not_in_dist:-none}" "exit $rc" "$(tail -n 30 "$build_log")"; exit 0
 fi
-changes=$(ls "$work"/*.changes)
-lint=$(lintian --fail-on error,warning "$changes" 2>&1); lrc=$?
+lint=$(lintian --fail-on error,warning "${debs[@]}" 2>&1); lrc=$?
 if [ $lrc -eq 0 ] && ! grep -qE '^[EW]: ' <<<"$lint"; then ok "lintian reports no error or warning on the packages ($(grep -c . <<<"$lint") notes)"
 else not_ok "lintian reports no error or warning on the packages" "$lint"; fi
 
@@ -106,8 +115,8 @@ confs=()
 while read -r l; do confs+=(--conf "$l"); done <<<"$lines"
 cp /usr/share/tune/examples/sched_tune.conf /usr/share/tune/examples/select_gang.conf "$work/"
 # Quicker than the installed defaults, so that a study of a few trials sees a pass.
-printf 'interval = 2;\n' >>"$work/sched_tune.conf"
-cluster_up site_install 17960 --installed --nodes 2 --cpus 4 --gpus 2 --sched-conf "$work/sched_tune.conf" \
+sed -i 's/^interval = .*/interval = 2;/' "$work/sched_tune.conf"
+cluster_up site_install 17975 --installed --nodes 2 --cpus 4 --gpus 2 --sched-conf "$work/sched_tune.conf" \
   --select-conf "$work/select_gang.conf" "${confs[@]}"
 conf_ok=yes
 grep -q '^PluginDir=' "$SLURM_CONF" && conf_ok="a PluginDir line"
@@ -124,7 +133,7 @@ else not_ok "slurmctld runs the admin guide's lines and loads the installed plug
 # --- 4. a researcher's studies from a venv, with the installed tune ------------------------------
 user=$(test_user tune-user1) || { echo "Bail out! cannot create a test user"; exit 1; }
 cat >"$work/space.json" <<'JSON'
-{"parameters": [{"name": "x", "type": "number", "min": -2, "max": 2}]}
+{"parameters": [{"name": "x", "type": "bound", "value": [-2, 2]}]}
 JSON
 # The trial program imports a module only the venv has, and says which
 # interpreter ran it.
@@ -172,7 +181,7 @@ for f in /usr/bin/tune /usr/share/tune /usr/include/tune /usr/share/doc/tune /us
 done
 status=$(dpkg-query -W -f='${db:Status-Abbrev}' "${packages[@]}" 2>/dev/null | tr -d ' ')
 # The tune lines out: slurmctld's own scheduler and select plugin, the rest as before.
-cluster_up site_install_after 17960 --installed --nodes 2 --cpus 4 --gpus 2 --sched-conf "$work/sched_tune.conf"
+cluster_up site_install_after 17975 --installed --nodes 2 --cpus 4 --gpus 2 --sched-conf "$work/sched_tune.conf"
 job=$(sbatch --parsable -o "$work/after.out" --wrap 'echo after' 2>&1)
 wait_job "$job" 30
 kept=$(ls "$work/sched_tune.conf" "$CLUSTER_DIR/etc/sched_tune.conf" 2>/dev/null | wc -l)

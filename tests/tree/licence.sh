@@ -12,8 +12,10 @@ spdx='SPDX-License-Identifier: GPL-2.0-or-later'
 if git rev-parse --git-dir >/dev/null 2>&1; then
   files=$(git ls-files)
 else
-  files=$(find . \( -name .cache -o -name .build -o -name .run -o -name autom4te.cache -o -name build-aux -o -name m4 \) -prune -o -type f -print |
-    sed 's|^\./||' | grep -vE '(^|/)(Makefile\.in|configure|aclocal\.m4|tune_config\.h\.in)$')
+  # (make distcheck builds in _build/; a package build in debian/'s subdirectories)
+  files=$(find . \( -name .cache -o -name .build -o -name .run -o -name autom4te.cache -o -name build-aux -o -name m4 \
+      -o -name _build -o -path ./debian/.debhelper -o -path './debian/tmp' -o -path './debian/tune*' \) -prune -o -type f -print |
+    sed 's|^\./||' | grep -vE '(^|/)(Makefile\.in|configure|aclocal\.m4|tune_config\.h(\.in)?|config\.status|libtool)$')
 fi
 sources=$(grep -E '\.(c|h|cpp|hpp|sh|py|am|ac|in|conf|sbatch|spec)$|^scripts/[a-z-]+$|^debian/rules$|^\.ci/run$' <<<"$files" |
   grep -vE '^(data|bench/results|tests/fuzz/corpus)/')
