@@ -141,10 +141,10 @@ cat >"$work/train.py" <<'PY'
 #!/usr/bin/env python3
 import os, sys
 import venv_only  # in the user's virtual environment alone
-from tune_report import report
+from tune_report import objective
 x = float(os.environ["TUNE_PARAM_x"])
 print("interpreter", sys.executable, "prefix", sys.prefix, flush=True)
-report(objective=venv_only.loss(x))
+objective(venv_only.loss(x))
 PY
 chmod 755 "$work/train.py"
 chmod 644 "$work/space.json"
@@ -168,7 +168,8 @@ else not_ok "$user submits from a venv with the installed tune" "$env_seen" "$su
 if grep -qE '^trials: +4 \(4 ok\)' <<<"$st_jobs" && grep -qE '^trials: +4 \(4 ok\)' <<<"$st_mpi" && [ "$ran" -eq 8 ] && [ -z "$left" ]; then
   ok "both studies (trial jobs, MPI mode) finished 4 of 4 trials on the venv's interpreter, tune status reads them, no job left"
 else not_ok "both studies finished their trials on the venv's interpreter" "trial jobs: $st_jobs" "MPI: $st_mpi" "queue: $left" \
-  "lines naming the venv's interpreter: $ran" "$(tail -n 15 "$work"/venv-*.out 2>/dev/null)"; fi
+  "lines naming the venv's interpreter: $ran" "$(tail -n 15 "$work"/venv-*.out 2>/dev/null)" \
+  "a trial's stderr: $(find "$work/venv-jobs.trials" -name stderr -exec tail -n 5 {} + 2>/dev/null | head -n 12)"; fi
 
 # --- 5. purged: slurmctld without the tune lines, nothing of tune left ---------------------------------
 cluster_down

@@ -27,18 +27,28 @@ deps=$(sed -n '/^<!-- build-dependencies -->$/,/^<!-- \/build-dependencies -->$/
 test_only="googletest libgtest-dev libgmock-dev libbenchmark-dev libfuse3-dev fuse3 clang-14 libclang-rt-14-dev python3-scipy groff-base"
 stamp="$deps slurm-wlm-basic-plugins ccache | $(dpkg-query -W -f='${Version}' libslurm-dev)"
 
-mounts=()
+# The Slurm source and the host's compiler cache are bind-mounted into the
+# chroot while it builds: unmounted at exit, and before anything under the
+# chroot is removed (also after a run that was killed), never deleted through.
+unmount_all() {
+  local m p
+  for p in /proc/[0-9]*; do  # what still runs in the chroot (a killed run's build)
+    [ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] && kill -KILL "${p#/proc/}" 2>/dev/null
+  done
+  for m in $(findmnt -rn -o TARGET 2>/dev/null | grep "^$root/" | sort -r); do umount "$m" 2>/dev/null || umount -l "$m"; done
+}
 chroot_exit() {
-  local m; for m in "${mounts[@]}"; do umount "$m" 2>/dev/null; done
-  rm -rf "$root/build" 2>/dev/null
+  unmount_all
+  [ -d "$root/build" ] && rm -rf --one-file-system "$root/build"
   tap_exit
 }
 trap chroot_exit EXIT
+unmount_all
 
 # --- the chroot, made once per machine (and again when the list changes) -----------------
 t0=$SECONDS
 if [ "$(cat "$root/.tune-stamp" 2>/dev/null)" != "$stamp" ]; then
-  rm -rf "$root" && mkdir -p "$cache"
+  rm -rf --one-file-system "$root" && mkdir -p "$cache"
   log=$TOP_BUILDDIR/tests/integration/tarball_build.chroot.log
   {
     debootstrap --variant=minbase bookworm "$root" http://deb.debian.org/debian &&
@@ -63,15 +73,15 @@ else not_ok "a chroot with the build dependencies only" "test tools present: ${p
 
 # --- the tarball, built there -------------------------------------------------------------------
 if ! out=$(make -s -C "$TOP_BUILDDIR" dist 2>&1); then not_ok "make dist" "$out"; exit 0; fi
-rm -rf "$root/build" && mkdir -p "$root/build" "$root/ccache" "$root/usr/src/slurm-$slurm_version"
+rm -rf --one-file-system "$root/build" && mkdir -p "$root/build" "$root/ccache" "$root/usr/src/slurm-$slurm_version"
 mv "$TOP_BUILDDIR/$tarname.tar.gz" "$root/build/"
 # Slurm's source where configure looks for it by default, read-only; the
 # host's compiler cache (ccache_dir), so that a second run is quick.
 ccache_dir=$(ccache -k cache_dir 2>/dev/null || echo "$HOME/.cache/ccache")
 mkdir -p "$ccache_dir"
-mount --bind "$slurmsrc" "$root/usr/src/slurm-$slurm_version" && mounts+=("$root/usr/src/slurm-$slurm_version") &&
+mount --bind "$slurmsrc" "$root/usr/src/slurm-$slurm_version" &&
   mount -o remount,bind,ro "$root/usr/src/slurm-$slurm_version" &&
-  mount --bind "$ccache_dir" "$root/ccache" && mounts+=("$root/ccache") ||
+  mount --bind "$ccache_dir" "$root/ccache" ||
   { echo "Bail out! cannot bind-mount the Slurm source and the compiler cache into $root"; exit 1; }
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/lib/ccache:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
   CCACHE_DIR=/ccache CCACHE_BASEDIR=/build CCACHE_NOHASHDIR=1 /bin/bash -c "cd /build && $*"; }
@@ -96,6 +106,6 @@ if [ $crc -ne 0 ] && grep -q '^not ok 1 - the tools the tests need are here' <<<
 else not_ok "make check without the test tools names them" "exit $crc" "$tools" "$(tail -n 15 "$log.check")"; fi
 
 in_root "cd $tarname && make uninstall" >"$log.uninstall" 2>&1
-left=$(in_root "ls /usr/bin/tune /usr/share/tune /usr/include/tune /usr/share/doc/tune /usr/lib/x86_64-linux-gnu/slurm-wlm/sched_tune.so /usr/share/man/man1/tune.1" 2>/dev/null)
+left=$(in_root "find /usr/bin/tune /usr/share/tune /usr/include/tune /usr/share/doc/tune /usr/share/man/man1/tune.1 /usr/lib/x86_64-linux-gnu/slurm-wlm/{sched_tune,job_submit_tune,site_factor_tune,select_cons_tres_gang}.so -type f" 2>/dev/null)
 if [ -z "$left" ]; then ok "make uninstall there removes what make install put"
 else not_ok "make uninstall removes what make install put" "$left"; fi
