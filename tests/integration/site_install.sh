@@ -20,7 +20,7 @@
 # Packages built here are installed on this machine for the test's length
 # and purged however it ends.
 source "$(dirname "$0")/tap.sh"
-plan 9
+plan 8
 packages=(tune tune-slurm-plugins)
 purge_packages() {
   local p installed=()
