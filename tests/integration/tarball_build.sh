@@ -97,15 +97,15 @@ if [ $rc -eq 0 ] && [ "$installed" -eq 7 ] && grep -q "Slurm source found in /us
 else not_ok "./configure --prefix=/usr && make && make install with the build dependencies only" "exit $rc, $installed of 7 files installed" "$version" "$(tail -n 25 "$log")"; fi
 
 # make check without the test tools: stops, naming each with its packages.
-in_root "cd $tarname && make check" >"$log.check" 2>&1
+in_root "cd $tarname && make check" >"${log%.log}.check.log" 2>&1
 crc=$?
 tools=$(cat "$root/build/$tarname/tests/tools.log" 2>/dev/null)
 if [ $crc -ne 0 ] && grep -q '^not ok 1 - the tools the tests need are here' <<<"$tools" &&
    grep -q 'apt-get install libgtest-dev libgmock-dev' <<<"$tools"; then
   ok "make check there stops and names the missing test tools: $(grep -c 'apt-get install' <<<"$tools")"
-else not_ok "make check without the test tools names them" "exit $crc" "$tools" "$(tail -n 15 "$log.check")"; fi
+else not_ok "make check without the test tools names them" "exit $crc" "$tools" "$(tail -n 15 "${log%.log}.check.log")"; fi
 
-in_root "cd $tarname && make uninstall" >"$log.uninstall" 2>&1
+in_root "cd $tarname && make uninstall" >"${log%.log}.uninstall.log" 2>&1
 left=$(in_root "find /usr/bin/tune /usr/share/tune /usr/include/tune /usr/share/doc/tune /usr/share/man/man1/tune.1 /usr/lib/x86_64-linux-gnu/slurm-wlm/{sched_tune,job_submit_tune,site_factor_tune,select_cons_tres_gang}.so -type f" 2>/dev/null)
 if [ -z "$left" ]; then ok "make uninstall there removes what make install put"
 else not_ok "make uninstall removes what make install put" "$left"; fi
