@@ -15,8 +15,7 @@ command -v rpmbuild >/dev/null || { echo "Bail out! rpmbuild is missing: apt-get
 eval "$(make -s -C "$TOP_BUILDDIR" print-install-dirs)"
 [ -f "$slurmsrc/META" ] || { echo "Bail out! this build has no Slurm source: configure --with-slurm-source"; exit 1; }
 slurm_prefix=$(sed -n 's/^SLURM_PREFIX = //p' "$TOP_BUILDDIR/Makefile")
-v=$(sed -n 's/^#define SLURM_VERSION_NUMBER //p' "${slurm_prefix:-/usr}/include/slurm/slurm_version.h")
-slurm_version=$(printf '%d.%02d.%d' $((v >> 16)) $(((v >> 8) & 255)) $((v & 255)))
+slurm_version=$slurmversion
 # Slurm's release tarball as a site has it (scripts/test's source directory),
 # else the unpacked source this tree was built with.
 slurm_source=$slurmsrc

@@ -80,9 +80,7 @@ else not_ok "lintian reports no error or warning on the packages" "$lint"; fi
 list() { dpkg-deb -c "$1" | awk '{print $6}' | sed 's|^\.||; s|/$||' | grep -v '^$'; }
 tune_files=$(list "${debs[0]}") plugin_files=$(list "${debs[1]}")
 depends=$(dpkg-deb -f "${debs[1]}" Depends)
-slurm_version=$(printf '%d.%02d.%d' $(( $(sed -n 's/^#define SLURM_VERSION_NUMBER //p' /usr/include/slurm/slurm_version.h) >> 16 )) \
-  $(( ($(sed -n 's/^#define SLURM_VERSION_NUMBER //p' /usr/include/slurm/slurm_version.h) >> 8) & 255 )) \
-  $(( $(sed -n 's/^#define SLURM_VERSION_NUMBER //p' /usr/include/slurm/slurm_version.h) & 255 )))
+slurm_version=$slurmversion
 missing=()
 for f in /usr/bin/tune /usr/share/man/man1/tune.1.gz /usr/share/tune/python/tune_report.py /usr/include/tune/tune_report.h \
          /usr/share/doc/tune/admin-guide.md.gz /usr/share/doc/tune/copyright; do

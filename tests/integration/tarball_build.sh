@@ -17,7 +17,7 @@ for tool in debootstrap chroot mount; do
 done
 eval "$(make -s -C "$TOP_BUILDDIR" print-install-dirs)"
 [ -f "$slurmsrc/META" ] || { echo "Bail out! this build has no Slurm source ($slurmsrc)"; exit 1; }
-slurm_version=$(awk '$1 == "Major:" {a = $2} $1 == "Minor:" {b = $2} $1 == "Micro:" {c = $2} END {print a "." b "." c}' "$slurmsrc/META")
+slurm_version=$slurmversion
 cache=${TUNE_SLURM_CACHE:-/var/cache/tune}
 root=$cache/chroot-bookworm-build
 # What building needs, as docs/admin-guide.md lists it, and Slurm as the build host runs it.
