@@ -61,13 +61,17 @@ Command add_trial_job(CLI::App& app) {
 
 Command add_wrap(CLI::App& app) {
   auto args = held<std::vector<std::string>>();
+  auto mpi = held<bool>();
   auto* c = app.add_subcommand(
       "wrap", "Run a study's command in a batch job: pass SIGUSR1 on, requeue the job when it exits 75");
+  c->add_flag("--mpi", *mpi,
+              "the command is the mpirun of an MPI-mode study: one more slot on the first node for the "
+              "AppCore (rank 0), every GPU of the job for mpirun's daemons");
   c->add_option("command", *args,
                 "the command, after --: mpirun ... tune run ..., or tune run --trial-jobs ...")
       ->take_all()
       ->required();
-  return {c, [args] { return tune::wrap_command(*args); }};
+  return {c, [args, mpi] { return tune::wrap_command(*args, *mpi); }};
 }
 
 Command add_submit(CLI::App& app) {

@@ -68,7 +68,8 @@ std::string runner_gpus(int gpus_per_trial, int local_index, const std::string& 
     throw UsageError("runner " + std::to_string(local_index + 1) + " on " + host + " needs " +
                      std::to_string(gpus_per_trial) + " GPU(s) but the node gave this job " +
                      std::to_string(all.size()) + " (" + (src ? src : "none") +
-                     "); ask Slurm for --gres=gpu:<runners per node x --gpus-per-trial>, or fewer runners per node");
+                     "); run it from the script tune submit writes (--gpus-per-task, tune wrap --mpi), or with "
+                     "--gres=gpu:<runners on the node x --gpus-per-trial>");
   std::string out;
   for (const auto& g : *share) out += (out.empty() ? "" : ",") + g;
   return out;

@@ -27,9 +27,9 @@ namespace fs = std::filesystem;
 void add_submit_options(CLI::App& s, SubmitOptions& o) {
   add_study_flags(s, o, StudyCommand::Submit);
   s.add_option("--runners-per-node", o.runners_per_node,
-               "MPI tasks per node, rank 0 counted on the first (default: all on one node)")
+               "runners (MPI tasks) per node at most (default: all on one node); the AppCore is an extra process on the first")
       ->check(CLI::PositiveNumber);
-  s.add_option("--appcore-cpus,--app-core-cpus", o.appcore_cpus, "CPUs of the AppCore task (rank 0)")
+  s.add_option("--appcore-cpus,--app-core-cpus", o.appcore_cpus, "CPUs of the AppCore job (--trial-jobs; in MPI mode it shares the first node's CPUs)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   s.add_option("--appcore-mem,--app-core-memory", o.appcore_mem, "memory of the AppCore task");

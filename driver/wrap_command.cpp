@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "run_command.hpp"
+#include "study/mpi_launch.hpp"
 #include "study/yield_protocol.hpp"
 
 namespace tune {
@@ -41,10 +42,23 @@ int exit_code_of(int status) {
 
 }  // namespace
 
-int wrap_command(const std::vector<std::string>& command) {
+int wrap_command(const std::vector<std::string>& command, bool mpi) {
   if (command.empty()) {
     std::cerr << "tune wrap: error: no command: give it after --, e.g. tune wrap -- mpirun tune run ...\n";
     return kExitUsage;
+  }
+  if (mpi) {
+    try {
+      for (const auto& change : mpi_study_env([](const char* name) { return std::getenv(name); })) {
+        if (change.value)
+          setenv(change.name.c_str(), change.value->c_str(), 1);
+        else
+          unsetenv(change.name.c_str());
+      }
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "tune wrap: error: " << e.what() << "\n";
+      return kExitUsage;
+    }
   }
   // The signals are taken synchronously (sigwaitinfo): blocked here before
   // the child starts, so none arrives between the fork and the wait.

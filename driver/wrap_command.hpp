@@ -12,6 +12,8 @@
 
 namespace tune {
 
-int wrap_command(const std::vector<std::string>& command);
+// mpi: set the environment mpirun needs to start an MPI-mode study on the
+// job's tasks (lib/study/mpi_launch).
+int wrap_command(const std::vector<std::string>& command, bool mpi = false);
 
 }  // namespace tune

@@ -25,11 +25,6 @@ std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary
   if (!o.appcore_mem.empty()) parse_megabytes(o.appcore_mem, "--appcore-mem");
   if (!o.time.empty()) parse_duration(o.time, "--time");
   if (!o.trial_time_limit.empty()) parse_duration(o.trial_time_limit, "--trial-time-limit");
-  const int cpus = std::max(o.cpus_per_trial, o.appcore_cpus);
-  const long mem_per_cpu = (mem_mb + cpus - 1) / cpus;
-  const int tasks = o.parallel + 1;
-  const int per_node = o.runners_per_node > 0 ? std::min(o.runners_per_node, tasks) : tasks;
-  const int nodes = (tasks + per_node - 1) / per_node;
   std::ostringstream s;
   s << "#!/bin/bash\n"
     << "# Written by `tune submit` on " << written
@@ -43,17 +38,25 @@ std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary
       << "#SBATCH --cpus-per-task=" << o.appcore_cpus << "\n"
       << "#SBATCH --mem=" << (o.appcore_mem.empty() ? std::string("1G") : o.appcore_mem) << "\n";
   } else {
-    s << "# Rank 0 of the MPI job is the AppCore (search, history); every other rank runs trials.\n"
+    // The tasks are the runners, so the job holds exactly their CPUs and GPUs;
+    // the AppCore is one more MPI process on the first node (tune wrap --mpi).
+    const int runners = o.parallel;
+    const int per_node = o.runners_per_node > 0 ? std::min(o.runners_per_node, runners) : runners;
+    const int nodes = (runners + per_node - 1) / per_node;
+    const long mem_per_cpu = (mem_mb + o.cpus_per_trial - 1) / o.cpus_per_trial;
+    s << "# Every task is a runner (it starts the trials); rank 0 of the MPI job, the AppCore\n"
+      << "# (search, history), is one more process on the first node, with no GPU.\n"
       << "#SBATCH --job-name=" << o.name << "\n"
-      << "#SBATCH --ntasks=" << tasks << "\n"
-      << "#SBATCH --nodes=" << nodes << "\n"
-      << "#SBATCH --ntasks-per-node=" << per_node << "\n"
-      << "#SBATCH --cpus-per-task=" << cpus << "\n"
+      << "#SBATCH --ntasks=" << runners << "\n";
+    // --ntasks-per-node with --ntasks that it does not divide makes Slurm
+    // round the tasks up to whole nodes; --nodes alone spreads them.
+    if (runners % per_node == 0)
+      s << "#SBATCH --ntasks-per-node=" << per_node << "\n";
+    else
+      s << "#SBATCH --nodes=" << nodes << "\n";
+    s << "#SBATCH --cpus-per-task=" << o.cpus_per_trial << "\n"
       << "#SBATCH --mem-per-cpu=" << mem_per_cpu << "M\n";
-    // Per node, not per task: mpirun's daemons run as one step task per node and
-    // a step inherits a job's per-task GPU count, so they would see one share.
-    // Each runner takes its own share of its node's GPUs (--gpus-per-trial).
-    if (o.gpus_per_trial > 0) s << "#SBATCH --gpus-per-node=" << per_node * o.gpus_per_trial << "\n";
+    if (o.gpus_per_trial > 0) s << "#SBATCH --gpus-per-task=" << o.gpus_per_trial << "\n";
   }
   if (!o.time.empty()) s << "#SBATCH --time=" << o.time << "\n#SBATCH --signal=B:USR1@120\n";
   if (!o.partition.empty()) s << "#SBATCH --partition=" << o.partition << "\n";
@@ -73,7 +76,8 @@ std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary
     << "# tune wrap passes SIGUSR1 (a yield sched/tune asks, the warning before the\n"
     << "# time limit) on to the study, which drains and exits 75, and then requeues\n"
     << "# this job to resume it; after SIGTERM (scancel, preemption) it does not.\n"
-    << "exec " << q(tune_binary) << " wrap -- " << (o.trial_jobs ? "" : "mpirun -np \"$SLURM_NTASKS\" ")
+    << "exec " << q(tune_binary) << " wrap "
+    << (o.trial_jobs ? "-- " : "--mpi -- mpirun -np \"$((SLURM_NTASKS + 1))\" ")
     << q(tune_binary) << " run --history \"$history\" \"${resume[@]}\" \\\n"
     << " " << study_run_arguments(o, q);
   s << " \\\n  --";

@@ -13,7 +13,7 @@ namespace tune {
 
 // tune submit's flags: the study's (shared with tune run) and the job's.
 struct SubmitOptions : StudyFlags {
-  int runners_per_node = 0;  // MPI tasks per node (rank 0 counts on the first); 0: all on one node
+  int runners_per_node = 0;  // runners (MPI tasks) per node at most; 0: all on one node
   int appcore_cpus = 1;
   std::string appcore_mem;  // accepted for the source design; see tune(1)
   std::string time;         // the job's --time

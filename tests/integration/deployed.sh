@@ -47,7 +47,7 @@ as "$bob" "$tune submit --name flat --trials 14 --parallel 2 --mem-per-trial 200
 flat=$(submitted bob.out)
 wait_state "$flat" RUNNING 30
 for _ in $(seq 1 150); do [ "$(grep -c ' ok ' flat-"$flat".out 2>/dev/null)" -ge 5 ] && break; sleep 0.2; done
-as "$alice" "$tune submit --name improving --algo grid --trials 6 --parallel 3 --runners-per-node 1 --cpus-per-trial 4 --mem-per-trial 1G --gpus-per-trial 1 -A bio --space improving.json -- $work/gpu_trial.sh" >alice.out 2>&1
+as "$alice" "$tune submit --name improving --algo grid --trials 6 --parallel 4 --runners-per-node 1 --cpus-per-trial 4 --mem-per-trial 1G --gpus-per-trial 1 -A bio --space improving.json -- $work/gpu_trial.sh" >alice.out 2>&1
 improving=$(submitted alice.out)
 sleep 2
 queue=$(as "$alice" "$tune queue" 2>&1)

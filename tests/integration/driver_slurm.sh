@@ -19,26 +19,32 @@ chmod +x gpu.sh
 submit=(--space "$space" --parallel 3 --runners-per-node 2 --cpus-per-trial 2 --mem-per-trial 500M --gpus-per-trial 1 --seed 3)
 wait_gone() { for _ in $(seq 1 "${2:-150}"); do [ -z "$(squeue -h -j "$1" 2>/dev/null)" ] && return 0; sleep 1; done; return 1; }
 
-# 1. The script asks per node, so mpirun's daemons see their node's GPUs.
+# 1. The tasks are the runners and hold the GPUs; the AppCore is an extra process.
 script=$("$tune" submit --name dry --trials 4 "${submit[@]}" --dry-run -- ./gpu.sh)
-if grep -q '^#SBATCH --ntasks=4$' <<<"$script" && grep -q '^#SBATCH --nodes=2$' <<<"$script" &&
-   grep -q '^#SBATCH --ntasks-per-node=2$' <<<"$script" && grep -q '^#SBATCH --gpus-per-node=2$' <<<"$script" &&
-   [ ! -e dry.sbatch ]; then ok "--dry-run prints the script: 4 tasks on 2 nodes, 2 GPUs per node, writes nothing"
+if grep -q '^#SBATCH --ntasks=3$' <<<"$script" && grep -q '^#SBATCH --nodes=2$' <<<"$script" &&
+   grep -q '^#SBATCH --gpus-per-task=1$' <<<"$script" && ! grep -q 'gpus-per-node' <<<"$script" &&
+   grep -q 'wrap --mpi -- mpirun -np "$((SLURM_NTASKS + 1))"' <<<"$script" &&
+   [ ! -e dry.sbatch ]; then ok "--dry-run prints the script: 3 runner tasks on 2 nodes, a GPU per task, writes nothing"
 else not_ok "--dry-run prints the script" "$script"; fi
 
-# 2. A study through tune submit: all trials ok, each runner with its own GPU.
+# 2. A study through tune submit: all trials ok, Slurm allocates exactly
+#    runners x --gpus-per-trial GPUs, and each runner has GPUs of its own.
 out=$("$tune" submit --name gpus --trials 12 "${submit[@]}" -- ./gpu.sh 2>&1)
 job=$(sed -n 's/^submitted job \([0-9]*\)$/\1/p' <<<"$out")
 wait_gone "$job" 120
+allocated=$(scontrol -d show job "$job" | grep -o 'JOB_GRES=[^ ]*')
 layout=$("$tune" export gpus.h5 --json | /usr/bin/python3 -c "
 import json, sys
 d = json.load(sys.stdin)
 gpu = {r['trial']: int(r['value']) for r in d['reports'] if r['metric'] == 'gpu'}
 ok = sum(t['state'] == 'ok' for t in d['trials'])
 runners = sorted({(t['rank'], t['host'], gpu.get(t['id'])) for t in d['trials']})
-print(ok, ' '.join('%d:%s:%s' % r for r in runners))" 2>&1)
-if [ "$layout" = "12 1:node1:0 2:node2:0 3:node2:1" ]; then ok "tune submit: 12 trials ok; rank:node:GPU $(cut -d' ' -f2- <<<"$layout")"
-else not_ok "tune submit runs the study with a GPU per runner" "$out" "$layout" "$(cat gpus-*.out 2>&1 | tail -20)"; fi
+distinct = len({(h, g) for _, h, g in runners}) == len(runners) == 3 and None not in [g for _, _, g in runners]
+print(ok, 'distinct' if distinct else 'shared', ' '.join('%d:%s:%s' % r for r in runners))" 2>&1)
+if [ "$allocated" = JOB_GRES=gpu:3 ] && [ "$(cut -d' ' -f1-2 <<<"$layout")" = "12 distinct" ]; then
+  ok "tune submit: 12 trials ok; $allocated for 3 runners; rank:node:GPU $(cut -d' ' -f3- <<<"$layout")"
+else not_ok "tune submit runs the study with exactly a GPU per runner" "$out" "allocated: $allocated" "$layout" \
+  "$(cat gpus-*.out 2>&1 | tail -20)"; fi
 if [ -x gpus.sbatch ] && grep -q "tune run --history" gpus.sbatch; then ok "the sbatch script is kept beside the history"
 else not_ok "the sbatch script is kept beside the history" "$(ls)"; fi
 

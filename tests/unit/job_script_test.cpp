@@ -27,25 +27,43 @@ bool has(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
 
-TEST(JobScript, MpiModeOneAppCoreTaskAndARunnerPerTrialUnderTuneWrap) {
+TEST(JobScript, MpiModeTheTasksAreTheRunnersAndHoldExactlyTheirGpus) {
   SubmitOptions o = digits();
   o.gpus_per_trial = 2;
   o.runners_per_node = 2;
   o.time = "30";
   const std::string s = sbatch_script(o, "/opt/tune/bin/tune", "2026-11-25 08:00:00");
   EXPECT_TRUE(has(s, "# Written by `tune submit` on 2026-11-25 08:00:00."));
-  EXPECT_TRUE(has(s, "#SBATCH --ntasks=4\n"));
-  EXPECT_TRUE(has(s, "#SBATCH --nodes=2\n"));
-  EXPECT_TRUE(has(s, "#SBATCH --ntasks-per-node=2\n"));
-  EXPECT_TRUE(has(s, "#SBATCH --gpus-per-node=4\n"));  // per node: each runner its share
+  EXPECT_TRUE(has(s, "#SBATCH --ntasks=3\n"));  // the AppCore is not a task
+  EXPECT_TRUE(has(s, "#SBATCH --nodes=2\n"));   // 3 runners, 2 per node at most
+  EXPECT_FALSE(has(s, "--ntasks-per-node"));    // it would round 3 tasks up to 4
+  EXPECT_TRUE(has(s, "#SBATCH --gpus-per-task=2\n"));
+  EXPECT_FALSE(has(s, "--gpus-per-node"));
   EXPECT_TRUE(has(s, "#SBATCH --time=30\n#SBATCH --signal=B:USR1@120\n"));
   EXPECT_TRUE(has(s, "#SBATCH --requeue\n"));
   EXPECT_TRUE(has(s, "[ -e \"$history\" ] && resume=(--resume)"));
   EXPECT_TRUE(has(
-      s, "exec /opt/tune/bin/tune wrap -- mpirun -np \"$SLURM_NTASKS\" /opt/tune/bin/tune run --history"));
+      s,
+      "exec /opt/tune/bin/tune wrap --mpi -- mpirun -np \"$((SLURM_NTASKS + 1))\" /opt/tune/bin/tune run --history"));
   EXPECT_TRUE(has(s, " --gpus-per-trial 2"));
   EXPECT_TRUE(has(s, "-- /w/train.py --lr {lr}\n"));  // braces without a comma: bash leaves them
   EXPECT_FALSE(has(s, "trap "));                      // the protocol is tune wrap's, not the script's
+}
+
+TEST(JobScript, MpiModeRunnersThatFillTheirNodesAndTheirMemoryPerCpu) {
+  SubmitOptions o = digits();
+  o.parallel = 8;
+  o.runners_per_node = 4;
+  o.cpus_per_trial = 2;
+  o.mem_per_trial = "3G";
+  o.appcore_cpus = 4;  // the trial-jobs AppCore's; the MPI AppCore shares the first node
+  const std::string s = sbatch_script(o, "tune", "now");
+  EXPECT_TRUE(has(s, "#SBATCH --ntasks=8\n#SBATCH --ntasks-per-node=4\n#SBATCH --cpus-per-task=2\n"));
+  EXPECT_TRUE(has(s, "#SBATCH --mem-per-cpu=1536M\n"));
+  EXPECT_FALSE(has(s, "--nodes"));
+  EXPECT_FALSE(has(s, "gpus"));
+  o.runners_per_node = 0;  // all on one node
+  EXPECT_TRUE(has(sbatch_script(o, "tune", "now"), "#SBATCH --ntasks=8\n#SBATCH --ntasks-per-node=8\n"));
 }
 
 TEST(JobScript, TrialJobsModeTheAppCoreAloneAndTheTrialJobsFlags) {
