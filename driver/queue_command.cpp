@@ -16,6 +16,7 @@
 
 #include "priority/job_summary.hpp"
 #include "run_command.hpp"
+#include "study/trial_jobs_loop.hpp"
 #include "trial_jobs/slurm_compat.hpp"
 #include "trial_jobs/slurm_reach.hpp"
 
@@ -174,11 +175,17 @@ int show_queue(const std::string& user, bool json) {
   }
   for (const auto& [who, group] : trial_jobs) {
     int pending = 0;
-    for (const Row* r : group) pending += r->pending;
+    std::string limits;
+    for (const Row* r : group) {
+      pending += r->pending;
+      if (r->pending && limit_reason(r->reason) && limits.find(r->reason) == std::string::npos)
+        limits += (limits.empty() ? "" : ", ") + r->reason;
+    }
     const Row* any = group.front();
-    std::printf("study %s of %s: %d trial job(s) pending, %zu running%s\n", who.second.c_str(), who.first.c_str(), pending,
-                group.size() - static_cast<std::size_t>(pending),
-                any->summary && any->summary->study ? (", yield level " + std::to_string(any->summary->level)).c_str() : "");
+    std::printf("study %s of %s: %d trial job(s) pending, %zu running%s%s\n", who.second.c_str(), who.first.c_str(),
+                pending, group.size() - static_cast<std::size_t>(pending),
+                any->summary && any->summary->study ? (", yield level " + std::to_string(any->summary->level)).c_str() : "",
+                limits.empty() ? "" : ("; held by a limit: " + limits).c_str());
     for (const Row* r : group) print(*r, "  ");
   }
   if (rows.empty()) std::printf("(no pending or running jobs%s)\n", user.empty() ? "" : (" of " + user).c_str());

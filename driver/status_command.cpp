@@ -13,6 +13,7 @@
 #include "history/history.hpp"
 #include "report/study_report.hpp"
 #include "study/front.hpp"
+#include "study/trial_jobs_loop.hpp"
 #include "trial_jobs_loop.hpp"
 
 namespace tune {
@@ -26,15 +27,28 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
-// The study's trial jobs, as its AppCore last wrote them (tune run --trial-jobs).
+// The study's trial jobs, as its AppCore last wrote them (tune run --trial-jobs),
+// and the limit that holds it, if one does.
 void show_trial_jobs(const std::string& history) {
   std::ifstream in(jobs_file_of(history));
   if (!in) return;
   const auto j = nlohmann::json::parse(in, nullptr, false);
-  if (!j.is_object() || !j.contains("jobs") || !j["jobs"].is_array() || j["jobs"].empty()) return;
+  if (!j.is_object() || !j.contains("jobs") || !j["jobs"].is_array()) return;
+  const double age = std::max(0.0, static_cast<double>(std::time(nullptr)) - j.value("updated", 0.0));
+  std::string limits;
+  for (const auto& e : j["jobs"])
+    if (const std::string r = e.value("reason", ""); e.value("state", "") == "PENDING" && limit_reason(r) &&
+                                                      limits.find(r) == std::string::npos)
+      limits += (limits.empty() ? "" : ", ") + r;
+  if (const std::string held = j.value("held", ""); !held.empty())
+    std::printf("held:      by a limit: no more trial jobs are taken now (%s); the study waits for it to pass\n",
+                held.c_str());
+  if (!limits.empty())
+    std::printf("held:      by a limit: trial jobs wait on %s (scontrol show job; sacctmgr show qos)\n",
+                limits.c_str());
+  if (j["jobs"].empty()) return;
   int pending = 0, running = 0;
   for (const auto& e : j["jobs"]) (e.value("state", "") == "PENDING" ? pending : running)++;
-  const double age = std::max(0.0, static_cast<double>(std::time(nullptr)) - j.value("updated", 0.0));
   std::printf("trial jobs: %d pending, %d running (as of %.0f s ago)\n", pending, running, age);
   std::printf("  %-10s %-8s %-6s %-16s %s\n", "job", "state", "trial", "node", "reason");
   for (const auto& e : j["jobs"]) {

@@ -57,7 +57,7 @@ class SlurmQueue : public JobQueue {
     try {
       return slurm_.submit(r);
     } catch (const SlurmError& e) {
-      throw JobQueueError(e.what());
+      throw JobQueueError(e.what(), refusal_cause(e.code), e.user_jobs);
     }
   }
   std::map<std::uint32_t, TrialJobInfo> look_up(const std::vector<std::uint32_t>& ids) override {
@@ -319,7 +319,9 @@ class TrialJobsLoop : public JobLinks {
     const std::string path = jobs_file_of(o_.history), tmp = path + ".tmp";
     {
       std::ofstream out(tmp);
-      out << json{{"updated", now_s()}, {"jobs", list}}.dump() << "\n";
+      json file = {{"updated", now_s()}, {"jobs", list}};
+      if (!loop_->held().empty()) file["held"] = loop_->held();
+      out << file.dump() << "\n";
     }
     std::error_code ec;
     fs::rename(tmp, path, ec);

@@ -26,7 +26,51 @@ JobEnd end_of(std::uint32_t state) {
   }
 }
 
+// The user's jobs that count against limits on jobs and submissions:
+// pending, running, suspended or completing (-1: slurmctld did not say).
+int user_job_count() {
+  job_info_msg_t* info = nullptr;
+  if (slurm_load_job_user(&info, getuid(), 0) != SLURM_SUCCESS) return -1;
+  int n = 0;
+  for (std::uint32_t i = 0; i < info->record_count; ++i) {
+    const std::uint32_t state = info->job_array[i].job_state, base = state & JOB_STATE_BASE;
+    n += base == JOB_PENDING || base == JOB_RUNNING || base == JOB_SUSPENDED || (state & JOB_COMPLETING);
+  }
+  slurm_free_job_info_msg(info);
+  return n;
+}
+
 }  // namespace
+
+RefusalCause refusal_cause(int e) {
+  switch (e) {
+    case EAGAIN: return RefusalCause::JobCount;  // slurmctld's MaxJobCount
+    case ESLURM_ACCOUNTING_POLICY:
+    case ESLURM_QOS_THRES: return RefusalCause::AccountingPolicy;
+    case ESLURM_INVALID_PARTITION_NAME:
+    case ESLURM_PARTITION_NOT_AVAIL:
+    case ESLURM_ACCESS_DENIED: return RefusalCause::Partition;
+    case ESLURM_INVALID_ACCOUNT: return RefusalCause::Account;
+    case ESLURM_INVALID_QOS: return RefusalCause::Qos;
+    case ESLURM_INVALID_FEATURE: return RefusalCause::Constraint;
+    case ESLURM_RESERVATION_INVALID:
+    case ESLURM_RESERVATION_ACCESS: return RefusalCause::Reservation;
+    case ESLURM_TOO_MANY_REQUESTED_CPUS:
+    case ESLURM_INVALID_NODE_COUNT:
+    case ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE:
+    case ESLURM_INVALID_TASK_MEMORY:
+    case ESLURM_INVALID_GRES:
+    case ESLURM_INVALID_TRES: return RefusalCause::Size;
+    case ESLURM_INVALID_TIME_LIMIT: return RefusalCause::TimeLimit;
+    case SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR:
+    case SLURMCTLD_COMMUNICATIONS_SEND_ERROR:
+    case SLURMCTLD_COMMUNICATIONS_RECEIVE_ERROR:
+    case SLURMCTLD_COMMUNICATIONS_SHUTDOWN_ERROR:
+    case SLURM_PROTOCOL_SOCKET_IMPL_TIMEOUT:
+    case ESLURM_IN_STANDBY_MODE: return RefusalCause::Unreachable;
+    default: return RefusalCause::Unknown;
+  }
+}
 
 SlurmTrialJobs::SlurmTrialJobs() { slurm_init(nullptr); }
 
@@ -69,9 +113,12 @@ std::uint32_t SlurmTrialJobs::submit(const TrialJobRequest& r) {
   d.env_size = static_cast<std::uint32_t>(env_copy.size());
   submit_response_msg_t* resp = nullptr;
   if (slurm_submit_batch_job(&d, &resp) != SLURM_SUCCESS) {
+    const int code = errno;
     const std::string why = slurm_compat::last_error();
     if (resp) slurm_free_submit_response_response_msg(resp);
-    throw SlurmError("Slurm refused a trial job: " + why);
+    // Whether a limit on the user's jobs can pass depends on their having any.
+    const int jobs = refusal_cause(code) == RefusalCause::AccountingPolicy ? user_job_count() : -1;
+    throw SlurmError("Slurm refused a trial job: " + why, code, jobs);
   }
   const std::uint32_t id = slurm_compat::submitted_job_id(*resp);
   slurm_free_submit_response_response_msg(resp);

@@ -12,12 +12,19 @@
 #include <vector>
 
 #include "study/trial_jobs.hpp"
+#include "study/trial_jobs_loop.hpp"
 
 namespace tune {
 
 struct SlurmError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit SlurmError(const std::string& what, int code = 0, int user_jobs = -1)
+      : std::runtime_error(what), code(code), user_jobs(user_jobs) {}
+  int code;       // Slurm's error code (slurm_errno.h); 0 when not known
+  int user_jobs;  // with a submission refused by an accounting policy: the user's jobs in the queue
 };
+
+// What a refusal of a trial job is about, from Slurm's error code.
+RefusalCause refusal_cause(int slurm_error);
 
 struct TrialJobRequest {
   TrialJobSpec spec;

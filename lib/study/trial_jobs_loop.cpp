@@ -17,6 +17,39 @@ std::vector<std::uint32_t> ids_of(const Map& m) {
 
 }  // namespace
 
+RefusalVerdict judge_refusal(const JobQueueError& e, bool submitted_before, std::size_t own_jobs) {
+  switch (e.cause) {
+    case RefusalCause::Unreachable: return {.waits = true};
+    case RefusalCause::JobCount: return {.waits = true, .limit = true};
+    case RefusalCause::AccountingPolicy:
+      if (e.user_jobs != 0 || own_jobs > 0) return {.waits = true, .limit = true};
+      return {.fix = "no job of yours is in the queue, so this is a size or time limit of your QOS or "
+                     "association that waiting does not lift: lower --cpus-per-trial, --mem-per-trial, "
+                     "--gpus-per-trial or --trial-time-limit, or choose another --qos or --account "
+                     "(sacctmgr show assoc user=$USER; sacctmgr show qos)"};
+    case RefusalCause::Partition: return {.fix = "check --partition (sinfo -s lists the partitions open to you)"};
+    case RefusalCause::Account:
+      return {.fix = "check --account (sacctmgr show assoc user=$USER lists yours)"};
+    case RefusalCause::Qos: return {.fix = "check --qos (sacctmgr show assoc user=$USER format=qos lists yours)"};
+    case RefusalCause::Constraint: return {.fix = "check --constraint (sinfo -o '%N %f' lists the features)"};
+    case RefusalCause::Reservation: return {.fix = "check --reservation (scontrol show reservation)"};
+    case RefusalCause::Size:
+      return {.fix = "lower --cpus-per-trial, --mem-per-trial or --gpus-per-trial: no node of the partition "
+                     "has that much (sinfo -o '%P %c %m %G')"};
+    case RefusalCause::TimeLimit:
+      return {.fix = "lower --trial-time-limit (x --trials-per-job) below the partition's limit (sinfo -o '%P %l')"};
+    case RefusalCause::Unknown: break;
+  }
+  if (submitted_before) return {.waits = true};
+  return {.fix = "check --partition, --account, --qos, --constraint, --reservation and the trial's size"};
+}
+
+bool limit_reason(const std::string& r) {
+  const bool scoped = r.rfind("QOS", 0) == 0 || r.rfind("Assoc", 0) == 0 || r.rfind("Partition", 0) == 0;
+  return scoped && (r.find("Limit") != std::string::npos || r.find("Grp") != std::string::npos ||
+                    r.find("Max") != std::string::npos);
+}
+
 double trial_job_time_limit(double trial_time_limit, int trials_per_job) {
   return trial_time_limit > 0 ? trial_time_limit * trials_per_job + 60 : 0;
 }
@@ -97,7 +130,11 @@ bool TrialJobsController::done() const {
 }
 
 void TrialJobsController::submit_jobs(double now) {
-  if (now < submit_after_) return;
+  // Held by a limit, one of the study's own jobs leaving the queue frees a
+  // place at once; such a try does not lengthen the pause.
+  const bool timed = now >= submit_after_;
+  const bool freed = !held_.empty() && unsettled_.size() < unsettled_at_refusal_;
+  if (!timed && !freed) return;
   std::uint64_t unclaimed = 0;
   for (const auto& [id, j] : jobs_)
     unclaimed += static_cast<std::uint64_t>(std::max(0, trials_per_job_ - j.given));
@@ -112,17 +149,34 @@ void TrialJobsController::submit_jobs(double now) {
       ++submitted_;
       submitted_any_ = true;
       changed_ = true;
+      retry_wait_ = 0;
+      if (!held_.empty()) {
+        host_.say("Slurm takes trial jobs again; " + std::to_string(jobs_.size()) + " in the queue");
+        held_.clear();
+      }
     } catch (const JobQueueError& e) {
-      // The first refusal is the flags' fault; a later one is Slurm's moment.
-      if (!submitted_any_) {
-        host_.say(std::string(e.what()) +
-                  "; check --partition, --account, --qos, --constraint, --reservation and the trial's size");
+      const RefusalVerdict v = judge_refusal(e, submitted_any_, std::max(jobs_.size(), unsettled_.size()));
+      if (!v.waits) {
+        host_.say(std::string(e.what()) + "; " + v.fix);
         host_.study().stop(StopReason::Refused);
         return;
       }
-      host_.say(std::string(e.what()) + "; trying again in " +
-                std::to_string(static_cast<int>(rules_.retry_refused_after)) + " s");
-      submit_after_ = host_.now() + rules_.retry_refused_after;
+      // Waited for with a growing pause: a limit passes as jobs end, and
+      // each retry costs slurmctld an RPC.
+      if (timed)
+        retry_wait_ = retry_wait_ == 0 ? rules_.retry_refused_after
+                                       : std::min(retry_wait_ * 2, rules_.retry_refused_max);
+      const std::string why = e.what();
+      if (v.limit && held_ != why)
+        host_.say(why + "; waiting for it to pass, with " + std::to_string(jobs_.size()) +
+                  " trial job(s) in the queue (next try in " + std::to_string(static_cast<int>(retry_wait_)) +
+                  " s, then less and less often)");
+      else if (!v.limit)
+        host_.say(why + "; trying again in " + std::to_string(static_cast<int>(retry_wait_)) + " s");
+      if (v.limit) held_ = why;
+      unsettled_at_refusal_ = unsettled_.size();
+      changed_ = true;
+      if (timed) submit_after_ = host_.now() + retry_wait_;
       return;
     }
   }

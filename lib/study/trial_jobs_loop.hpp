@@ -23,7 +23,9 @@ namespace tune {
 
 // The loop's timing rules, in one place.
 struct TrialJobsRules {
-  double retry_refused_after = 10;     // a refused submission (after one succeeded) is tried again after this
+  double retry_refused_after = 10;     // a submission refused for the moment or by a limit is tried again after this,
+  double retry_refused_max = 300;      // doubling while the refusals go on, up to this
+
   double cancel_after_interrupt = 30;  // a job that has not ended its interrupted trial by then is scancelled
   int cancel_rounds = 20;              // at the end: rounds of cancel-and-check before giving up on a job
   // At the end, a job that is leaving on its own (told "stop", or its
@@ -39,9 +41,48 @@ struct TrialJobsRules {
 // a trial time limit.
 double trial_job_time_limit(double trial_time_limit, int trials_per_job);
 
-struct JobQueueError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+// What Slurm's refusal of a trial job is about, as the edge reads it from
+// Slurm's error code.
+enum class RefusalCause {
+  Unknown,
+  Unreachable,       // slurmctld did not answer: passes by itself
+  JobCount,          // the cluster's MaxJobCount: passes as jobs end
+  AccountingPolicy,  // a QOS or association limit (submissions, jobs, size, time)
+  Partition,         // no such partition, or not open to the user
+  Account,
+  Qos,
+  Constraint,
+  Reservation,
+  Size,       // more CPUs, memory, GPUs or nodes than the partition or any node has
+  TimeLimit,  // above the partition's limit
 };
+
+struct JobQueueError : std::runtime_error {
+  explicit JobQueueError(const std::string& what, RefusalCause cause = RefusalCause::Unknown, int user_jobs = -1)
+      : std::runtime_error(what), cause(cause), user_jobs(user_jobs) {}
+  RefusalCause cause;
+  int user_jobs;  // the user's jobs in the queue when Slurm refused (-1: not known)
+};
+
+// What the loop does about a refusal: wait for it to pass (a limit, the
+// moment) or stop the study, naming the flag to change.
+struct RefusalVerdict {
+  bool waits = false;
+  bool limit = false;  // a limit holds the study (tune status says so)
+  std::string fix;     // what to change, for a refusal that does not pass
+};
+// A limit on submissions or jobs passes when some of the user's jobs end; the
+// same accounting-policy error with none of the user's jobs in the queue (the
+// study's own included, which Slurm may not list a moment after they end) is
+// a size or time limit that no waiting lifts. An unknown refusal stops the
+// study when no trial job was ever accepted (the flags' fault) and is waited
+// for after one was.
+RefusalVerdict judge_refusal(const JobQueueError& e, bool submitted_before, std::size_t own_jobs = 0);
+
+// Whether a pending job's reason (squeue's) is a QOS, association or
+// partition limit on jobs or resources: QOSMaxJobsPerUserLimit,
+// AssocGrpCpuLimit, QOSGrpGRES, PartitionTimeLimit...
+bool limit_reason(const std::string& reason);
 
 // Slurm, as the loop needs it.
 class JobQueue {
@@ -185,6 +226,9 @@ class TrialJobsController {
   // Whether the jobs changed since the last call (the caller rewrites its jobs file).
   bool take_changed();
   std::size_t submitted() const { return submitted_; }
+  // The limit that keeps trial jobs from being submitted now (Slurm's words),
+  // empty when none does.
+  const std::string& held() const { return held_; }
   // What each job cost, measured here: Slurm's start, late binding, the result's way back.
   const std::vector<double>& slurm_start() const { return slurm_start_; }
   const std::vector<double>& binding() const { return binding_; }
@@ -215,6 +259,9 @@ class TrialJobsController {
   std::map<JobLinks::Conn, std::uint32_t> conn_job_;
   std::vector<double> slurm_start_, binding_, result_;
   std::size_t submitted_ = 0;
+  std::string held_;
+  double retry_wait_ = 0;  // the wait before the next retry of a refused submission
+  std::size_t unsettled_at_refusal_ = 0;
   double last_lookup_ = 0, submit_after_ = 0, interrupted_at_ = 0;
   bool lookup_soon_ = false, changed_ = true, submitted_any_ = false, slurm_down_ = false,
        interrupted_ = false;

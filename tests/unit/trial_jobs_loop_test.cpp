@@ -19,7 +19,7 @@ class FakeQueue : public JobQueue {
   std::uint32_t submit(const std::string& comment) override {
     if (refuse > 0) {
       --refuse;
-      throw JobQueueError("Invalid partition name specified");
+      throw JobQueueError(refusal, cause, user_jobs);
     }
     comments.push_back(comment);
     const std::uint32_t id = next++;
@@ -53,6 +53,9 @@ class FakeQueue : public JobQueue {
     states[id].end = how;
   }
   int refuse = 0, lookups = 0;
+  std::string refusal = "Invalid partition name specified";
+  RefusalCause cause = RefusalCause::Unknown;
+  int user_jobs = -1;
   bool down = false;
   std::uint32_t next = 100;
   std::vector<std::string> comments;
@@ -194,6 +197,93 @@ TEST_F(TrialJobsLoopTest, TheFirstRefusalStopsTheStudyALaterOneIsRetried) {
   host_->clock += 6;
   loop.tick();
   EXPECT_EQ(queue_.comments.size(), before + 1);
+}
+
+TEST_F(TrialJobsLoopTest, ALimitOnJobsIsWaitedForFromTheFirstSubmissionOn) {
+  make_study(4);
+  TrialJobsController loop(*host_, queue_, links_, 4, 1, {.retry_refused_after = 10, .retry_refused_max = 40});
+  queue_.refuse = 100;
+  queue_.refusal = "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)";
+  queue_.cause = RefusalCause::AccountingPolicy;
+  queue_.user_jobs = 2;  // the user's other jobs fill the QOS's MaxSubmitJobsPerUser
+  loop.tick();
+  EXPECT_FALSE(study_->stopping());
+  EXPECT_EQ(loop.held(), queue_.refusal);
+  EXPECT_TRUE(host_->said_with("waiting for it to pass, with 0 trial job(s) in the queue"));
+  // Tried again after 10, 20, 40, 40 s: fewer RPCs while the limit holds; said once.
+  std::vector<double> tries;
+  for (int s = 0; s < 150; ++s) {
+    const int before = queue_.refuse;
+    host_->clock += 1;
+    loop.tick();
+    if (queue_.refuse != before) tries.push_back(host_->clock);
+  }
+  ASSERT_GE(tries.size(), 4u);
+  EXPECT_DOUBLE_EQ(tries[1] - tries[0], 20);
+  EXPECT_DOUBLE_EQ(tries[2] - tries[1], 40);
+  EXPECT_DOUBLE_EQ(tries[3] - tries[2], 40);
+  // The limit passes: two jobs are taken, the third refused again.
+  queue_.refuse = 0;
+  host_->clock += 40;
+  loop.tick();
+  EXPECT_EQ(queue_.comments.size(), 4u);
+  EXPECT_TRUE(loop.held().empty());
+  EXPECT_TRUE(host_->said_with("Slurm takes trial jobs again"));
+}
+
+TEST_F(TrialJobsLoopTest, HeldByALimitTheStudysOwnJobEndingFreesAPlaceAtOnce) {
+  make_study(4);
+  TrialJobsController loop(*host_, queue_, links_, 3, 1, {.retry_refused_after = 60});
+  queue_.cause = RefusalCause::AccountingPolicy;
+  queue_.user_jobs = 2;
+  loop.tick();  // 3 taken
+  ASSERT_EQ(queue_.comments.size(), 3u);
+  loop.on_hello(1, 100, "n1", "p", std::nullopt);
+  loop.on_ready(1);
+  loop.on_result(1, ok(links_.launched[1][0], 1, 1000));
+  loop.on_ready(1);
+  loop.on_closed(1);
+  queue_.refuse = 1;
+  host_->clock += 1;
+  loop.tick();  // its replacement refused: a limit
+  EXPECT_FALSE(loop.held().empty());
+  queue_.end(101, JobEnd::Completed);  // another of the study's jobs leaves
+  loop.on_hello(2, 101, "n1", "p", std::nullopt);
+  loop.on_ready(2);
+  loop.on_result(2, ok(links_.launched[2][0], 1, 1000));
+  loop.on_ready(2);
+  loop.on_closed(2);
+  host_->clock += 11;
+  loop.tick();  // Slurm is asked (every 10 s): job 101 has left the queue
+  loop.tick();  // its place is taken at once, not 60 s later
+  EXPECT_EQ(queue_.comments.size(), 4u);
+}
+
+TEST_F(TrialJobsLoopTest, ARefusalThatNoWaitingLiftsStopsTheStudyNamingTheFlag) {
+  const std::vector<std::pair<RefusalCause, std::string>> cases = {
+      {RefusalCause::Partition, "check --partition"},
+      {RefusalCause::Account, "check --account"},
+      {RefusalCause::Qos, "check --qos"},
+      {RefusalCause::Size, "lower --cpus-per-trial, --mem-per-trial or --gpus-per-trial"},
+      {RefusalCause::TimeLimit, "lower --trial-time-limit"},
+      // The accounting-policy error with none of the user's jobs queued: a size or time limit.
+      {RefusalCause::AccountingPolicy, "waiting does not lift"}};
+  for (const auto& [cause, fix] : cases) {
+    JobQueueError e("refused", cause, 0);
+    const RefusalVerdict v = judge_refusal(e, /*submitted_before=*/true);
+    EXPECT_FALSE(v.waits) << fix;
+    EXPECT_NE(v.fix.find(fix), std::string::npos) << v.fix;
+  }
+  EXPECT_TRUE(judge_refusal(JobQueueError("x", RefusalCause::JobCount), false).limit);
+  EXPECT_TRUE(judge_refusal(JobQueueError("x", RefusalCause::Unreachable), false).waits);
+  EXPECT_FALSE(judge_refusal(JobQueueError("x", RefusalCause::Unreachable), false).limit);
+  make_study(4);
+  queue_.refuse = 1;
+  queue_.cause = RefusalCause::Partition;
+  TrialJobsController loop(*host_, queue_, links_, 2, 1);
+  loop.tick();
+  EXPECT_EQ(study_->stop_reason(), StopReason::Refused);
+  EXPECT_TRUE(host_->said_with("Invalid partition name specified; check --partition (sinfo -s"));
 }
 
 TEST_F(TrialJobsLoopTest, ATrialWhoseJobTheClusterEndedRunsAgain) {
