@@ -19,6 +19,8 @@
 #include "study/objective_flags.hpp"
 #include "study/text_input.hpp"
 #include "study/warm_start.hpp"
+#include "study/submit_notes.hpp"
+#include "trial_jobs/slurm_lookups.hpp"
 #include "trial_jobs/slurm_reach.hpp"
 
 namespace tune {
@@ -75,7 +77,7 @@ int submit_study(const SubmitOptions& in) {
   o.space_file = fs::absolute(o.space_file).string();
   if (fs::exists(o.history) && !o.dry_run) {
     std::cerr << "tune submit: error: " << o.history
-              << " already holds a study; give another --history or --name, or resume it with the script "
+              << " already holds a study; give another --name (or --history), or resume it with the script "
                  "beside it\n";
     return kExitUsage;
   }
@@ -94,6 +96,16 @@ int submit_study(const SubmitOptions& in) {
     return kExitUsage;
   }
   const std::string path = fs::path(o.history).replace_extension(".sbatch").string();
+  // A study submitted before from the same script, still queued (its history
+  // not yet written) or running: rewriting its script would change what a
+  // requeue of that job runs.
+  if (const auto job = queued_job_of_script(path)) {
+    std::cerr << "tune submit: error: study '" << o.name << "' is still queued or running as job " << *job
+              << " from " << path << "; give this one another --name (or --history), or wait for job " << *job
+              << " to end (scancel " << *job << " ends it)\n";
+    return kExitUsage;
+  }
+  for (const auto& note : time_notes(o, partition_times(o.partition))) std::cerr << "tune submit: " << note << "\n";
   {
     std::ofstream f(path);
     f << script;

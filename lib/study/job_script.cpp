@@ -58,7 +58,9 @@ std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary
       << "#SBATCH --mem-per-cpu=" << mem_per_cpu << "M\n";
     if (o.gpus_per_trial > 0) s << "#SBATCH --gpus-per-task=" << o.gpus_per_trial << "\n";
   }
-  if (!o.time.empty()) s << "#SBATCH --time=" << o.time << "\n#SBATCH --signal=B:USR1@120\n";
+  if (!o.time.empty()) s << "#SBATCH --time=" << o.time << "\n";
+  // Whenever a limit applies (--time or the partition's), the warning before it.
+  s << "#SBATCH --signal=B:USR1@120\n";
   if (!o.partition.empty()) s << "#SBATCH --partition=" << o.partition << "\n";
   if (!o.account.empty()) s << "#SBATCH --account=" << o.account << "\n";
   if (!o.qos.empty()) s << "#SBATCH --qos=" << o.qos << "\n";

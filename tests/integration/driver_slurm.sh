@@ -4,7 +4,7 @@
 # nodes with a GPU each, and Slurm's warning signal followed by a requeue
 # that resumes the study.
 source "$(dirname "$0")/tap.sh"
-plan 6
+plan 7
 deployed_cluster_up driver_slurm 17400 --nodes 3 --cpus 4 --gpus 4
 tune=$TOP_BUILDDIR/driver/tune
 space=$TOP_SRCDIR/examples/synthetic/branin.json
@@ -93,3 +93,19 @@ m2=$("$tune" submit --name nopart --trials 2 "${submit[@]}" --partition nosuch -
 if [ $r1 -eq 1 ] && grep -q "gpus.h5 already holds a study" <<<"$m1" && [ $r2 -eq 1 ] && grep -q "sbatch refused" <<<"$m2"; then
   ok "submit refuses an existing history and reports sbatch's refusal"
 else not_ok "submit refusals name the problem" "$m1" "$m2"; fi
+
+# 5. A second study of the same name while the first is still queued: refused,
+#    naming the job and the fix; without --time and --trial-time-limit, submit
+#    says what the job will get.
+part=$(sinfo -h -o %P | head -1 | tr -d '*')
+scontrol update PartitionName="$part" State=DOWN
+o1=$("$tune" submit --name twin --trials 2 "${submit[@]}" -- ./gpu.sh 2>&1); r1=$?
+twin=$(sed -n 's/^submitted job \([0-9]*\)$/\1/p' <<<"$o1")
+o2=$("$tune" submit --name twin --trials 2 "${submit[@]}" -- ./gpu.sh 2>&1); r2=$?
+scancel "$twin" 2>/dev/null
+scontrol update PartitionName="$part" State=UP
+if [ $r1 -eq 0 ] && [ $r2 -eq 1 ] && grep -q "study 'twin' is still queued or running as job $twin" <<<"$o2" &&
+   grep -q "give this one another --name" <<<"$o2" && grep -q "no --time: partition $part has no time limit" <<<"$o1" &&
+   grep -q "no --trial-time-limit: a trial that hangs holds its runner" <<<"$o1"; then
+  ok "a second study named like a queued one is refused (job $twin named); submit says what no --time and no --trial-time-limit mean"
+else not_ok "name collision and time notes" "$o1" "$o2"; fi
