@@ -70,6 +70,14 @@ int submit_study(const SubmitOptions& in) {
   }
   if (!o.enqueue.empty()) o.enqueue = fs::absolute(o.enqueue).string();
   if (!o.warm_start.empty()) o.warm_start = fs::absolute(o.warm_start).string();
+  if (!o.setup.empty()) {
+    o.setup = fs::absolute(o.setup).string();
+    try {
+      o.setup_text = setup_lines(o.setup);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  }
   if (o.name.empty()) o.name = fs::path(o.space_file).stem().string();
   o.workdir = fs::absolute(o.workdir.empty() ? fs::current_path() : fs::path(o.workdir)).string();
   if (o.history.empty()) o.history = o.name + ".h5";

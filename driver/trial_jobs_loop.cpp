@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "appcore.hpp"
+#include "study/job_script.hpp"
 #include "study/progress.hpp"
 #include "study/text_input.hpp"
 #include "study/trial_jobs.hpp"
@@ -182,8 +183,19 @@ class TrialJobsLoop : public JobLinks {
     r.workdir = fs::current_path().string();
     fs::create_directories(core_.trial_dir());
     r.output = fs::absolute(core_.trial_dir()).string() + "/job-%j.out";
-    r.script = "#!/bin/sh\n# A trial job of study " + core_.history().study().name +
-               " (tune run --trial-jobs): it asks the study's AppCore for its trial when it starts.\nexec " +
+    std::string setup;
+    if (!o_.setup.empty()) {
+      try {
+        setup = "# --setup " + o_.setup + "\n" + setup_lines(o_.setup);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+      }
+    }
+    // bash with --setup: module and conda's activation are bash functions.
+    r.script = std::string(setup.empty() ? "#!/bin/sh\n" : "#!/bin/bash\n") + "# A trial job of study " +
+               core_.history().study().name +
+               " (tune run --trial-jobs): it asks the study's AppCore for its trial when it starts.\n" + setup +
+               "exec " +
                shell_quote(exe_path()) + " trial-job --channel " +
                shell_quote(fs::absolute(channel_file_).string()) + " --trials " +
                std::to_string(o_.trials_per_job) + " --appcore-wait " +

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -18,6 +20,17 @@ std::string q(const std::string& s) {
 }
 
 }  // namespace
+
+std::string setup_lines(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw std::invalid_argument("--setup " + file + ": cannot read it; give a file of shell lines (module load ..., conda activate ...)");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string s = text.str();
+  if (s.rfind("#!", 0) == 0) s.erase(0, s.find('\n') == std::string::npos ? s.size() : s.find('\n') + 1);
+  if (!s.empty() && s.back() != '\n') s += '\n';
+  return s;
+}
 
 std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary,
                           const std::string& written) {
@@ -68,8 +81,11 @@ std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary
   s << "#SBATCH --output=" << fs::path(o.history).replace_extension("").string() << "-%j.out\n"
     << "#SBATCH --requeue\n"
     << "#SBATCH --open-mode=append\n"
-    << "#SBATCH --chdir=" << o.workdir << "\n"
-    << "set -u\n"
+    << "#SBATCH --chdir=" << o.workdir << "\n";
+  // Before set -u: activation scripts (conda's among them) read unset variables.
+  if (!o.setup.empty())
+    s << "# --setup " << o.setup << ": the environment the study and its trials run in\n" << o.setup_text;
+  s << "set -u\n"
     << "history=" << q(o.history) << "\n"
     << "# A requeued job finds its history and continues the study.\n"
     << "resume=()\n"

@@ -19,8 +19,14 @@ struct SubmitOptions : StudyFlags {
   std::string time;         // the job's --time
   std::string history;
   std::string workdir;
+  std::string setup_text;  // --setup's lines, read by the caller (setup_lines)
   bool dry_run = false;
 };
+
+// The lines of a --setup file, as a job script runs them: a "#!" first line
+// dropped, a final newline added. Throws std::invalid_argument naming the
+// file when it cannot be read.
+std::string setup_lines(const std::string& file);
 
 // The script, exactly as submit writes it; `written` is the date in its
 // first comment ("2026-11-25 08:00:00"). Throws std::invalid_argument for a

@@ -164,6 +164,11 @@ std::vector<StudyFlag> make_study_flags() {
        .help = "HDF5 history of an earlier study: its finished trials feed the search, not run again",
        .field = study_field<&F::warm_start>(),
        .check = C::ExistingFile},
+      {.names = "--setup",
+       .help = "shell lines (module load, conda activate, export) run before the study in tune submit's "
+               "job script and before the program in each trial job; copied from FILE when the study starts",
+       .field = study_field<&F::setup>(),
+       .check = C::ExistingFile},
       {.names = "--keep-checkpoints",
        .help = "keep each finished trial's checkpoint directory (TUNE_CHECKPOINT_DIR; removed by default)",
        .field = study_field<&F::keep_checkpoints>()},

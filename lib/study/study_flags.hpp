@@ -41,6 +41,7 @@ struct StudyFlags {
   PrunerOptions prune;     // --prune and its settings
   std::string enqueue;     // parameter sets run first
   std::string warm_start;  // an earlier study's history, imported
+  std::string setup;       // shell lines run first by the job script and each trial job
   bool keep_checkpoints = false;
 
   // --trial-jobs: every trial its own Slurm job.

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # A study submitted with `tune submit` to a real cluster: runners on two
-# nodes with a GPU each, and Slurm's warning signal followed by a requeue
-# that resumes the study.
+# nodes holding exactly a GPU each, Slurm's warning signal followed by a
+# requeue that resumes the study, a second study of a queued one's name
+# refused, what submit says without --time, and --setup's lines reaching the
+# trials in both modes.
 source "$(dirname "$0")/tap.sh"
-plan 7
+plan 9
 deployed_cluster_up driver_slurm 17400 --nodes 3 --cpus 4 --gpus 4
 tune=$TOP_BUILDDIR/driver/tune
 space=$TOP_SRCDIR/examples/synthetic/branin.json
@@ -109,3 +111,34 @@ if [ $r1 -eq 0 ] && [ $r2 -eq 1 ] && grep -q "study 'twin' is still queued or ru
    grep -q "no --trial-time-limit: a trial that hangs holds its runner" <<<"$o1"; then
   ok "a second study named like a queued one is refused (job $twin named); submit says what no --time and no --trial-time-limit mean"
 else not_ok "name collision and time notes" "$o1" "$o2"; fi
+
+# 6. --setup: lines a site's environment needs (here a "module" that puts a
+#    tool on PATH) run in the job script and in each trial job; the program
+#    finds the tool in both modes, submitted from a shell that lacks it.
+mkdir -p modules/bin
+printf '#!/bin/sh\necho 0.25\n' >modules/bin/site-tool && chmod 755 modules/bin/site-tool
+cat >setup.sh <<SETUP
+#!/bin/bash
+# what "module load site-tool" would do
+export PATH=$work/modules/bin:\$PATH
+SETUP
+cat >needs_tool.sh <<'P'
+#!/bin/bash
+echo "objective=$(site-tool)" >&"$TUNE_REPORT_FD"
+P
+chmod 755 needs_tool.sh
+o_mpi=$("$tune" submit --name setup-mpi --trials 3 --parallel 2 --mem-per-trial 200M --setup setup.sh --space "$space" -- ./needs_tool.sh 2>&1)
+o_tj=$("$tune" submit --trial-jobs --name setup-tj --trials 3 --parallel 2 --mem-per-trial 200M --setup setup.sh --space "$space" -- ./needs_tool.sh 2>&1)
+for j in $(sed -n 's/^submitted job \([0-9]*\)$/\1/p' <<<"$o_mpi$o_tj"); do wait_gone "$j" 120; done
+st_mpi=$("$tune" status setup-mpi.h5 2>&1)
+st_tj=$("$tune" status setup-tj.h5 2>&1)
+if grep -qE '^trials: +3 \(3 ok\)' <<<"$st_mpi" && grep -qE '^trials: +3 \(3 ok\)' <<<"$st_tj" &&
+   grep -q "objective=0.25" <<<"$st_mpi" && grep -q '^# --setup .*setup.sh' setup-mpi.sbatch; then
+  ok "--setup: its lines run in the job script; both modes' trials find the tool it puts on PATH (3 of 3 ok each)"
+else not_ok "--setup in both modes" "$o_mpi" "$st_mpi" "$o_tj" "$st_tj" "$(cat setup-*.out 2>&1 | tail -20)"; fi
+# Trial jobs of tune run --trial-jobs run the lines themselves (the AppCore's shell lacks the tool).
+out=$("$tune" run --trial-jobs --history setup-run.h5 --trials 2 --parallel 2 --mem-per-trial 200M --slurm-poll 1 \
+  --setup setup.sh --space "$space" -- ./needs_tool.sh 2>&1)
+if ! command -v site-tool >/dev/null && grep -q "2 ok" <<<"$out"; then
+  ok "tune run --trial-jobs --setup: each trial job runs the lines before its program (2 of 2 ok)"
+else not_ok "trial jobs run --setup's lines" "$out"; fi
