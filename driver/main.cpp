@@ -99,21 +99,33 @@ Command add_status(CLI::App& app) {
 Command add_export(CLI::App& app) {
   struct O {
     std::string file, output;
-    bool csv = false, json = false;
+    bool csv = false, curves = false, json = false, optuna = false;
   };
   auto o = held<O>();
-  auto* c = app.add_subcommand("export", "Write a study's trials as CSV or JSON");
+  auto* c = app.add_subcommand("export", "Write a study's trials as CSV, its learning curves as CSV, all as JSON, "
+                                         "or an Optuna journal");
   c->add_option("history", o->file, "the study's HDF5 history")->required();
-  auto* csv = c->add_flag("--csv", o->csv, "CSV, one row per trial");
+  auto* csv = c->add_flag("--csv", o->csv, "CSV, one row per trial (parameters, objectives, state, timings)");
+  auto* curves = c->add_flag("--curves", o->curves, "CSV, one row per intermediate report (the learning curves)");
   auto* json = c->add_flag("--json", o->json, "JSON with the study, trials and intermediate reports");
-  csv->excludes(json);
+  auto* optuna = c->add_flag("--optuna", o->optuna,
+                             "an Optuna journal file: optuna.load_study(storage=JournalStorage("
+                             "JournalFileStorage(FILE))), optuna-dashboard FILE");
+  for (auto* a : {csv, curves, json, optuna})
+    for (auto* b : {csv, curves, json, optuna})
+      if (a != b) a->excludes(b);
   c->add_option("-o,--output", o->output, "file to write (default: standard output)");
   return {c, [o] {
-            if (!o->csv && !o->json) {
-              std::cerr << "tune export: error: choose --csv or --json\n";
+            if (!o->csv && !o->curves && !o->json && !o->optuna) {
+              std::cerr << "tune export: error: choose --csv, --curves, --json or --optuna\n";
               return tune::kExitUsage;
             }
-            return tune::export_history(o->file, o->csv ? "csv" : "json", o->output);
+            return tune::export_history(o->file,
+                                        o->csv      ? "csv"
+                                        : o->curves ? "curves"
+                                        : o->optuna ? "optuna"
+                                                    : "json",
+                                        o->output);
           }};
 }
 

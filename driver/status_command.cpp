@@ -5,12 +5,15 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "history/history.hpp"
+#include "report/export.hpp"
+#include "run_command.hpp"
 #include "report/study_report.hpp"
 #include "study/front.hpp"
 #include "study/trial_jobs_loop.hpp"
@@ -18,14 +21,6 @@
 
 namespace tune {
 namespace {
-
-std::string num(double v) { return to_string(ParamValue{v}); }
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 // The study's trial jobs, as its AppCore last wrote them (tune run --trial-jobs),
 // and the limit that holds it, if one does.
@@ -154,68 +149,28 @@ int show_status(const std::string& path, int top) {
 }
 
 int export_history(const std::string& path, const std::string& format, const std::string& output) {
-  const HistorySnapshot h = read_history_for("export", path, format == "json");
+  const HistorySnapshot h = read_history_for("export", path, format != "csv");
+  if (format == "optuna" && !output.empty() && output != "-" && std::filesystem::exists(output)) {
+    std::cerr << "tune export: error: " << output
+              << " exists; an Optuna journal is appended to, not replaced: remove it or give another -o\n";
+    return kExitUsage;
+  }
   std::ofstream file;
   if (!output.empty() && output != "-") {
     file.open(output);
     if (!file) throw HistoryError(output + ": cannot write the export file");
   }
   std::ostream& out = file.is_open() ? file : std::cout;
-  const auto& ps = h.study.space.parameters();
-  if (format == "csv") {
-    out << "id,state,objective";
-    for (const auto& o : h.study.objectives) out << "," << csv_field(o.name);
-    for (const auto& p : ps) out << "," << csv_field(p.name);
-    out << ",start_time,end_time,wall_time,rank,host,exit_code,signal,peak_rss_kb,last_step,message\n";
-    for (const auto& t : h.trials) {
-      out << t.id << "," << state_name(t.state) << "," << (t.objective ? num(*t.objective) : "");
-      for (std::size_t k = 0; k < h.study.objectives.size(); ++k) out << "," << (k < t.values.size() ? num(t.values[k]) : "");
-      for (const auto& v : t.params) out << "," << csv_field(to_string(v));
-      out << "," << num(t.start_time) << "," << num(t.end_time) << "," << num(t.wall_time()) << "," << t.rank << ","
-          << csv_field(t.host) << "," << t.exit_code << "," << t.signal << "," << t.peak_rss_kb << "," << t.last_step
-          << "," << csv_field(t.message) << "\n";
-    }
-    return 0;
-  }
-  using nlohmann::json;
-  json trials = json::array();
-  for (const auto& t : h.trials) {
-    json params = json::object();
-    for (std::size_t i = 0; i < ps.size(); ++i) params[ps[i].name] = to_json(t.params[i]);
-    json values = json::object();
-    for (std::size_t k = 0; k < h.study.objectives.size(); ++k)
-      values[h.study.objectives[k].name] = k < t.values.size() ? json(t.values[k]) : json(nullptr);
-    trials.push_back({{"id", t.id},
-                      {"state", std::string(state_name(t.state))},
-                      {"objective", t.objective ? json(*t.objective) : json(nullptr)},
-                      {"objectives", values},
-                      {"params", params},
-                      {"start_time", t.start_time},
-                      {"end_time", t.end_time},
-                      {"wall_time", t.wall_time()},
-                      {"rank", t.rank},
-                      {"host", t.host},
-                      {"exit_code", t.exit_code},
-                      {"signal", t.signal},
-                      {"peak_rss_kb", t.peak_rss_kb},
-                      {"last_step", t.last_step},
-                      {"message", t.message}});
-  }
-  json reports = json::array();
-  for (const auto& r : h.reports)
-    reports.push_back({{"trial", r.trial},
-                       {"step", r.step},
-                       {"time", r.time},
-                       {"metric", r.metric},
-                       {"value", std::isfinite(r.value) ? json(r.value) : json(nullptr)}});
-  const auto& s = h.study;
-  json objectives = json::array();
-  for (const auto& o : s.objectives) objectives.push_back({{"name", o.name}, {"direction", o.minimize ? "min" : "max"}});
-  json study = {{"name", s.name},       {"space", s.space.to_json()}, {"sampler", s.sampler},
-                {"seed", s.seed},       {"direction", s.minimize ? "min" : "max"}, {"objectives", objectives},
-                {"command", s.command}, {"program_version", s.program_version},
-                {"created", s.created}, {"tune_version", s.tune_version}};
-  out << json{{"study", study}, {"trials", trials}, {"reports", reports}}.dump(2) << "\n";
+  if (format == "csv")
+    write_trials_csv(h, out);
+  else if (format == "curves")
+    write_curves_csv(h, out);
+  else if (format == "optuna")
+    write_optuna_journal(h, out);
+  else
+    write_study_json(h, out);
+  out.flush();
+  if (!out) throw HistoryError((output.empty() ? std::string("standard output") : output) + ": the export could not be written");
   return 0;
 }
 

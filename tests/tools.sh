@@ -10,6 +10,8 @@ missing=()
 # need WHAT PACKAGES COMMAND...: WHAT is missing unless COMMAND succeeds.
 need() { local what=$1 pkgs=$2; shift 2; "$@" >/dev/null 2>&1 || missing+=(" $what: apt-get install $pkgs"); }
 need "python3 with SciPy (the search statistic's test)" python3-scipy /usr/bin/python3 -c 'import scipy.stats'
+need "python3 with pandas, Optuna and plotly (tune export's test)" "python3-pandas python3-optuna python3-plotly" \
+  /usr/bin/python3 -c 'import pandas, optuna, plotly'
 need "groff (the man pages' check)" groff-base groff -v
 need "make (the install check)" make make --version
 if [ "${TUNE_CLUSTER_TESTS:-no}" = yes ]; then
