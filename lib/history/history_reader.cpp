@@ -127,7 +127,14 @@ HistorySnapshot settle(Read last, const std::map<std::size_t, Trial>& last_whole
 
 HistorySnapshot read_history(const std::string& path, bool with_reports) {
   quiet_hdf5();
-  if (!std::filesystem::exists(path)) throw HistoryError(path + ": no such history file");
+  if (!std::filesystem::exists(path)) {
+    // A study tune submit has queued has its script beside the history to be.
+    const auto script = std::filesystem::path(path).replace_extension(".sbatch");
+    if (std::filesystem::exists(script))
+      throw HistoryError(path + ": no such history file yet: " + script.string() +
+                         " is beside it, so its job has probably not started (squeue --me shows it)");
+    throw HistoryError(path + ": no such history file");
+  }
   const bool hdf5_locks = locks_work(path);
   constexpr int kAttempts = 8;
   std::optional<Read> last;

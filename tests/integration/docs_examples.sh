@@ -61,10 +61,10 @@ for entry in "${listing[@]}"; do
       for (i = 1; i <= NF; i++) { if ($i ~ /^JobId=/) id = substr($i, 7); if ($i ~ /^JobState=/) st = substr($i, 10); if ($i ~ /^JobName=/) name = substr($i, 9) }
       if (id + 0 > from + 0) print id, name, st }')
   bad=$(awk '$3 != "COMPLETED"' <<<"$states")
-  jobs=$(grep -c . <<<"$states")
   before=$(last_job | sort -n | tail -1)
   if [ $rc -eq 0 ] && [ -z "$bad" ]; then
-    ok "$page: '$first' runs as written (exit 0, $jobs job(s) COMPLETED, $((SECONDS - t0)) s)"
+    if [ -z "$states" ]; then what="no job"; else what="$(grep -c . <<<"$states") job(s) COMPLETED: $(awk '{print $1 "=" $2}' <<<"$states" | paste -sd' ')"; fi
+    ok "$page: '$first' runs as written (exit 0, $what, $((SECONDS - t0)) s)"
   else
     logs=$(for id in $(awk '{print $1}' <<<"$bad"); do
       for f in "$view"/*-"$id".out; do [ -e "$f" ] && { echo "== $f"; tail -n 15 "$f"; }; done; done)
