@@ -7,6 +7,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "report/study_report.hpp"
+
 namespace tune {
 namespace {
 
@@ -153,18 +155,6 @@ void write_study_json(const HistorySnapshot& h, std::ostream& out) {
   out << json{{"study", study}, {"trials", trials}, {"reports", reports}}.dump(2) << "\n";
 }
 
-std::string intermediate_metric(const HistorySnapshot& h) {
-  if (h.study.pruner.rule != "none" && !h.study.pruner.metric.empty()) return h.study.pruner.metric;
-  std::map<std::string, std::size_t> stepped;
-  for (const auto& r : h.reports)
-    if (r.step >= 0) ++stepped[r.metric];
-  std::string best;
-  std::size_t most = 0;
-  for (const auto& [metric, n] : stepped)
-    if (n > most) best = metric, most = n;
-  return best;
-}
-
 void write_optuna_journal(const HistorySnapshot& h, std::ostream& out) {
   // JournalStorage replays these lines (JournalOperation: CREATE_STUDY 0,
   // SET_STUDY_USER_ATTR 2, CREATE_TRIAL 4); a worker id no live Optuna
@@ -175,7 +165,7 @@ void write_optuna_journal(const HistorySnapshot& h, std::ostream& out) {
   if (s.objectives.empty()) directions.push_back(s.minimize ? 1 : 2);
   for (const auto& o : s.objectives) directions.push_back(o.minimize ? 1 : 2);
   out << json{{"op_code", 0}, {"worker_id", worker}, {"study_name", s.name}, {"directions", directions}}.dump() << "\n";
-  const std::string metric = intermediate_metric(h);
+  const std::string metric = curve_metric(h);
   const std::vector<std::pair<std::string, json>> attrs = {
       {"tune_command", s.command},   {"tune_sampler", s.sampler},         {"tune_seed", s.seed},
       {"tune_created", s.created},   {"tune_version", s.tune_version},    {"tune_intermediate_metric", metric},

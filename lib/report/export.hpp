@@ -19,18 +19,14 @@ void write_trials_csv(const HistorySnapshot& h, std::ostream& out);
 void write_curves_csv(const HistorySnapshot& h, std::ostream& out);
 void write_study_json(const HistorySnapshot& h, std::ostream& out);
 
-// The metric whose reports become Optuna's intermediate values: the pruning
-// metric when the study prunes, else the metric reported with a step most
-// often ("" when none is).
-std::string intermediate_metric(const HistorySnapshot& h);
-
 // The journal: one study (directions from the objectives), one trial per
 // tune trial in id order (Optuna's number = tune's id when ids are
 // contiguous), each with its distributions, parameters (inactive ones
 // left out), state (ok: COMPLETE, pruned: PRUNED, failed, timeout and
 // invalid: FAIL, interrupted: WAITING, running: RUNNING), values, times
-// (local time, as Optuna writes them), the intermediate metric's values by
-// step, and tune's own fields as user attributes (tune_id, tune_state, host,
+// (local time, as Optuna writes them), the values by step of the metric
+// tune report draws the curves of (curve_metric: the pruning metric, else
+// the one reported with a step most often) as intermediate values, and tune's own fields as user attributes (tune_id, tune_state, host,
 // rank, exit_code, wall_time, message).
 void write_optuna_journal(const HistorySnapshot& h, std::ostream& out);
 

@@ -60,20 +60,7 @@ for _ in $(seq 1 150); do
   [ "${done_now:-0}" -ge 6 ] && break
   sleep 0.2
 done
-scancel --signal=USR1 --batch "$job"
-for _ in $(seq 1 150); do
-  [ "$(scontrol show job "$job" | grep -o 'Restarts=[0-9]*')" = Restarts=1 ] && break
-  sleep 0.2
-done
-# Slurm holds a requeued job for 120 s (BeginTime); start it now, but only once
-# the first run has left the nodes (until then Slurm revokes the restart's
-# credential and fails the job).
-for _ in $(seq 1 150); do
-  [ "$(squeue -h -j "$job" -o %T)" = PENDING ] && [ -z "$(sinfo -h -N -o %T | grep -v '^idle$')" ] && break
-  sleep 0.2
-done
-sleep 1
-scontrol update jobid="$job" StartTime=now >/dev/null 2>&1
+warn_and_restart "$job"
 wait_gone "$job" 150
 log=$(cat requeue-"$job".out)
 # SIGUSR1 drains: the running trials finish (ok), none is cut short.

@@ -54,14 +54,7 @@ for _ in $(seq 1 300); do
   [ "$(cat pytorch-"$job".out 2>/dev/null | grep -c ' ok ')" -ge 2 ] && break
   sleep 0.5
 done
-scancel --signal=USR1 --batch "$job"
-for _ in $(seq 1 150); do [ "$(scontrol show job "$job" | grep -o 'Restarts=[0-9]*')" = Restarts=1 ] && break; sleep 0.2; done
-for _ in $(seq 1 150); do
-  [ "$(squeue -h -j "$job" -o %T)" = PENDING ] && [ -z "$(sinfo -h -N -o %T | grep -v '^idle$')" ] && break
-  sleep 0.2
-done
-sleep 1
-scontrol update jobid="$job" StartTime=now >/dev/null 2>&1
+warn_and_restart "$job"
 wait_gone "$job" 300
 st=$(states pytorch.h5)
 n=$(su "$alice" -c "$tune export $work/pytorch.h5 --csv" | awk -F, 'NR > 1' | wc -l)

@@ -133,6 +133,26 @@ import json, sys
 print(max([j.get("yield_level", 0) for j in json.load(sys.stdin) if j.get("role") in ("trial", "appcore")] or [0]))' 2>/dev/null
 }
 
+# warn_and_restart JOB: Slurm's time-limit warning to the batch shell
+# (sbatch --signal=B:USR1), then, once tune wrap has requeued the job, its
+# restart at once. Slurm holds a requeued job for 120 s (BeginTime); it is
+# started only once the first run has left the nodes (until then Slurm
+# revokes the restart's credential and fails the job).
+warn_and_restart() {
+  local job=$1
+  scancel --signal=USR1 --batch "$job"
+  for _ in $(seq 1 150); do
+    [ "$(scontrol show job "$job" | grep -o 'Restarts=[0-9]*')" = Restarts=1 ] && break
+    sleep 0.2
+  done
+  for _ in $(seq 1 150); do
+    [ "$(squeue -h -j "$job" -o %T)" = PENDING ] && [ -z "$(sinfo -h -N -o %T | grep -v '^idle$')" ] && break
+    sleep 0.2
+  done
+  sleep 1
+  scontrol update jobid="$job" StartTime=now >/dev/null 2>&1
+}
+
 # Waits for batch job $1 to leave the queue (up to $2 seconds, default 60).
 wait_job() {
   local i

@@ -101,16 +101,6 @@ TEST(Export, AMultiObjectiveStudyHasADirectionAndValuesPerObjective) {
     }
 }
 
-TEST(Export, TheIntermediateMetricIsThePrunersElseTheMostSteppedOne) {
-  HistorySnapshot h = snapshot();
-  EXPECT_EQ(intermediate_metric(h), "acc");
-  h.study.pruner.rule = "none";
-  h.reports.push_back({2, 1, 0, "loss", 1});
-  h.reports.push_back({2, 2, 0, "loss", 1});
-  h.reports.push_back({2, 3, 0, "loss", 1});
-  EXPECT_EQ(intermediate_metric(h), "loss");
-}
-
 TEST(Export, TheCsvFilesHaveTheDocumentedColumnsAndQuoteWhatNeedsIt) {
   const HistorySnapshot h = snapshot();
   std::ostringstream trials, curves;
