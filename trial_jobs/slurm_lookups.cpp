@@ -8,6 +8,7 @@
 namespace tune {
 
 std::optional<PartitionTimes> partition_times(const std::string& partition) {
+  slurm_init(nullptr);  // 24.11 on: no RPC before it (tune submit checked the cluster is reachable)
   partition_info_msg_t* msg = nullptr;
   if (slurm_load_partitions(0, &msg, SHOW_ALL) != SLURM_SUCCESS) return std::nullopt;
   std::optional<PartitionTimes> out;
@@ -25,6 +26,7 @@ std::optional<PartitionTimes> partition_times(const std::string& partition) {
 }
 
 std::optional<std::uint32_t> queued_job_of_script(const std::string& script) {
+  slurm_init(nullptr);
   job_info_msg_t* info = nullptr;
   if (slurm_load_job_user(&info, getuid(), 0) != SLURM_SUCCESS) return std::nullopt;
   std::optional<std::uint32_t> out;

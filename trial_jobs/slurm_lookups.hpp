@@ -2,7 +2,8 @@
 // What tune submit asks slurmctld before it submits: the time limits of the
 // partition a job goes to, and whether a job of this user still runs a
 // batch script (a study submitted before). Mechanism only: what to say about
-// them is lib/study/submit_notes's.
+// them is lib/study/submit_notes's. Call them once slurm_unreachable() said
+// the cluster answers (libslurm's initialisation is fatal without one).
 #pragma once
 
 #include <cstdint>
