@@ -2,6 +2,7 @@
 #include "study/trial_jobs_loop.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace tune {
 namespace {
@@ -15,33 +16,38 @@ std::vector<std::uint32_t> ids_of(const Map& m) {
   return ids;
 }
 
+RefusalVerdict waits(bool limit) { return RefusalVerdict{true, limit, ""}; }
+RefusalVerdict stops(std::string fix) { return RefusalVerdict{false, false, std::move(fix)}; }
+
 }  // namespace
 
 RefusalVerdict judge_refusal(const JobQueueError& e, bool submitted_before, std::size_t own_jobs) {
   switch (e.cause) {
-    case RefusalCause::Unreachable: return {.waits = true};
-    case RefusalCause::JobCount: return {.waits = true, .limit = true};
+    case RefusalCause::Unreachable: return waits(false);
+    case RefusalCause::JobCount: return waits(true);
     case RefusalCause::AccountingPolicy:
-      if (e.user_jobs != 0 || own_jobs > 0) return {.waits = true, .limit = true};
-      return {.fix = "no job of yours is in the queue, so this is a size or time limit of your QOS or "
-                     "association that waiting does not lift: lower --cpus-per-trial, --mem-per-trial, "
-                     "--gpus-per-trial or --trial-time-limit, or choose another --qos or --account "
-                     "(sacctmgr show assoc user=$USER; sacctmgr show qos)"};
-    case RefusalCause::Partition: return {.fix = "check --partition (sinfo -s lists the partitions open to you)"};
+      if (e.user_jobs != 0 || own_jobs > 0) return waits(true);
+      return stops(
+          "no job of yours is in the queue, so this is a size or time limit of your QOS or association that "
+          "waiting does not lift: lower --cpus-per-trial, --mem-per-trial, --gpus-per-trial or "
+          "--trial-time-limit, or choose another --qos or --account (sacctmgr show assoc user=$USER; "
+          "sacctmgr show qos)");
+    case RefusalCause::Partition: return stops("check --partition (sinfo -s lists the partitions open to you)");
     case RefusalCause::Account:
-      return {.fix = "check --account (sacctmgr show assoc user=$USER lists yours)"};
-    case RefusalCause::Qos: return {.fix = "check --qos (sacctmgr show assoc user=$USER format=qos lists yours)"};
-    case RefusalCause::Constraint: return {.fix = "check --constraint (sinfo -o '%N %f' lists the features)"};
-    case RefusalCause::Reservation: return {.fix = "check --reservation (scontrol show reservation)"};
+      return stops("check --account (sacctmgr show assoc user=$USER lists yours)");
+    case RefusalCause::Qos: return stops("check --qos (sacctmgr show assoc user=$USER format=qos lists yours)");
+    case RefusalCause::Constraint: return stops("check --constraint (sinfo -o '%N %f' lists the features)");
+    case RefusalCause::Reservation: return stops("check --reservation (scontrol show reservation)");
     case RefusalCause::Size:
-      return {.fix = "lower --cpus-per-trial, --mem-per-trial or --gpus-per-trial: no node of the partition "
-                     "has that much (sinfo -o '%P %c %m %G')"};
+      return stops(
+          "lower --cpus-per-trial, --mem-per-trial or --gpus-per-trial: no node of the partition has that "
+          "much (sinfo -o '%P %c %m %G')");
     case RefusalCause::TimeLimit:
-      return {.fix = "lower --trial-time-limit (x --trials-per-job) below the partition's limit (sinfo -o '%P %l')"};
+      return stops("lower --trial-time-limit (x --trials-per-job) below the partition's limit (sinfo -o '%P %l')");
     case RefusalCause::Unknown: break;
   }
-  if (submitted_before) return {.waits = true};
-  return {.fix = "check --partition, --account, --qos, --constraint, --reservation and the trial's size"};
+  if (submitted_before) return waits(false);
+  return stops("check --partition, --account, --qos, --constraint, --reservation and the trial's size");
 }
 
 bool limit_reason(const std::string& r) {
