@@ -51,7 +51,8 @@ else not_ok "pytorch-trial-jobs.sbatch" "states: $st" "$(tail -n 20 pytorch-jobs
 rm -rf pytorch.h5 pytorch.trials pytorch-*.out
 job=$(submit "TRIALS=12 EPOCHS=6" pytorch-mpi.sbatch)
 for _ in $(seq 1 300); do
-  [ "$(cat pytorch-"$job".out 2>/dev/null | grep -c ' ok ')" -ge 2 ] && break
+  # Two trials finished (ok or pruned): ten are still to come.
+  [ "$(cat pytorch-"$job".out 2>/dev/null | grep -cE '^tune: trial [0-9]+ (ok|pruned) ')" -ge 2 ] && break
   sleep 0.5
 done
 warn_and_restart "$job"
