@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # examples/pytorch as a student runs it: a non-root user with a venv that has
-# PyTorch (Debian's, through --system-site-packages), the two sbatch scripts
+# PyTorch (Debian's, through --system-site-packages), the MPI-mode script
 # submitted as written (the partition placeholder overridden on sbatch's
 # command line, TRIALS and EPOCHS made small) on the deployed cluster with
-# fake GPUs: MPI mode holds exactly a GPU per runner, trial jobs run one
-# trial each; every trial trains on the CPU (no CUDA here) and reports per
-# epoch; the MPI study drains on the time-limit warning, requeues itself and
-# resumes.
+# fake GPUs: the job holds exactly a GPU per runner; every trial trains on
+# the CPU (no CUDA here) and reports per epoch; the study drains on the
+# time-limit warning, requeues itself and resumes. (docs_examples.sh runs
+# both scripts as examples/README.md shows them.)
 source "$(dirname "$0")/tap.sh"
-plan 4
+plan 3
 user_tools  # $tune and $programs, reachable by the test users
 studies_setup
 deployed_cluster_up pytorch_example 17860 --nodes 2 --cpus 8 --memory 16000 --gpus 4 \
@@ -37,16 +37,7 @@ if [ "$gres" = JOB_GRES=gpu:4 ] && [[ $st =~ ^[0-9]+\ ok ]] && ! grep -qE 'faile
 else not_ok "pytorch-mpi.sbatch" "job $job: $gres" "states: $st" "CPU trials: $cpu of $gpus" "reports: $curves" \
   "$(tail -n 20 pytorch-*.out 2>&1)"; fi
 
-# 2. Trial jobs: every trial a job of its own on the partition the AppCore job was given.
-job=$(submit "TRIALS=6 EPOCHS=3" pytorch-trial-jobs.sbatch)
-wait_gone "$job" 300
-st=$(states pytorch-jobs.h5)
-trial_parts=$(grep -h "^tune: trial [0-9]* .*job [0-9]* on" pytorch-jobs-"$job".out | wc -l)
-if [[ $st =~ ^[0-9]+\ ok ]] && ! grep -qE 'failed|invalid|timeout' <<<"$st" && [ "$trial_parts" -eq 6 ]; then
-  ok "pytorch-trial-jobs.sbatch as written: 6 trials in trial jobs ($st)"
-else not_ok "pytorch-trial-jobs.sbatch" "states: $st" "$(tail -n 20 pytorch-jobs-*.out 2>&1)"; fi
-
-# 3. The time-limit warning mid-study: the running trials drain, the job
+# 2. The time-limit warning mid-study: the running trials drain, the job
 #    requeues itself and resumes.
 rm -rf pytorch.h5 pytorch.trials pytorch-*.out
 job=$(submit "TRIALS=12 EPOCHS=6" pytorch-mpi.sbatch)
@@ -64,6 +55,6 @@ if grep -q "requeueing job $job to resume it" pytorch-"$job".out && grep -q "tri
   ok "the time-limit warning: the study drained, requeued and resumed; 12 trials ($st)"
 else not_ok "drain, requeue and resume" "states: $st ($n rows)" "$(tail -n 30 pytorch-"$job".out 2>&1)"; fi
 
-# 4. Nothing left behind.
+# 3. Nothing left behind.
 if [ -z "$(squeue -h 2>/dev/null)" ] && scontrol ping | grep -q UP; then ok "no job left in the queue; slurmctld up"
 else not_ok "clean end" "$(squeue)"; fi
