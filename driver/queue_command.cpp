@@ -175,12 +175,13 @@ int show_queue(const std::string& user, bool json) {
   }
   for (const auto& [who, group] : trial_jobs) {
     int pending = 0;
-    std::string limits;
-    for (const Row* r : group) {
-      pending += r->pending;
-      if (r->pending && limit_reason(r->reason) && limits.find(r->reason) == std::string::npos)
-        limits += (limits.empty() ? "" : ", ") + r->reason;
-    }
+    std::vector<std::string> reasons;
+    for (const Row* r : group)
+      if (r->pending) {
+        ++pending;
+        reasons.push_back(r->reason);
+      }
+    const std::string limits = limit_reasons(reasons);
     const Row* any = group.front();
     std::printf("study %s of %s: %d trial job(s) pending, %zu running%s%s\n", who.second.c_str(), who.first.c_str(),
                 pending, group.size() - static_cast<std::size_t>(pending),

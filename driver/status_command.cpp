@@ -13,8 +13,8 @@
 
 #include "history/history.hpp"
 #include "report/export.hpp"
-#include "run_command.hpp"
 #include "report/study_report.hpp"
+#include "run_command.hpp"
 #include "study/front.hpp"
 #include "study/trial_jobs_loop.hpp"
 #include "trial_jobs_loop.hpp"
@@ -30,11 +30,10 @@ void show_trial_jobs(const std::string& history) {
   const auto j = nlohmann::json::parse(in, nullptr, false);
   if (!j.is_object() || !j.contains("jobs") || !j["jobs"].is_array()) return;
   const double age = std::max(0.0, static_cast<double>(std::time(nullptr)) - j.value("updated", 0.0));
-  std::string limits;
+  std::vector<std::string> reasons;
   for (const auto& e : j["jobs"])
-    if (const std::string r = e.value("reason", ""); e.value("state", "") == "PENDING" && limit_reason(r) &&
-                                                      limits.find(r) == std::string::npos)
-      limits += (limits.empty() ? "" : ", ") + r;
+    if (e.value("state", "") == "PENDING") reasons.push_back(e.value("reason", ""));
+  const std::string limits = limit_reasons(reasons);
   if (const std::string held = j.value("held", ""); !held.empty())
     std::printf("held:      by a limit: no more trial jobs are taken now (%s); the study waits for it to pass\n",
                 held.c_str());

@@ -18,8 +18,8 @@
 #include "space/search_space.hpp"
 #include "study/objective_flags.hpp"
 #include "study/text_input.hpp"
-#include "study/warm_start.hpp"
 #include "study/submit_notes.hpp"
+#include "study/warm_start.hpp"
 #include "trial_jobs/slurm_lookups.hpp"
 #include "trial_jobs/slurm_reach.hpp"
 
@@ -34,7 +34,7 @@ void add_submit_options(CLI::App& s, SubmitOptions& o) {
   s.add_option("--appcore-cpus,--app-core-cpus", o.appcore_cpus, "CPUs of the AppCore job (--trial-jobs; in MPI mode it shares the first node's CPUs)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  s.add_option("--appcore-mem,--app-core-memory", o.appcore_mem, "memory of the AppCore task");
+  s.add_option("--appcore-mem,--app-core-memory", o.appcore_mem, "memory of the AppCore job (--trial-jobs; in MPI mode it shares the first node's)");
   s.add_option("--time", o.time, "the job's time limit (sbatch --time); the study drains 2 minutes before");
   s.add_option("--history", o.history, "HDF5 history (default: NAME.h5 in the working directory)");
   s.add_option("--workdir", o.workdir, "directory the job runs in (default: the current one)");

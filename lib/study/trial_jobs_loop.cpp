@@ -56,6 +56,17 @@ bool limit_reason(const std::string& r) {
                     r.find("Max") != std::string::npos);
 }
 
+std::string limit_reasons(const std::vector<std::string>& pending_reasons) {
+  std::vector<std::string> seen;
+  std::string out;
+  for (const auto& r : pending_reasons)
+    if (limit_reason(r) && std::find(seen.begin(), seen.end(), r) == seen.end()) {
+      seen.push_back(r);
+      out += (out.empty() ? "" : ", ") + r;
+    }
+  return out;
+}
+
 double trial_job_time_limit(double trial_time_limit, int trials_per_job) {
   return trial_time_limit > 0 ? trial_time_limit * trials_per_job + 60 : 0;
 }

@@ -83,6 +83,9 @@ RefusalVerdict judge_refusal(const JobQueueError& e, bool submitted_before, std:
 // partition limit on jobs or resources: QOSMaxJobsPerUserLimit,
 // AssocGrpCpuLimit, QOSGrpGRES, PartitionTimeLimit...
 bool limit_reason(const std::string& reason);
+// The distinct limit reasons among these pending jobs' reasons, comma-joined
+// ("" when none is a limit): what tune status and tune queue show as held.
+std::string limit_reasons(const std::vector<std::string>& pending_reasons);
 
 // Slurm, as the loop needs it.
 class JobQueue {

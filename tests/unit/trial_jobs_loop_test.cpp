@@ -275,6 +275,10 @@ TEST_F(TrialJobsLoopTest, ARefusalThatNoWaitingLiftsStopsTheStudyNamingTheFlag) 
     EXPECT_NE(v.fix.find(fix), std::string::npos) << v.fix;
   }
   EXPECT_TRUE(judge_refusal(JobQueueError("x", RefusalCause::JobCount), false).limit);
+  EXPECT_EQ(limit_reasons({"Resources", "QOSMaxJobsPerUserLimit", "Priority", "AssocGrpCpuLimit",
+                           "QOSMaxJobsPerUserLimit"}),
+            "QOSMaxJobsPerUserLimit, AssocGrpCpuLimit");
+  EXPECT_EQ(limit_reasons({"Resources", "Priority", "Dependency"}), "");
   EXPECT_TRUE(judge_refusal(JobQueueError("x", RefusalCause::Unreachable), false).waits);
   EXPECT_FALSE(judge_refusal(JobQueueError("x", RefusalCause::Unreachable), false).limit);
   make_study(4);
