@@ -163,15 +163,15 @@ Command add_place(CLI::App& app) {
   };
   auto o = held<O>();
   std::string policies;
-  for (const auto& p : tune::placement_policies())
-    policies += (policies.empty() ? "" : "; ") + p.name + ": " + p.what;
+  for (const auto& p : tune::placements().entries())
+    policies += (policies.empty() ? "" : "; ") + p.name + ": " + p.description;
   auto* c =
       app.add_subcommand("place", "Show where a placement policy puts a list of jobs (no slurmctld needed)");
   c->add_option("--cluster", o->cluster, "cluster description: JSON, or a Tiresias cluster_spec CSV")
       ->required();
   c->add_option("--jobs", o->jobs, "JSON list of jobs, placed in order")->required();
   c->add_option("--policy", o->policy, "the placement policy (" + policies + ")")
-      ->check(CLI::IsMember(tune::placement_names()))
+      ->check(CLI::IsMember(tune::placements().names()))
       ->capture_default_str();
   c->add_flag("--json", o->json, "JSON instead of a table");
   return {c, [o] { return tune::show_placement(o->cluster, o->jobs, o->policy, o->json); }};

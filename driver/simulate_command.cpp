@@ -53,13 +53,13 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
                  "workload's jobs of the same GPU count");
   // The names: lib/simulation/ordering's list; NAME:ESTIMATOR for the policies with tune's lowering.
   std::string priority_help = "priority policies to compare:";
-  for (const auto& p : sim::ordering_policies()) {
+  for (const auto& p : sim::ordering_policies().entries()) {
     priority_help += " " + p.name;
     for (const auto& a : p.aliases) priority_help += " (or " + a + ")";
-    priority_help += " (" + p.what + ");";
+    priority_help += " (" + p.description + ");";
   }
   priority_help += " tune:ESTIMATOR and multifactor+tune:ESTIMATOR with the named estimator (";
-  for (const auto& e : estimator_names()) priority_help += (e == estimator_names().front() ? "" : ", ") + e;
+  priority_help += estimators().choices();
   priority_help += ") instead of the configuration's";
   app.add_option("--priority", o.priorities, priority_help)
       ->delimiter(',')
@@ -68,7 +68,7 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
             const auto colon = name.find(':');
             try {
               const auto& p = sim::ordering_policy(name.substr(0, colon));
-              if (colon != std::string::npos && (p.lowering != sim::Lowering::Tune || !estimator_by_name(name.substr(colon + 1))))
+              if (colon != std::string::npos && (p.lowering != sim::Lowering::Tune || !estimators().contains(name.substr(colon + 1))))
                 return "'" + name + "': an estimator (:algorithm1, :tail) goes only with tune and multifactor+tune";
             } catch (const std::invalid_argument& e) {
               return e.what();
@@ -78,9 +78,9 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
           "POLICY[:ESTIMATOR]"))
       ->capture_default_str();
   std::string placement_help = "placement policies to compare:";
-  for (const auto& p : placement_policies()) placement_help += " " + p.name + " (" + p.what + ");";
+  for (const auto& p : placements().entries()) placement_help += " " + p.name + " (" + p.description + ");";
   placement_help += " default cons_tres, or select_gang.conf's placement with --select-conf";
-  app.add_option("--placement", o.placements, placement_help)->delimiter(',')->check(CLI::IsMember(placement_names()));
+  app.add_option("--placement", o.placements, placement_help)->delimiter(',')->check(CLI::IsMember(placements().names()));
   auto* load = app.add_option("--load", o.loads, "compress arrivals by these factors (2: twice as often)")
                    ->delimiter(',')
                    ->check(CLI::PositiveNumber);
@@ -149,7 +149,7 @@ int run_simulation(const SimulateOptions& o) {
     }
     if (o.limit > 0 && static_cast<long>(base.jobs.size()) > o.limit) base.jobs.resize(o.limit);
     if (!o.sched_conf.empty()) tune_conf = load_sched_config(o.sched_conf);
-    if (!o.site_conf.empty()) site_conf = load_sched_config(o.site_conf, ConfigHost::SiteFactor);
+    if (!o.site_conf.empty()) site_conf = load_sched_config(o.site_conf, priority_policy("site_factor/tune").rules);
     if (!o.select_conf.empty()) {  // a site's settings for the policies the plugin runs
       const GangConfig g = load_gang_config(o.select_conf);
       placement_options = g.options;
@@ -202,7 +202,7 @@ int run_simulation(const SimulateOptions& o) {
         const auto colon = prio.find(':');
         c.options.priority = prio.substr(0, colon), c.options.placement = place;
         c.options.tune = sim::ordering_policy(c.options.priority).base == sim::OrderingBase::Multifactor ? site_conf : tune_conf;
-        if (colon != std::string::npos) c.options.tune.adaptive.estimator = *estimator_by_name(prio.substr(colon + 1));
+        if (colon != std::string::npos) c.options.tune.adaptive.estimator = estimators().at(prio.substr(colon + 1)).estimator;
         c.options.placement_options = placement_options;
         c.options.cpus_per_gpu = o.cpus_per_gpu, c.options.study_mode = mode, c.options.drain = o.drain;
         c.options.timer_phase = o.timer_phase;

@@ -14,8 +14,8 @@ namespace {
 // check_study_flags applies the same list's checks to the parsed values.
 void add_check(CLI::Option* o, const StudyFlag& flag, StudyCommand command) {
   switch (flag.check) {
-    case FlagCheck::Algorithm: o->check(CLI::IsMember(sampler_names())); break;
-    case FlagCheck::Pruner: o->check(CLI::IsMember(pruner_names())); break;
+    case FlagCheck::Algorithm: o->check(CLI::IsMember(samplers().names())); break;
+    case FlagCheck::Pruner: o->check(CLI::IsMember(pruners().names())); break;
     case FlagCheck::Positive: o->check(CLI::PositiveNumber); break;
     case FlagCheck::NonNegative: o->check(CLI::NonNegativeNumber); break;
     case FlagCheck::Range: o->check(CLI::Range(flag.lo, flag.hi)); break;

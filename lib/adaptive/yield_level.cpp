@@ -14,8 +14,6 @@ double smallest_top_gap(const ProgressRecord& r, const AdaptiveOptions& o) {
   return g / std::max(std::fabs(r.top[0]), 1e-12);
 }
 
-const char* estimator_name(Estimator e) { return e == Estimator::Tail ? "tail" : "algorithm1"; }
-
 bool YieldLevel::observe_tail(const ProgressRecord& r, const AdaptiveOptions& o) {
   const auto e = tail_estimate(r, o.tail, o.thresholds.empty() ? 0 : o.thresholds.front());
   if (!e) return false;

@@ -21,6 +21,7 @@
 
 #include "adaptive/progress_record.hpp"
 #include "adaptive/tail_estimate.hpp"
+#include "registry/registry.hpp"
 
 namespace tune {
 
@@ -28,18 +29,24 @@ namespace tune {
 // estimator in sched_tune.conf): the source design's Algorithm 1, or the
 // tail estimator (tail_estimate.hpp).
 enum class Estimator { Algorithm1, Tail };
-// The estimators by name ("algorithm1", "tail"), in one list. Inline: the
+struct EstimatorEntry {
+  std::string name;
+  std::vector<std::string> aliases;
+  std::string description;
+  Estimator estimator;
+};
+// The estimators by their adaptive.estimator name, in one list. Inline: the
 // configuration parser is also built on its own (tests/fuzz/config_fuzz).
-inline const std::vector<std::string>& estimator_names() {
-  static const std::vector<std::string> names = {"algorithm1", "tail"};
-  return names;
+inline const Registry<EstimatorEntry>& estimators() {
+  static const Registry<EstimatorEntry> registry(
+      "estimator", {
+                       {"algorithm1", {}, "the source design's Algorithm 1: the gap among a study's top m results",
+                        Estimator::Algorithm1},
+                       {"tail", {}, "the chance that the study's next results beat its best (tail_estimate.hpp)",
+                        Estimator::Tail},
+                   });
+  return registry;
 }
-inline std::optional<Estimator> estimator_by_name(std::string_view name) {
-  if (name == "algorithm1") return Estimator::Algorithm1;
-  if (name == "tail") return Estimator::Tail;
-  return std::nullopt;
-}
-const char* estimator_name(Estimator e);
 
 struct AdaptiveOptions {
   Estimator estimator = Estimator::Algorithm1;

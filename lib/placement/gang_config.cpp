@@ -35,7 +35,7 @@ GangConfig parse_gang_config(const std::string& text, const std::string& name) {
         c.partitions.insert(static_cast<const char*>(x[k]));
       }
     } else if (key == "placement") {
-      const auto names = placement_names(/*in_plugin_only=*/true);
+      const auto names = plugin_placement_names();
       std::string list;
       for (const auto& n : names) list += (list.empty() ? "\"" : "\" or \"") + n;
       list += "\"";

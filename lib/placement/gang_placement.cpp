@@ -112,31 +112,31 @@ std::optional<Placement> GangPlacement::place(const Topology& t, const JobShape&
   return best;
 }
 
-const std::vector<PlacementName>& placement_policies() {
-  static const std::vector<PlacementName> list = {
-      {"gang", "all GPUs of a job at once on the fewest switches and nodes, best fit", true},
-      {"fgd", "fragmentation-aware over the mix of jobs seen (one-node jobs), gang otherwise", true},
-      {"cons_tres", "select/cons_tres's own choice", false},
-      {"first-fit", "the first nodes in node order that hold the job", false},
-  };
-  return list;
+const Registry<PlacementEntry>& placements() {
+  static const Registry<PlacementEntry> registry(
+      "placement policy",
+      {
+          {"gang", {}, "all GPUs of a job at once on the fewest switches and nodes, best fit",
+           [](const PlacementOptions& o) { return std::make_unique<GangPlacement>(o); }, true},
+          {"fgd", {}, "fragmentation-aware over the mix of jobs seen (one-node jobs), gang otherwise",
+           [](const PlacementOptions& o) { return std::make_unique<FragmentationPlacement>(o); }, true},
+          {"cons_tres", {}, "select/cons_tres's own choice",
+           [](const PlacementOptions&) { return std::make_unique<ConsTresPlacement>(); }},
+          {"first-fit", {}, "the first nodes in node order that hold the job",
+           [](const PlacementOptions&) { return std::make_unique<FirstFitPlacement>(); }},
+      });
+  return registry;
 }
 
-std::vector<std::string> placement_names(bool in_plugin_only) {
+std::vector<std::string> plugin_placement_names() {
   std::vector<std::string> names;
-  for (const auto& p : placement_policies())
-    if (p.in_plugin || !in_plugin_only) names.push_back(p.name);
+  for (const auto& p : placements().entries())
+    if (p.in_plugin) names.push_back(p.name);
   return names;
 }
 
-std::unique_ptr<PlacementPolicy> make_placement(const std::string& name, PlacementOptions options) {
-  if (name == "gang") return std::make_unique<GangPlacement>(options);
-  if (name == "fgd") return std::make_unique<FragmentationPlacement>(options);
-  if (name == "first-fit") return std::make_unique<FirstFitPlacement>();
-  if (name == "cons_tres") return std::make_unique<ConsTresPlacement>();
-  std::string known;
-  for (const auto& n : placement_names()) known += (known.empty() ? "" : ", ") + n;
-  throw std::invalid_argument("unknown placement policy '" + name + "': use " + known);
+std::unique_ptr<PlacementPolicy> make_placement(std::string_view name, PlacementOptions options) {
+  return placements().at(name).make(options);
 }
 
 void apply(Topology& t, const Placement& p, const JobShape& /*job*/) {

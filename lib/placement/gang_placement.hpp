@@ -7,12 +7,15 @@
 // CPU-only job does not take the cores a node's free GPUs need. Ties break by
 // node order. Also: which GPU indices to prefer on each node (same socket
 // first). No Slurm here.
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "placement/topology.hpp"
+#include "registry/registry.hpp"
 
 namespace tune {
 
@@ -70,19 +73,21 @@ class ConsTresPlacement : public PlacementPolicy {
   std::string name() const override { return "cons_tres"; }
 };
 
-// By name: gang, fgd, cons_tres, first-fit.
 // The placement policies, in one list: what tune place, tune simulate and
 // select_gang.conf's `placement` accept (the plugin runs those marked
 // in_plugin; cons_tres and first-fit are what the plugin falls back on).
-struct PlacementName {
+struct PlacementEntry {
   std::string name;
-  std::string what;
-  bool in_plugin;
+  std::vector<std::string> aliases;
+  std::string description;
+  std::function<std::unique_ptr<PlacementPolicy>(const PlacementOptions&)> make;
+  bool in_plugin = false;
 };
-const std::vector<PlacementName>& placement_policies();
-std::vector<std::string> placement_names(bool in_plugin_only = false);
-// The policy by name; std::invalid_argument naming the known ones otherwise.
-std::unique_ptr<PlacementPolicy> make_placement(const std::string& name, PlacementOptions options = {});
+const Registry<PlacementEntry>& placements();
+// The names the plugin runs (in_plugin).
+std::vector<std::string> plugin_placement_names();
+// The policy by name; UnknownName naming the known ones otherwise.
+std::unique_ptr<PlacementPolicy> make_placement(std::string_view name, PlacementOptions options = {});
 
 // Marks the placement's cores, memory and GPUs used (or free again).
 void apply(Topology& t, const Placement& p, const JobShape& job);

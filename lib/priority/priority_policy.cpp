@@ -8,26 +8,21 @@
 
 namespace tune {
 
-const std::vector<PriorityPolicySpec>& priority_policies() {
-  static const std::vector<PriorityPolicySpec> list = {
-      {"sched/tune", ConfigHost::SchedTune,
-       "DRF fair share times the study's yield factor, as the job's priority",
-       [](SchedConfig c) { return std::make_unique<SchedulingPolicy>(std::move(c)); }},
-      {"site_factor/tune", ConfigHost::SiteFactor,
-       "the study's yield factor as a SITE term priority/multifactor adds",
-       [](SchedConfig c) { return std::make_unique<SiteFactorPolicy>(std::move(c)); }},
-  };
-  return list;
+const Registry<PriorityPolicyEntry>& priority_policies() {
+  static const Registry<PriorityPolicyEntry> registry(
+      "priority policy",
+      {
+          {"sched/tune", {}, "DRF fair share times the study's yield factor, as the job's priority",
+           [](SchedConfig c) { return std::make_unique<SchedulingPolicy>(std::move(c)); },
+           ConfigRules{}, "usage and yield levels"},
+          {"site_factor/tune", {}, "the study's yield factor as a SITE term priority/multifactor adds",
+           [](SchedConfig c) { return std::make_unique<SiteFactorPolicy>(std::move(c)); },
+           ConfigRules{.fairshare = false, .named_by = "PrioritySiteFactorParameters"}, "yield levels"},
+      });
+  return registry;
 }
 
-const PriorityPolicySpec& priority_policy(std::string_view name) {
-  std::string known;
-  for (const auto& p : priority_policies()) {
-    if (p.name == name) return p;
-    known += (known.empty() ? "" : ", ") + p.name;
-  }
-  throw std::invalid_argument("unknown priority policy '" + std::string(name) + "': use " + known);
-}
+const PriorityPolicyEntry& priority_policy(std::string_view name) { return priority_policies().at(name); }
 
 std::unique_ptr<PriorityPolicy> make_priority_policy(std::string_view name, SchedConfig c) {
   return priority_policy(name).make(std::move(c));

@@ -20,6 +20,7 @@
 #include "fairshare/fair_share.hpp"
 #include "priority/sched_config.hpp"
 #include "priority/study_tracker.hpp"
+#include "registry/registry.hpp"
 
 namespace tune {
 
@@ -59,17 +60,22 @@ class PriorityPolicy {
   virtual void restore(const nlohmann::json& state) = 0;
 };
 
-struct PriorityPolicySpec {
-  std::string name;  // the plugin that hosts it: "sched/tune", "site_factor/tune"
-  ConfigHost host;   // whose configuration file it reads (load_sched_config)
-  std::string what;  // one line
+// A policy's name is the plugin that hosts it ("sched/tune",
+// "site_factor/tune"): the plugins' C side names it so, and everything that
+// differs between the hosts is here.
+struct PriorityPolicyEntry {
+  std::string name;
+  std::vector<std::string> aliases;
+  std::string description;
   std::function<std::unique_ptr<PriorityPolicy>(SchedConfig)> make;
+  ConfigRules rules;       // what its configuration file may hold (load_sched_config)
+  std::string state_holds; // what its saved state holds, for the log
 };
 
 // Every adaptive priority policy, by the plugin that hosts it.
-const std::vector<PriorityPolicySpec>& priority_policies();
-// The one a name stands for; std::invalid_argument naming the known ones otherwise.
-const PriorityPolicySpec& priority_policy(std::string_view name);
+const Registry<PriorityPolicyEntry>& priority_policies();
+// The one a name stands for; UnknownName naming the known ones otherwise.
+const PriorityPolicyEntry& priority_policy(std::string_view name);
 std::unique_ptr<PriorityPolicy> make_priority_policy(std::string_view name, SchedConfig c);
 
 }  // namespace tune

@@ -80,11 +80,11 @@ class Reader {
   std::string file_;
 };
 
-SchedConfig read(const libconfig::Config& cfg, const std::string& file, ConfigHost host) {
+SchedConfig read(const libconfig::Config& cfg, const std::string& file, const ConfigRules& rules) {
   Reader r(file);
   const auto& root = cfg.getRoot();
   r.only(root, {"interval", "state_file", "fairshare", "adaptive", "yield"});
-  if (host == ConfigHost::SiteFactor && root.exists("fairshare"))
+  if (!rules.fairshare && root.exists("fairshare"))
     r.fail(root["fairshare"],
            "'fairshare' applies to sched/tune only: under priority/multifactor the fair share and age terms are "
            "slurm.conf's (PriorityWeightFairshare, PriorityWeightAge, PriorityFlags=MAX_TRES); remove the group "
@@ -112,9 +112,8 @@ SchedConfig read(const libconfig::Config& cfg, const std::string& file, ConfigHo
     auto& a = c.adaptive;
     c.adaptive_enabled = r.boolean(*g, "enabled", true);
     const std::string estimator = r.text(*g, "estimator", "algorithm1");
-    if (const auto e = estimator_by_name(estimator)) a.estimator = *e;
-    else r.fail((*g)["estimator"], "'adaptive.estimator' = \"" + estimator +
-                                       "\" is not an estimator: use \"algorithm1\" (the source design's) or \"tail\"");
+    if (const auto* e = estimators().find(estimator)) a.estimator = e->estimator;
+    else r.fail((*g)["estimator"], "'adaptive.estimator': " + estimators().unknown(estimator));
     if (const auto* t = r.group(*g, "tail")) {
       r.only(*t, {"horizon", "p_min", "min_results", "spacings"});
       a.tail.horizon = r.integer(*t, "horizon", a.tail.horizon, 1, 10000);
@@ -170,26 +169,24 @@ int signal_number(const std::string& name) {
   return -1;
 }
 
-SchedConfig parse_sched_config(const std::string& text, const std::string& name, ConfigHost host) {
+SchedConfig parse_sched_config(const std::string& text, const std::string& name, const ConfigRules& rules) {
   libconfig::Config cfg;
   try {
     cfg.readString(text);
   } catch (const libconfig::ParseException& e) {
     throw ConfigError(name, e.getLine(), std::string("syntax error: ") + e.getError());
   }
-  return read(cfg, name, host);
+  return read(cfg, name, rules);
 }
 
-SchedConfig load_sched_config(const std::string& path, ConfigHost host) {
+SchedConfig load_sched_config(const std::string& path, const ConfigRules& rules) {
   std::ifstream in(path);
   if (!in)
     throw ConfigError(path, 0,
-                      host == ConfigHost::SiteFactor
-                          ? "cannot read the file (create it, or point PrioritySiteFactorParameters=tune_conf=PATH elsewhere)"
-                          : "cannot read the file (create it, or point SchedulerParameters=tune_conf=PATH elsewhere)");
+                      "cannot read the file (create it, or point " + rules.named_by + "=tune_conf=PATH elsewhere)");
   std::stringstream text;
   text << in.rdbuf();
-  return parse_sched_config(text.str(), path, host);
+  return parse_sched_config(text.str(), path, rules);
 }
 
 }  // namespace tune

@@ -37,15 +37,18 @@ struct ConfigError : std::runtime_error {
   std::string reason;
 };
 
-// Which plugin reads the file: site_factor/tune reads the same format but
-// refuses the fairshare group (priority/multifactor computes that term).
-enum class ConfigHost { SchedTune, SiteFactor };
+// What the file may hold as the plugin that reads it says (its entry in
+// priority_policies()): site_factor/tune reads the same format but refuses
+// the fairshare group (priority/multifactor computes that term).
+struct ConfigRules {
+  bool fairshare = true;
+  std::string named_by = "SchedulerParameters";  // the slurm.conf parameter that may name the file
+};
 
 // Reads and checks the file. Throws ConfigError.
-SchedConfig load_sched_config(const std::string& path, ConfigHost host = ConfigHost::SchedTune);
+SchedConfig load_sched_config(const std::string& path, const ConfigRules& rules = {});
 // The same from text (tests, fuzzing); `name` stands for the file in messages.
-SchedConfig parse_sched_config(const std::string& text, const std::string& name,
-                               ConfigHost host = ConfigHost::SchedTune);
+SchedConfig parse_sched_config(const std::string& text, const std::string& name, const ConfigRules& rules = {});
 
 // "USR1", "SIGUSR1" or a number -> signal number; -1 if unknown.
 int signal_number(const std::string& name);

@@ -28,7 +28,18 @@ std::string shown(double oriented_value, bool minimize) {
 
 }  // namespace
 
-std::vector<std::string> pruner_names() { return {"none", "asha", "median"}; }
+const Registry<PrunerEntry>& pruners() {
+  static const Registry<PrunerEntry> registry(
+      "pruning rule",
+      {
+          {"none", {}, "every trial runs to its end", [](const PrunerOptions&) { return nullptr; }},
+          {"asha", {}, "asynchronous successive halving: rungs at min-resource * eta^k",
+           [](const PrunerOptions& o) { return std::make_unique<AshaPruner>(o); }},
+          {"median", {}, "the median stopping rule: worse than the median of finished trials at a step",
+           [](const PrunerOptions& o) { return std::make_unique<MedianPruner>(o); }},
+      });
+  return registry;
+}
 
 nlohmann::json PrunerOptions::to_json() const {
   return {{"rule", rule},           {"metric", metric},         {"min_resource", min_resource},
@@ -52,9 +63,7 @@ PrunerOptions PrunerOptions::from_json(const nlohmann::json& j) {
 }
 
 void PrunerOptions::validate() const {
-  const auto names = pruner_names();
-  if (std::find(names.begin(), names.end(), rule) == names.end())
-    throw std::invalid_argument("--prune " + rule + ": unknown rule; choose one of: none, asha, median");
+  if (!pruners().contains(rule)) throw std::invalid_argument("--prune: " + pruners().unknown(rule));
   if (rule == "none") return;
   if (metric.empty())
     throw std::invalid_argument("--prune " + rule +
@@ -67,9 +76,7 @@ void PrunerOptions::validate() const {
 
 std::unique_ptr<Pruner> make_pruner(const PrunerOptions& o) {
   o.validate();
-  if (o.rule == "asha") return std::make_unique<AshaPruner>(o);
-  if (o.rule == "median") return std::make_unique<MedianPruner>(o);
-  return nullptr;
+  return pruners().at(o.rule).make(o);
 }
 
 AshaPruner::AshaPruner(const PrunerOptions& o) : o_(o) {}

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
@@ -25,6 +26,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "registry/registry.hpp"
 
 namespace tune {
 
@@ -55,9 +58,11 @@ class Pruner {
   virtual void finished(std::uint64_t /*trial*/, bool /*completed*/) {}
 };
 
+// Every pruning rule, by its --prune name; "none" makes nullptr.
+using PrunerEntry = RegistryEntry<std::function<std::unique_ptr<Pruner>(const PrunerOptions&)>>;
+const Registry<PrunerEntry>& pruners();
 // nullptr for rule "none". Throws std::invalid_argument for an unknown rule.
 std::unique_ptr<Pruner> make_pruner(const PrunerOptions& options);
-std::vector<std::string> pruner_names();
 
 class AshaPruner final : public Pruner {
  public:

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Samplers propose parameters for the next trial. They are picked by name
-// (make_sampler) and see only lib/ types, so the driver, the tests and a
+// (samplers(), make_sampler) and see only lib/ types, so the driver, the tests and a
 // trace-driven simulator drive them alike.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -12,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "registry/registry.hpp"
 #include "space/search_space.hpp"
 
 namespace tune {
@@ -72,13 +74,36 @@ class Sampler {
   virtual bool costly(std::uint64_t /*trial*/) const { return false; }
 };
 
-// Throws std::invalid_argument naming the known samplers for an unknown name,
-// and SpaceError for a grid that would be too large.
+// What a sampler does with several objectives (--objective given twice or more).
+enum class ManyObjectives {
+  Ignored,     // it does not learn (grid, random)
+  Chebyshev,   // through ScalarisedSampler, random Chebyshev weights
+  ParetoRank,  // through ScalarisedSampler, Pareto ranks
+  Refused,     // it searches one objective only: `refusal` says what to use
+};
+
+struct SamplerEntry {
+  std::string name;
+  std::vector<std::string> aliases;
+  std::string description;
+  // One objective (several go through `many`).
+  std::function<std::unique_ptr<Sampler>(const SearchSpace&, const SamplerOptions&)> make;
+  ManyObjectives many = ManyObjectives::Ignored;
+  std::string refusal{};
+  // A cheap sampler (by name) that stands in while one of this one's costly
+  // proposals is under way (see Sampler::costly); empty: never costly.
+  std::string stand_in{};
+};
+
+// Every search algorithm, by its --algo name.
+const Registry<SamplerEntry>& samplers();
+
+// Throws UnknownName for an unknown name, std::invalid_argument for several
+// objectives with a sampler that refuses them, and SpaceError for a grid
+// that would be too large.
 std::unique_ptr<Sampler> make_sampler(std::string_view name, const SearchSpace& space,
                                       const SamplerOptions& options);
-std::vector<std::string> sampler_names();
-// A cheap sampler to stand in for `name` while one of its costly proposals is
-// under way (see Sampler::costly), or nullptr when its proposals never are.
+// The stand-in for `name` (SamplerEntry::stand_in), or nullptr.
 std::unique_ptr<Sampler> make_stand_in(std::string_view name, const SearchSpace& space,
                                        const SamplerOptions& options);
 

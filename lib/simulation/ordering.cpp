@@ -7,73 +7,25 @@
 
 namespace tune::sim {
 
-const std::vector<OrderingSpec>& ordering_policies() {
-  static const std::vector<OrderingSpec> list = {
-      {"fifo", {}, OrderingBase::Fifo, Lowering::None, "priority/basic: submission order", ""},
-      {"multifactor",
-       {"fairshare"},
-       OrderingBase::Multifactor,
-       Lowering::None,
-       "priority/multifactor: age + classic fair share 2^(-U/S)",
-       ""},
-      {"tune",
-       {},
-       OrderingBase::SchedTune,
-       Lowering::Tune,
-       "sched/tune: DRF fair share and the adaptive priority",
-       "sched/tune"},
-      {"multifactor+tune",
-       {},
-       OrderingBase::Multifactor,
-       Lowering::Tune,
-       "priority/multifactor with site_factor/tune's SITE term",
-       "site_factor/tune"},
-      {"oracle",
-       {},
-       OrderingBase::Fifo,
-       Lowering::Oracle,
-       "fifo, a study that never meets its target lowered from its first job",
-       ""},
-      {"multifactor+oracle",
-       {},
-       OrderingBase::Multifactor,
-       Lowering::Oracle,
-       "multifactor, such a study's jobs at priority 1 from its first",
-       ""},
-      {"evidence-oracle",
-       {},
-       OrderingBase::Fifo,
-       Lowering::EvidenceOracle,
-       "fifo, such a study lowered once its results hold its final best twice",
-       ""},
-      {"multifactor+evidence-oracle",
-       {},
-       OrderingBase::Multifactor,
-       Lowering::EvidenceOracle,
-       "multifactor, the same at priority 1",
-       ""},
-  };
-  return list;
+const Registry<OrderingSpec>& ordering_policies() {
+  using B = OrderingBase;
+  using L = Lowering;
+  static const Registry<OrderingSpec> registry(
+      "priority policy",
+      {
+          {"fifo", {}, "priority/basic: submission order", B::Fifo, L::None, ""},
+          {"multifactor", {"fairshare"}, "priority/multifactor: age + classic fair share 2^(-U/S)", B::Multifactor, L::None, ""},
+          {"tune", {}, "sched/tune: DRF fair share and the adaptive priority", B::SchedTune, L::Tune, "sched/tune"},
+          {"multifactor+tune", {}, "priority/multifactor with site_factor/tune's SITE term", B::Multifactor, L::Tune, "site_factor/tune"},
+          {"oracle", {}, "fifo, a study that never meets its target lowered from its first job", B::Fifo, L::Oracle, ""},
+          {"multifactor+oracle", {}, "multifactor, such a study's jobs at priority 1 from its first", B::Multifactor, L::Oracle, ""},
+          {"evidence-oracle", {}, "fifo, such a study lowered once its results hold its final best twice", B::Fifo, L::EvidenceOracle, ""},
+          {"multifactor+evidence-oracle", {}, "multifactor, the same at priority 1", B::Multifactor, L::EvidenceOracle, ""},
+      });
+  return registry;
 }
 
-std::string ordering_policy_names() {
-  std::string s;
-  const auto& list = ordering_policies();
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    s += (i == 0 ? "" : i + 1 == list.size() ? " or " : ", ") + list[i].name;
-    for (const auto& a : list[i].aliases) s += " (or " + a + ")";
-  }
-  return s;
-}
-
-const OrderingSpec& ordering_policy(const std::string& name) {
-  for (const auto& p : ordering_policies()) {
-    if (p.name == name) return p;
-    for (const auto& a : p.aliases)
-      if (a == name) return p;
-  }
-  throw std::invalid_argument("unknown priority policy '" + name + "': use " + ordering_policy_names());
-}
+const OrderingSpec& ordering_policy(std::string_view name) { return ordering_policies().at(name); }
 
 Ordering::Ordering(const OrderingSpec& spec, const SchedConfig& tune, const SchedulerSettings& s,
                    double weight_fairshare, double weight_age, const Resources& capacity, double gpu_billing,

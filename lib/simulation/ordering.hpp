@@ -30,19 +30,17 @@ enum class Lowering { None, Tune, Oracle, EvidenceOracle };
 struct OrderingSpec {
   std::string name;
   std::vector<std::string> aliases;
+  std::string description;  // one line: what it models
   OrderingBase base;
   Lowering lowering;
-  std::string what;    // one line: what it models
   std::string plugin;  // Lowering::Tune: the plugin's policy, by its name in lib/priority's priority_policies()
 };
 
 // Every policy tune simulate knows, in the order the tables list them.
-const std::vector<OrderingSpec>& ordering_policies();
-// The policy a name (or alias) stands for; std::invalid_argument naming the
-// known ones otherwise.
-const OrderingSpec& ordering_policy(const std::string& name);
-// "fifo, multifactor (or fairshare), tune, ...": for messages and --help.
-std::string ordering_policy_names();
+const Registry<OrderingSpec>& ordering_policies();
+// The policy a name (or alias) stands for; UnknownName naming the known
+// ones otherwise.
+const OrderingSpec& ordering_policy(std::string_view name);
 
 // What a priority policy sees of the simulated slurmctld.
 class OrderingHost {

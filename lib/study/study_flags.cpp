@@ -47,7 +47,7 @@ std::vector<StudyFlag> make_study_flags() {
        .check = C::ExistingFile,
        .required_on_submit = true},
       {.names = "--algo,--tuning-type",
-       .help = "search algorithm: grid, random, bayes, tpe or cmaes",
+       .help = "search algorithm: grid, random, qmc, bayes, tpe or cmaes",
        .field = study_field<&F::algo>(),
        .check = C::Algorithm,
        .show_default = true,
@@ -286,15 +286,12 @@ void check_number(const StudyFlag& flag, long long v) {
 
 void check_text(const StudyFlag& flag, const std::string& v, StudyCommand command) {
   const std::string n = flag.long_name();
-  auto one_of = [&](const std::vector<std::string>& names) {
-    if (std::find(names.begin(), names.end(), v) != names.end()) return;
-    std::string list;
-    for (const auto& s : names) list += (list.empty() ? "" : ", ") + s;
-    throw std::invalid_argument(n + ": '" + v + "' is not one of " + list);
+  auto one_of = [&](const auto& registry) {
+    if (!registry.contains(v)) throw std::invalid_argument(n + ": " + registry.unknown(v));
   };
   switch (flag.check) {
-    case FlagCheck::Algorithm: one_of(sampler_names()); break;
-    case FlagCheck::Pruner: one_of(pruner_names()); break;
+    case FlagCheck::Algorithm: one_of(samplers()); break;
+    case FlagCheck::Pruner: one_of(pruners()); break;
     case FlagCheck::Duration:
       if (!v.empty()) (void)parse_duration(v, n);
       break;

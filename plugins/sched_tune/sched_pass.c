@@ -48,7 +48,7 @@ const tune_host_ops_t *tune_sched_host(const char *name)
 	static tune_host_ops_t host;
 
 	host.name = name;
-	host.kind = TUNE_HOST_SCHED;
+	host.policy = "sched/tune";
 	host.conf_name = "sched_tune.conf";
 	host.params = slurm_conf.sched_params;
 	host.params_name = "SchedulerParameters";

@@ -77,7 +77,7 @@ extern int init(void)
 	static tune_host_ops_t host;
 
 	host.name = plugin_type;
-	host.kind = TUNE_HOST_SITE_FACTOR;
+	host.policy = "site_factor/tune";
 	host.conf_name = "site_factor_tune.conf";
 	host.params = slurm_conf.site_factor_params;
 	host.params_name = "PrioritySiteFactorParameters";

@@ -167,11 +167,11 @@ extern int tune_agent_start(const tune_host_ops_t *ops)
 	host_name = ops->name;
 	conf_path = _conf_path();
 	conf_mtime = _mtime(conf_path);
-	policy = tune_policy_load(conf_path, host->kind, err, sizeof(err));
+	policy = tune_policy_load(conf_path, host->policy, err, sizeof(err));
 	if (!policy && getenv("SLURMCTLD_RECONF")) {
 		char *last = _last_good_path(), last_err[1024] = "";
 
-		if ((policy = tune_policy_load(last, host->kind, last_err, sizeof(last_err))))
+		if ((policy = tune_policy_load(last, host->policy, last_err, sizeof(last_err))))
 			error("%s: %s NOT re-read, keeping the previous settings: %s", host_name, conf_path, err);
 		else
 			error("%s: no usable copy of the previous settings in %s: %s", host_name, last, last_err);
@@ -190,7 +190,7 @@ extern int tune_agent_start(const tune_host_ops_t *ops)
 		error("%s: state file unreadable, starting afresh (it will be replaced): %s", host_name, err);
 	else if (rc == 0)
 		info("%s: %s restored from %s", host_name,
-		     host->kind == TUNE_HOST_SITE_FACTOR ? "yield levels" : "usage and yield levels", state_path);
+		     tune_policy_state_holds(policy), state_path);
 	info("%s: loaded %s, a pass every %.0f s", host_name, conf_path, tune_policy_interval(policy));
 
 	agent_stop = false;

@@ -7,7 +7,7 @@
 
 typedef struct {
 	const char *name;	/* plugin_type, for messages */
-	tune_host_t kind;	/* which policy the file configures */
+	const char *policy;	/* the policy it hosts, by its name in lib/priority (tune_policy_load) */
 	const char *conf_name;	/* default file beside slurm.conf */
 	const char *params;	/* the slurm.conf parameters that may name it (tune_conf=PATH) */
 	const char *params_name;	/* their name, for messages */

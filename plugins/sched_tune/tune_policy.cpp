@@ -21,19 +21,10 @@
 #include "priority/priority_policy.hpp"
 #include "priority/scheduling_pass.hpp"
 
-namespace {
-
-// The policy each plugin hosts, by its name in priority_policies().
-const tune::PriorityPolicySpec& spec_of(tune_host_t h) {
-  return tune::priority_policy(h == TUNE_HOST_SITE_FACTOR ? "site_factor/tune" : "sched/tune");
-}
-
-}  // namespace
-
 struct tune_policy {
-  tune_policy(const tune::PriorityPolicySpec& s, tune::SchedConfig c)
+  tune_policy(const tune::PriorityPolicyEntry& s, tune::SchedConfig c)
       : spec(s), policy(s.make(std::move(c))) {}
-  const tune::PriorityPolicySpec& spec;
+  const tune::PriorityPolicyEntry& spec;
   std::unique_ptr<tune::PriorityPolicy> policy;
   std::vector<tune::JobView> jobs;  // reused between passes
   // Taken by every call, last: slurmctld threads ask tune_policy_site_for
@@ -47,16 +38,16 @@ using tune::c_boundary;
 
 extern "C" {
 
-tune_policy_t* tune_policy_load(const char* conf_path, tune_host_t host, char* err, size_t errlen) {
+tune_policy_t* tune_policy_load(const char* conf_path, const char* policy, char* err, size_t errlen) {
   return c_boundary<tune_policy_t*>(err, errlen, nullptr, [&] {
-    const tune::PriorityPolicySpec& spec = spec_of(host);
-    return new tune_policy(spec, tune::load_sched_config(conf_path, spec.host));
+    const tune::PriorityPolicyEntry& spec = tune::priority_policy(policy);
+    return new tune_policy(spec, tune::load_sched_config(conf_path, spec.rules));
   });
 }
 
 int tune_policy_reconfigure(tune_policy_t* p, const char* conf_path, char* err, size_t errlen) {
   return c_boundary(err, errlen, -1, [&] {
-    auto c = tune::load_sched_config(conf_path, p->spec.host);
+    auto c = tune::load_sched_config(conf_path, p->spec.rules);
     std::lock_guard g(p->lock);
     p->policy->reconfigure(std::move(c));
     return 0;
@@ -65,6 +56,10 @@ int tune_policy_reconfigure(tune_policy_t* p, const char* conf_path, char* err, 
 
 void tune_policy_free(tune_policy_t* p) {
   delete p;
+}
+
+const char* tune_policy_state_holds(const tune_policy_t* p) {
+  return p->spec.state_holds.c_str();
 }
 
 double tune_policy_interval(const tune_policy_t* p) {

@@ -50,15 +50,17 @@ typedef struct {
 
 typedef struct tune_policy tune_policy_t;
 
-typedef enum { TUNE_HOST_SCHED = 0, TUNE_HOST_SITE_FACTOR = 1 } tune_host_t;
-
-/* NULL on error, with the reason (file:line: what) in err. */
-tune_policy_t *tune_policy_load(const char *conf_path, tune_host_t host, char *err, size_t errlen);
+/* NULL on error, with the reason (file:line: what) in err. `policy` is its
+ * name in lib/priority's priority_policies(): the plugin that hosts it,
+ * "sched/tune" or "site_factor/tune". */
+tune_policy_t *tune_policy_load(const char *conf_path, const char *policy, char *err, size_t errlen);
 /* Re-read the configuration, keeping usage and yield levels. -1 on error
  * (the old settings stay). */
 int tune_policy_reconfigure(tune_policy_t *p, const char *conf_path, char *err, size_t errlen);
 void tune_policy_free(tune_policy_t *p);
 
+/* What its saved state holds ("usage and yield levels"), for the log. */
+const char *tune_policy_state_holds(const tune_policy_t *p);
 double tune_policy_interval(const tune_policy_t *p);
 /* The state file named in the configuration, or "" (use StateSaveLocation). */
 const char *tune_policy_state_file(const tune_policy_t *p);

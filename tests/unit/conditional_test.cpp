@@ -116,27 +116,7 @@ TEST(ConditionalSpace, ActivityFollowsParentsToAnyDepth) {
   }
 }
 
-// Every sampler hands out assignments with exactly the active parameters.
-TEST(ConditionalSpace, EverySamplerGivesOnlyActiveParameters) {
-  const auto s = space();
-  for (const auto* name : {"random", "grid", "tpe", "bayes", "cmaes"}) {
-    auto sampler = make_sampler(name, s, {.seed = 3, .grid_points = 2, .minimize = true});
-    std::map<std::string, int> branches;
-    const std::uint64_t n = sampler->size().value_or(40);  // the whole grid
-    for (std::uint64_t k = 0; k < n; ++k) {
-      const auto a = sampler->propose(k, {});
-      ASSERT_TRUE(a) << name;
-      EXPECT_NO_THROW(s.check(*a, name)) << name << " trial " << k;
-      ++branches[std::get<std::string>((*a)[0])];
-      // The adam branch is better, and within sgd a small momentum.
-      double y = std::get<std::string>((*a)[0]) == "adam" ? std::fabs(std::log10(std::get<double>((*a)[1])) + 2)
-                                                          : 1 + std::get<double>((*a)[2]);
-      sampler->observe({k, *a, y, false});
-    }
-    EXPECT_GT(branches["sgd"], 0) << name;
-    EXPECT_GT(branches["adam"], 0) << name;
-  }
-}
+// Every sampler gives exactly the active parameters: sampler_registry_test.cpp.
 
 TEST(ConditionalSpace, TheGridHoldsEachDistinctAssignmentOnce) {
   const auto s = SearchSpace::parse(R"({"parameters": [

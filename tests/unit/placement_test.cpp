@@ -216,13 +216,13 @@ TEST(GangConfig, DefaultsSettingsAndErrorsWithTheirLine) {
     }
   }
   // The one list: every name makes its policy, and the error names them all.
-  for (const auto& n : placement_names()) EXPECT_EQ(make_placement(n)->name(), n);
-  EXPECT_EQ(placement_names(true), (std::vector<std::string>{"gang", "fgd"}));
+  for (const auto& n : placements().names()) EXPECT_EQ(make_placement(n)->name(), n);
+  EXPECT_EQ(plugin_placement_names(), (std::vector<std::string>{"gang", "fgd"}));
   try {
     make_placement("best");
     ADD_FAILURE();
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("use gang, fgd, cons_tres, first-fit"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("choose one of: gang, fgd, cons_tres, first-fit"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(parse_gang_config("enabled = false;", "s.conf").applies_to("gpu"));
   for (const auto& [text, says] : std::vector<std::pair<std::string, std::string>>{

@@ -3,7 +3,10 @@
 // yield waits and cooldowns short enough to see within a few passes.
 #pragma once
 
+#include <string>
+
 #include "priority/sched_config.hpp"
+#include "priority/study_tracker.hpp"
 
 namespace tune::testing_support {
 
@@ -15,6 +18,16 @@ inline SchedConfig fast() {
   c.yield.cooldown = 100;
   c.yield.level = 2;
   return c;
+}
+
+// A pending job asking for 4 CPUs and 1 GB; `base` is multifactor's
+// priority without the SITE term.
+inline JobView pending(std::uint32_t id, std::uint32_t uid, std::string tenant, double base,
+                       std::string comment = "") {
+  JobView j;
+  j.id = id, j.uid = uid, j.tenant = std::move(tenant), j.state = JobView::State::Pending;
+  j.request = {4, 1000, 0}, j.comment = std::move(comment), j.base_priority = base;
+  return j;
 }
 
 }  // namespace tune::testing_support

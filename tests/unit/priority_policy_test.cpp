@@ -15,33 +15,27 @@
 namespace tune {
 namespace {
 
-JobView pending(std::uint32_t id, std::uint32_t uid, std::string tenant, double base, std::string comment = "") {
-  JobView j;
-  j.id = id, j.uid = uid, j.tenant = std::move(tenant), j.state = JobView::State::Pending;
-  j.request = {4, 1000, 0}, j.comment = std::move(comment), j.base_priority = base;
-  return j;
-}
-
+using testing_support::pending;
 using testing_support::fast;
 
 TEST(PriorityPolicies, EachPluginsPolicyByNameWithItsConfigurationFile) {
-  ASSERT_EQ(priority_policies().size(), 2u);
-  EXPECT_EQ(priority_policy("sched/tune").host, ConfigHost::SchedTune);
-  EXPECT_EQ(priority_policy("site_factor/tune").host, ConfigHost::SiteFactor);
+  ASSERT_EQ(priority_policies().entries().size(), 2u);
+  EXPECT_TRUE(priority_policy("sched/tune").rules.fairshare);
+  EXPECT_FALSE(priority_policy("site_factor/tune").rules.fairshare);
   EXPECT_NE(dynamic_cast<SchedulingPolicy*>(make_priority_policy("sched/tune", fast()).get()), nullptr);
   EXPECT_NE(dynamic_cast<SiteFactorPolicy*>(make_priority_policy("site_factor/tune", fast()).get()), nullptr);
   try {
     make_priority_policy("priority/tune", fast());
     FAIL() << "an unknown name was accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "unknown priority policy 'priority/tune': use sched/tune, site_factor/tune");
+    EXPECT_STREQ(e.what(), "unknown priority policy 'priority/tune'; choose one of: sched/tune, site_factor/tune");
   }
 }
 
 TEST(PriorityPolicies, ThroughTheInterfaceAPlateauedStudyFallsBehindUnderBoth) {
   const std::string plateau = "tune:study=s;n=20;dir=min;top=1,1,1,1,1";
   const std::vector<JobView> jobs = {pending(1, 1, "physics", 20000, plateau), pending(2, 2, "bio", 15000)};
-  for (const auto& spec : priority_policies()) {
+  for (const auto& spec : priority_policies().entries()) {
     SCOPED_TRACE(spec.name);
     const std::unique_ptr<PriorityPolicy> p = spec.make(fast());
     const auto d = p->pass(100, {64, 256000, 8}, jobs);
@@ -50,7 +44,7 @@ TEST(PriorityPolicies, ThroughTheInterfaceAPlateauedStudyFallsBehindUnderBoth) {
     EXPECT_EQ(p->studies().at("1:s").yield.level(), 1);
     ASSERT_EQ(p->changes().size(), 1u);
     EXPECT_EQ(p->changes()[0].to, 1);
-    if (spec.host == ConfigHost::SchedTune) {
+    if (spec.name == "sched/tune") {
       // Its own priorities, for every settable job; no SITE terms.
       ASSERT_TRUE(d[0].priority && d[1].priority);
       EXPECT_LT(*d[0].priority, *d[1].priority);

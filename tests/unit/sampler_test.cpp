@@ -91,7 +91,7 @@ TEST(MakeSampler, PicksByNameAndNamesTheChoicesOtherwise) {
     FAIL();
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(),
-                 "unknown search algorithm 'annealing'; choose one of: grid, random, bayes, tpe, cmaes");
+                 "unknown search algorithm 'annealing'; choose one of: grid, random, qmc, bayes, tpe, cmaes");
   }
 }
 

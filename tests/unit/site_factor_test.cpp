@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 
+#include "priority/priority_policy.hpp"
 #include "priority/site_factor.hpp"
 #include "priority_fixture.hpp"
 
@@ -117,9 +118,9 @@ TEST(SiteFactor, StateSurvivesSaveAndRestoreAndRejectsPositiveTerms) {
 }
 
 TEST(SiteFactor, ConfigRefusesTheFairShareGroup) {
-  EXPECT_NO_THROW(parse_sched_config("interval = 2; adaptive = { m = 3; };", "s.conf", ConfigHost::SiteFactor));
+  EXPECT_NO_THROW(parse_sched_config("interval = 2; adaptive = { m = 3; };", "s.conf", priority_policy("site_factor/tune").rules));
   try {
-    parse_sched_config("fairshare = { weight = 5; };", "s.conf", ConfigHost::SiteFactor);
+    parse_sched_config("fairshare = { weight = 5; };", "s.conf", priority_policy("site_factor/tune").rules);
     FAIL() << "accepted";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.line, 1);

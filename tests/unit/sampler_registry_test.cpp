@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// One suite over every registered search algorithm (samplers()): a sampler
+// added to the registry is tested here with no test edited.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "search/sampler.hpp"
+
+namespace tune {
+namespace {
+
+// Every kind of parameter: an interval, a log interval, an int range, listed
+// numbers and a choice.
+SearchSpace mixed_space() {
+  return SearchSpace::parse(R"({"parameters": [
+      {"name": "x", "type": "bound", "value": [-2, 3]},
+      {"name": "lr", "type": "bound", "value": [0.0001, 0.1], "log": true},
+      {"name": "layers", "type": "int", "value": [1, 8]},
+      {"name": "batch", "type": "number", "value": [32, 64, 128]},
+      {"name": "opt", "type": "choice", "value": ["sgd", "adam", "rmsprop"]}]})",
+                            "mixed.json");
+}
+
+// optimizer -> momentum, nesterov -> dampening (nested); optimizer -> beta2.
+SearchSpace conditional_space() {
+  return SearchSpace::parse(R"({"parameters": [
+      {"name": "optimizer", "type": "choice", "value": ["sgd", "adam"]},
+      {"name": "lr", "type": "bound", "value": [0.0001, 1], "log": true},
+      {"name": "momentum", "type": "bound", "value": [0, 0.99], "when": {"optimizer": ["sgd"]}},
+      {"name": "nesterov", "type": "choice", "value": ["yes", "no"], "when": {"optimizer": "sgd"}},
+      {"name": "dampening", "type": "bound", "value": [0, 0.5], "when": {"nesterov": ["no"]}},
+      {"name": "beta2", "type": "number", "value": [0.99, 0.999], "when": {"optimizer": ["adam"]}}]})",
+                            "conditional.json");
+}
+
+// A bowl over the unit cube, its minimum off-centre; inactive parameters
+// count as their best.
+double bowl(const SearchSpace& space, const Assignment& a) {
+  double y = 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!is_absent(a[i])) y += std::pow(space.parameters()[i].encode(a[i]) - 0.3, 2);
+  return y;
+}
+
+class EverySampler : public testing::TestWithParam<std::string> {
+ protected:
+  std::unique_ptr<Sampler> make(const SearchSpace& space, std::uint64_t seed) const {
+    return make_sampler(GetParam(), space, {.seed = seed, .grid_points = 3, .minimize = true});
+  }
+  // How many trials a test runs: a model-fitting sampler's proposals cost
+  // milliseconds, a whole grid may be smaller.
+  static std::uint64_t trials(const Sampler& s, std::uint64_t want) { return std::min(want, s.size().value_or(want)); }
+};
+
+TEST_P(EverySampler, ProposesOnlyValuesOfTheSpace) {
+  const auto space = mixed_space();
+  auto s = make(space, 11);
+  EXPECT_EQ(s->name(), GetParam());
+  for (std::uint64_t k = 0; k < trials(*s, 40); ++k) {
+    const auto a = s->propose(k, {});
+    ASSERT_TRUE(a) << "trial " << k;
+    ASSERT_NO_THROW(space.check(*a, GetParam())) << "trial " << k;
+    s->observe({k, *a, bowl(space, *a)});
+  }
+}
+
+TEST_P(EverySampler, TheSameSeedAndResultsGiveTheSameStudy) {
+  const auto space = mixed_space();
+  auto a = make(space, 5), b = make(space, 5);
+  for (std::uint64_t k = 0; k < trials(*a, 30); ++k) {
+    const auto pa = a->propose(k, {}), pb = b->propose(k, {});
+    ASSERT_TRUE(pa && pb);
+    ASSERT_EQ(*pa, *pb) << "trial " << k;
+    a->observe({k, *pa, bowl(space, *pa)});
+    b->observe({k, *pb, bowl(space, *pb)});
+  }
+}
+
+TEST_P(EverySampler, GivesExactlyTheActiveParametersOfAConditionalSpace) {
+  const auto space = conditional_space();
+  auto s = make(space, 3);
+  std::map<std::string, int> branches;
+  for (std::uint64_t k = 0; k < trials(*s, 40); ++k) {
+    const auto a = s->propose(k, {});
+    ASSERT_TRUE(a) << "trial " << k;
+    ASSERT_NO_THROW(space.check(*a, GetParam())) << "trial " << k;
+    ++branches[std::get<std::string>((*a)[0])];
+    // The adam branch is better, and within sgd a small momentum.
+    const double y = std::get<std::string>((*a)[0]) == "adam" ? std::fabs(std::log10(std::get<double>((*a)[1])) + 2)
+                                                              : 1 + std::get<double>((*a)[2]);
+    s->observe({k, *a, y});
+  }
+  EXPECT_GT(branches["sgd"], 0);
+  EXPECT_GT(branches["adam"], 0);
+}
+
+// Proposals made while others run (several runners) are not the running
+// ones again.
+TEST_P(EverySampler, KeepsProposalsApartFromPendingTrials) {
+  const auto space = SearchSpace::parse(R"({"parameters": [
+      {"name": "a", "type": "bound", "value": [0, 1]}, {"name": "b", "type": "bound", "value": [0, 10]}]})");
+  auto s = make(space, 9);
+  std::vector<Assignment> pending;
+  std::uint64_t k = 0;
+  for (; k < trials(*s, 12); ++k) {  // after the first results, four runners busy at a time
+    const auto a = s->propose(k, pending);
+    ASSERT_TRUE(a);
+    for (const auto& p : pending) EXPECT_NE(*a, p) << "trial " << k << " repeats a running trial";
+    pending.push_back(*a);
+    if (pending.size() == 4) {
+      s->observe({k - 3, pending.front(), bowl(space, pending.front())});
+      pending.erase(pending.begin());
+    }
+  }
+}
+
+// A space of six points: a sampler either says it has no more (a grid, at
+// its size) or goes on proposing points of the space.
+TEST_P(EverySampler, ASmallDiscreteSpaceEndsOrStaysValid) {
+  const auto space = SearchSpace::parse(R"({"parameters": [
+      {"name": "opt", "type": "choice", "value": ["sgd", "adam"]},
+      {"name": "batch", "type": "number", "value": [32, 64, 128]}]})");
+  auto s = make(space, 2);
+  std::set<Assignment> seen;
+  const std::uint64_t n = s->size().value_or(20);
+  for (std::uint64_t k = 0; k < n; ++k) {
+    const auto a = s->propose(k, {});
+    ASSERT_TRUE(a) << "trial " << k << " of " << n;
+    ASSERT_NO_THROW(space.check(*a, GetParam()));
+    seen.insert(*a);
+    s->observe({k, *a, static_cast<double>(std::get<double>((*a)[1])) / 128});
+  }
+  if (s->size()) {
+    EXPECT_EQ(seen.size(), *s->size()) << "a sampler of finite size proposes each point once";
+    EXPECT_FALSE(s->propose(n, {})) << "nothing after the last point";
+  }
+}
+
+// A study resumed from its history (every finished trial replayed through
+// observe) proposes what the uninterrupted one does next.
+TEST_P(EverySampler, AResumedStudyLearnsWhatTheLiveOneLearnt) {
+  const auto space = mixed_space();
+  auto live = make(space, 21);
+  std::vector<Observation> done;
+  const std::uint64_t n = trials(*live, 25);
+  for (std::uint64_t k = 0; k < n; ++k) {
+    const auto a = live->propose(k, {});
+    ASSERT_TRUE(a);
+    // Some trials fail and some are pruned: the replay carries them too.
+    Observation o{k, *a, k % 7 == 3 ? std::nullopt : std::optional<double>(bowl(space, *a)), k % 5 == 4};
+    live->observe(o);
+    done.push_back(o);
+  }
+  auto resumed = make(space, 21);
+  for (const auto& o : done) resumed->observe(o);
+  for (std::uint64_t k = n; k < n + 3; ++k) {
+    const auto l = live->propose(k, {}), r = resumed->propose(k, {});
+    ASSERT_EQ(l.has_value(), r.has_value());
+    if (!l) break;
+    EXPECT_EQ(*l, *r) << "trial " << k;
+    live->observe({k, *l, bowl(space, *l)});
+    resumed->observe({k, *r, bowl(space, *r)});
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, EverySampler, testing::ValuesIn(samplers().names()),
+                         [](const testing::TestParamInfo<std::string>& p) { return p.param; });
+
+// What only samplers' entries say: stand-ins and refusals name real things.
+TEST(SamplerRegistry, StandInsAndRefusalsAreComplete) {
+  for (const auto& e : samplers().entries()) {
+    EXPECT_TRUE(e.make) << e.name;
+    if (!e.stand_in.empty()) {
+      EXPECT_TRUE(samplers().contains(e.stand_in)) << e.name;
+    }
+    if (e.many == ManyObjectives::Refused) {
+      EXPECT_FALSE(e.refusal.empty()) << e.name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tune
