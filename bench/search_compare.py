@@ -26,6 +26,7 @@ there is what the test makes of seeds alone.
         in advance, can pass
 """
 import glob
+import lzma
 import json
 import math
 import os
@@ -47,9 +48,10 @@ def read(paths):
     problems, samplers = [], []
     files = []
     for p in paths:
-        files += sorted(glob.glob(os.path.join(p, "*.jsonl"))) if os.path.isdir(p) else [p]
+        files += sorted(glob.glob(os.path.join(p, "*.jsonl*"))) if os.path.isdir(p) else [p]
     for path in files:
-        with open(path) as f:
+        # The results kept in the tree are xz-compressed JSON lines.
+        with (lzma.open(path, "rt") if path.endswith(".xz") else open(path)) as f:
             for n, line in enumerate(f, 1):
                 if not line.strip():
                     continue
@@ -198,10 +200,35 @@ def ab(argv):
     return cmp
 
 
+def keep(argv):
+    """--keep OUT.jsonl.xz paths...: the lines read() would use, one per problem, sampler and seed."""
+    if len(argv) < 2 or not argv[0].endswith(".jsonl.xz"):
+        raise SystemExit("usage: search_compare.py --keep OUT.jsonl.xz FILE_OR_DIR...")
+    read(argv[1:])  # refuses what is not a result line, naming it
+    rows = {}
+    files = []
+    for p in argv[1:]:
+        files += sorted(glob.glob(os.path.join(p, "*.jsonl*"))) if os.path.isdir(p) else [p]
+    for path in files:
+        with (lzma.open(path, "rt") if path.endswith(".xz") else open(path)) as f:
+            for line in f:
+                if line.strip():
+                    r = json.loads(line)
+                    rows[(r["problem"], r["sampler"], int(r["seed"]))] = r
+    with lzma.open(argv[0], "wt") as out:
+        for r in rows.values():
+            r["seconds"] = round(r.get("seconds", 0.0), 3)
+            out.write(json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n")
+    print(f"search_compare.py: {len(rows)} results in {argv[0]}")
+
+
 def main():
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # piped into head: stop quietly
     if len(sys.argv) > 1 and sys.argv[1] == "--ab":
         ab(sys.argv[2:])
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "--keep":
+        keep(sys.argv[2:])
         return
     runs, seconds, problems, samplers = read(sys.argv[1:])
     order = [s for s in ("tune-bayes", "tune-bayes-8", "tune-bayes-32", "tune-tpe", "tune-cmaes", "tune-random", "optuna-tpe",

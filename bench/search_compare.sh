@@ -14,7 +14,7 @@
 #                                              dimensions, 300 trials, 8 functions and noisy
 #                                              versions of four (24 problems), 10 seeds
 #   SET=reduced PIECE="--functions 15-24" LABEL=f15-24 bench/search_compare.sh
-#   PIECE="--first-seed 10" OUT=bench/results/search/reduced-seeds10/REV LABEL=seeds10 bench/search_compare.sh
+#   PIECE="--first-seed 10" SET_DIR=reduced-seeds10 LABEL=seeds10 bench/search_compare.sh
 #                                              the reduced set on seeds 10-19: the check, before it
 #                                              is kept, of a change judged by how many problems it wins
 #   bench/search_compare.py --ab A B FILES     an A/B of a change: sampler A against B, paired by seed,
@@ -24,15 +24,21 @@
 #   bench/search_compare.py --ab A1+A2 B --best FILES
 #                                              the best of them per seed, chosen after the fact:
 #                                              what no choice among these rules can pass
+#   bench/search_compare.py --keep OUT.jsonl.xz FILES
+#                                              the lines a results page's table reads (a later one for
+#                                              the same problem, sampler and seed replacing an earlier
+#                                              one), compressed: what bench/results/search/ keeps
 #
 # A set runs in pieces (PIECE: more search_bench compare options, which
-# override the set's) that each fit a session. Each piece's raw results stay
-# in the repository, by the commit of the code that produced them (the last
-# one that changed lib/ or the benchmark's own sources):
-# bench/results/search/$SET/COMMIT/DATE_LABEL_{tune,optuna}.jsonl, and its
-# command is appended to COMMANDS there. The summary reads every file of that
-# directory (a later result for the same problem, sampler and seed replaces
-# an earlier one). OUT=dir writes elsewhere. TUNE_SAMPLERS and OPTUNA_SAMPLERS
+# override the set's) that each fit a session. Each piece's raw results are
+# written outside the source tree, by the commit of the code that produced
+# them (the last one that changed lib/ or the benchmark's own sources):
+# $RESULTS/$SET/COMMIT/DATE_LABEL_{tune,optuna}.jsonl (RESULTS defaults to
+# ~/.cache/tune/search), and its command is appended to COMMANDS there. The
+# summary reads every file of that directory (a later result for the same
+# problem, sampler and seed replaces an earlier one). OUT=dir writes
+# elsewhere. The tree keeps only what docs/results/search-quality.md's tables
+# read (--keep). TUNE_SAMPLERS and OPTUNA_SAMPLERS
 # name each side's samplers (NAME-K: K asynchronous runners, e.g. tpe-8, Optuna's
 # TPE with its constant liar); an empty OPTUNA_SAMPLERS runs tune's side only,
 # for a change of tune's code whose Optuna results an earlier piece has. The
@@ -69,7 +75,7 @@ code=(../lib search_bench.cpp problems.hpp bbob.hpp test_functions.hpp bench_io.
 rev=$(cd "$here" && git log -1 --format=%h -- "${code[@]}" 2>/dev/null || true)
 rev=${rev:-unversioned}
 [ -z "$(cd "$here" && git status --porcelain -- "${code[@]}" 2>/dev/null)" ] || rev="$rev-modified"
-out=${OUT:-$here/results/search/$set_name/$rev}
+out=${OUT:-${RESULTS:-${XDG_CACHE_HOME:-$HOME/.cache}/tune/search}/${SET_DIR:-$set_name}/$rev}
 mkdir -p "$out"
 stem="$out/$(date +%F)_$label"
 command="search_bench compare ${args[*]} --samplers $tune_samplers"

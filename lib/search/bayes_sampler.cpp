@@ -75,11 +75,10 @@ Assignment BayesSampler::decode(const Eigen::VectorXd& u) const {
 // value whatever its coordinate: -0.5 (outside [0, 1], so no active value
 // looks like "absent"; no category for a choice). The trials of a branch
 // without it agree there, so a coordinate the program never saw adds no
-// made-up variation for the kernel to explain. Measured on search_bench's
-// mlp-conditional (60 seeds, 100 trials, the best branch found): 22 and 25
-// studies (1 and 8 runners) with -0.5, 18 and 16 with the centre 0.5 (an
-// active value of 0.5 then looks inactive), 30 and 26 leaving the random
-// coordinates in.
+// made-up variation for the kernel to explain. Against the centre 0.5 (an
+// active value of 0.5 then looks inactive) and the random coordinate left
+// in (one irrelevant noise dimension per inactive parameter), measured on
+// search_bench's mlp-conditional: docs/results/study-features.md.
 Eigen::VectorXd BayesSampler::features(const Eigen::VectorXd& u) const {
   Eigen::VectorXd f = Eigen::VectorXd::Zero(feature_dims_);
   Eigen::Index at = 0;

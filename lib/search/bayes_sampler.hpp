@@ -32,8 +32,9 @@
 // until both are under half that share; note() says so, and the driver
 // prints it when it changes. The fit alone is not enough: in 10 dimensions
 // and more it explains noise with short length scales and puts almost none
-// in its noise term (measured: under 1% on the severe-noise 10-d problems,
-// where the replicates measured 31-100% in 9 studies of 10). Before kNoisyMinTrials
+// in its noise term (on the severe-noise 10-d problems of
+// bench/search_compare.sh, where the replicates see most of the variance as
+// noise). Before kNoisyMinTrials
 // results only the replicates decide (a fit on a handful of trials cannot
 // tell noise from a wiggle; before the first replicate's result such a fit
 // continues the initial design instead).
@@ -43,18 +44,12 @@
 // closes on one basin of a multimodal problem; the companion proposes from
 // the whole picture of good trials, and when it finds a better trial the
 // region moves there. Below kCmaesFrom dimensions the companion is tpe and
-// proposes one trial in kTpeEvery (trial numbers 3, 7, 11, ... from 0):
-// measured (reduced set, 59 problems, 10 seeds, one runner, against bayes
-// without it) better on 8, among them Griewank-Rosenbrock 2-d 0.18x,
-// Buche-Rastrigin and Schaffers; worse on 2 (Rastrigin 2-d and different
-// powers 2-d, about 3x). cmaes alone is worse than Optuna's TPE on 5 of
-// those 59. From kCmaesFrom dimensions on the companion is cmaes and
-// proposes one trial in kCmaesEvery (1, 3, 5, ...): it follows rotated
-// valleys and ranks noisy results without chasing them. Measured (10 and 20
-// dimensions, 24 problems, 10 seeds, one runner, against tpe one in four)
-// better on 7 (among them Rosenbrock 10-d and 20-d noisy 0.24x, attractive
-// sector 10-d 0.49x, rotated Rastrigin 10-d and 20-d), worse on none; cmaes
-// one in four was better on 4, worse on none.
+// proposes one trial in kTpeEvery (trial numbers 3, 7, 11, ... from 0).
+// From kCmaesFrom dimensions on the companion is cmaes and proposes one
+// trial in kCmaesEvery (1, 3, 5, ...): it follows rotated valleys and ranks
+// noisy results without chasing them. Both choices were measured A/B on
+// bench/search_compare.sh's sets (docs/results/search-quality.md; the runs
+// in git history, bench/results/search/ at bca34c1).
 //
 // Cost is capped: the model holds at most kModelCap trials (the best half and
 // an even spread of the rest) and hyperparameters are fitted on at most

@@ -45,9 +45,8 @@ class TpeSampler final : public Sampler {
     // The log of the mixture of the kernels' heights: each truncated Gaussian
     // taken without its 1/sigma factor, so a narrow kernel around one lucky
     // trial does not outweigh the broad ones. This is what Optuna 3.1-3.4's
-    // TPE computed (optuna#5109, fixed in 3.5); measured on
-    // bench/search_compare.sh's problems it beats the normalised density
-    // (regret geometric mean 1.18x Optuna 3.1's TPE against 1.43x, 5 seeds).
+    // TPE computed (optuna#5109, fixed in 3.5); on bench/search_compare.sh's
+    // problems it searched better than the normalised density.
     double log_score(double x) const;
     double sample(std::mt19937_64& rng) const;
   };

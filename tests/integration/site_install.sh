@@ -48,11 +48,11 @@ if ! out=$(make -s -C "$TOP_BUILDDIR" dist 2>&1) || ! mv "$TOP_BUILDDIR/$tarname
 fi
 tar xzf "$tarname.tar.gz"
 # In a checkout: every tracked file is in the tarball but the repository's
-# own (CI, git) and the raw benchmark records.
+# own (CI, git) and the measurements (docs/results and what it reads).
 not_in_dist=
 if git -C "$TOP_SRCDIR" rev-parse --git-dir >/dev/null 2>&1; then
   not_in_dist=$(comm -23 <(git -C "$TOP_SRCDIR" ls-files | sort) <(tar tzf "$tarname.tar.gz" | sed "s|^$tarname/||" | sort) |
-    grep -vE '^(\.ci/|\.gitignore$|m4/\.gitkeep$|bench/results/)')
+    grep -vE '^(\.ci/|\.gitignore$|m4/\.gitkeep$|bench/results/|docs/results/)')
 fi
 # As the guide has it: `apt-get source slurm-wlm` unpacked beside the tree.
 ln -s "$slurmsrc" "$work/${slurmsrc##*/}"
