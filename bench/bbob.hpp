@@ -59,7 +59,9 @@ class Function {
     for (int i = 0; i < d_; ++i) z[i] = x[i] - xopt_[i];
     return z;
   }
-  double power(int i, double base) const { return d_ > 1 ? std::pow(base, static_cast<double>(i) / (d_ - 1)) : 1; }
+  double power(int i, double base) const {
+    return d_ > 1 ? std::pow(base, static_cast<double>(i) / (d_ - 1)) : 1;
+  }
 };
 
 // Coordinatewise transformations of the BBOB definitions.
@@ -75,7 +77,8 @@ inline void t_osz(Vec& v) {
 inline void t_asy(Vec& v, double beta) {
   const int d = static_cast<int>(v.size());
   for (int i = 0; i < d; ++i)
-    if (v[i] > 0) v[i] = std::pow(v[i], 1 + beta * (d > 1 ? static_cast<double>(i) / (d - 1) : 0) * std::sqrt(v[i]));
+    if (v[i] > 0)
+      v[i] = std::pow(v[i], 1 + beta * (d > 1 ? static_cast<double>(i) / (d - 1) : 0) * std::sqrt(v[i]));
 }
 inline double f_pen(const Vec& x) {
   double s = 0;
@@ -103,18 +106,20 @@ inline Mat random_rotation(int d, std::mt19937_64& rng) {
 }
 
 inline const char* Function::name(int fid) {
-  static const char* names[] = {"sphere",         "ellipsoid",       "rastrigin",       "buche-rastrigin",
+  static const char* names[] = {"sphere",         "ellipsoid",         "rastrigin",      "buche-rastrigin",
                                 "linear-slope",   "attractive-sector", "step-ellipsoid", "rosenbrock",
-                                "rosenbrock-rot", "ellipsoid-rot",   "discus",          "bent-cigar",
-                                "sharp-ridge",    "different-powers", "rastrigin-rot",  "weierstrass",
-                                "schaffers-f7",   "schaffers-f7-ill", "griewank-rosen", "schwefel",
-                                "gallagher-101",  "gallagher-21",    "katsuura",        "lunacek"};
+                                "rosenbrock-rot", "ellipsoid-rot",     "discus",         "bent-cigar",
+                                "sharp-ridge",    "different-powers",  "rastrigin-rot",  "weierstrass",
+                                "schaffers-f7",   "schaffers-f7-ill",  "griewank-rosen", "schwefel",
+                                "gallagher-101",  "gallagher-21",      "katsuura",       "lunacek"};
   return fid >= 1 && fid <= 24 ? names[fid - 1] : "?";
 }
 
 inline Function::Function(int fid, int dim, int instance)
-    : fid_(fid), d_(dim), seed_(static_cast<std::uint64_t>(fid) * 1000003u + static_cast<std::uint64_t>(dim) * 7919u +
-                                static_cast<std::uint64_t>(instance)) {
+    : fid_(fid),
+      d_(dim),
+      seed_(static_cast<std::uint64_t>(fid) * 1000003u + static_cast<std::uint64_t>(dim) * 7919u +
+            static_cast<std::uint64_t>(instance)) {
   std::mt19937_64 rng(seed_);
   std::uniform_real_distribution<double> u(-4, 4);
   xopt_.resize(d_);
@@ -291,7 +296,8 @@ inline double Function::operator()(const Vec& x) const {
     case 14: {
       const Vec z = rot(R_, shifted(x));
       double s = 0;
-      for (int i = 0; i < D; ++i) s += std::pow(std::fabs(z[i]), 2 + 4 * (D > 1 ? static_cast<double>(i) / (D - 1) : 0));
+      for (int i = 0; i < D; ++i)
+        s += std::pow(std::fabs(z[i]), 2 + 4 * (D > 1 ? static_cast<double>(i) / (D - 1) : 0));
       return std::sqrt(s);
     }
     case 15: {
@@ -363,7 +369,8 @@ inline double Function::operator()(const Vec& x) const {
       return 10.0 / (D * D) * p - 10.0 / (D * D) + f_pen(x);
     }
     case 24: {
-      const double mu0 = 2.5, sd = 1 - 1 / (2 * std::sqrt(D + 20.0) - 8.2), mu1 = -std::sqrt((mu0 * mu0 - 1) / sd);
+      const double mu0 = 2.5, sd = 1 - 1 / (2 * std::sqrt(D + 20.0) - 8.2),
+                   mu1 = -std::sqrt((mu0 * mu0 - 1) / sd);
       Vec xh(D), c(D);
       for (int i = 0; i < D; ++i) xh[i] = 2 * signs_[i] * x[i], c[i] = xh[i] - mu0;
       const Vec z = rot(Q_, scaled(rot(R_, c), lambda100_));

@@ -17,17 +17,21 @@
 using namespace tune;
 using Clock = std::chrono::steady_clock;
 
-static double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+static double seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
 
 int main(int argc, char** argv) {
   const std::uint64_t n = argc > 1 ? std::stoull(argv[1]) : 100000;
-  const auto dir = std::filesystem::temp_directory_path() / ("tune-history-bench-" + std::to_string(getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("tune-history-bench-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const std::string h5 = (dir / "bench.h5").string(), txt = (dir / "bench.csv").string();
 
   StudyInfo info;
   info.name = "bench";
-  info.space = SearchSpace::parse(R"({"parameters": [{"name": "lr", "type": "bound", "value": [1e-5, 1], "log": true},
+  info.space =
+      SearchSpace::parse(R"({"parameters": [{"name": "lr", "type": "bound", "value": [1e-5, 1], "log": true},
       {"name": "layers", "type": "int", "value": [1, 8]}, {"name": "opt", "type": "choice", "value": ["sgd", "adam"]}]})");
   auto make = [](std::uint64_t i) {
     Trial t;
@@ -53,7 +57,8 @@ int main(int argc, char** argv) {
   auto h = History::resume(h5);
   auto t2 = Clock::now();
   if (h.trials().size() != n) {
-    std::fprintf(stderr, "history_bench: reopened %zu trials, wrote %llu\n", h.trials().size(), (unsigned long long)n);
+    std::fprintf(stderr, "history_bench: reopened %zu trials, wrote %llu\n", h.trials().size(),
+                 (unsigned long long)n);
     return 1;
   }
   h.close();
@@ -64,11 +69,10 @@ int main(int argc, char** argv) {
     for (std::uint64_t i = 0; i < n; ++i) {
       const Trial t = make(i);
       char line[256];
-      const int len = std::snprintf(line, sizeof line, "%llu,ok,%.17g,%.17g,%lld,%s,%.17g,%.17g,%d,%s\n",
-                                    (unsigned long long)t.id, *t.objective, std::get<double>(t.params[0]),
-                                    (long long)std::get<std::int64_t>(t.params[1]),
-                                    std::get<std::string>(t.params[2]).c_str(), t.start_time, t.end_time, t.rank,
-                                    t.host.c_str());
+      const int len = std::snprintf(
+          line, sizeof line, "%llu,ok,%.17g,%.17g,%lld,%s,%.17g,%.17g,%d,%s\n", (unsigned long long)t.id,
+          *t.objective, std::get<double>(t.params[0]), (long long)std::get<std::int64_t>(t.params[1]),
+          std::get<std::string>(t.params[2]).c_str(), t.start_time, t.end_time, t.rank, t.host.c_str());
       if (::write(fd, line, len) != len) return 1;
     }
     ::close(fd);
@@ -82,11 +86,14 @@ int main(int argc, char** argv) {
   auto b2 = Clock::now();
   const double append = seconds(t0, t1), reopen = seconds(t1, t2), base_append = seconds(b0, b1),
                base_read = seconds(b1, b2);
-  std::printf("history: %llu trials appended one by one, each flushed: %.2f s = %.0f trials/s; file %.1f MB\n",
-              (unsigned long long)n, append, n / append, std::filesystem::file_size(h5) / 1e6);
+  std::printf(
+      "history: %llu trials appended one by one, each flushed: %.2f s = %.0f trials/s; file %.1f MB\n",
+      (unsigned long long)n, append, n / append, std::filesystem::file_size(h5) / 1e6);
   std::printf("history: reopen to resume (%llu trials into memory): %.3f s\n", (unsigned long long)n, reopen);
-  std::printf("baseline: the same rows as text lines, one write() each: %.2f s = %.0f rows/s; read back %.3f s (%llu lines)\n",
-              base_append, n / base_append, base_read, (unsigned long long)lines);
+  std::printf(
+      "baseline: the same rows as text lines, one write() each: %.2f s = %.0f rows/s; read back %.3f s (%llu "
+      "lines)\n",
+      base_append, n / base_append, base_read, (unsigned long long)lines);
   std::printf("ratio: history append / plain write throughput = %.3f; reopen / plain read = %.1f\n",
               base_append / append, reopen / base_read);
   std::filesystem::remove_all(dir);

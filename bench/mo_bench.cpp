@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "search/pareto.hpp"
 #include "bench_io.hpp"
+#include "search/pareto.hpp"
 #include "search/sampler.hpp"
 
 using namespace tune;
@@ -39,7 +39,8 @@ struct MoProblem {
   std::function<std::vector<double>(const std::vector<double>&)> f;
   std::string space() const {
     nlohmann::json ps = nlohmann::json::array();
-    for (int i = 0; i < dims; ++i) ps.push_back({{"name", "x" + std::to_string(i + 1)}, {"type", "bound"}, {"value", {0.0, 1.0}}});
+    for (int i = 0; i < dims; ++i)
+      ps.push_back({{"name", "x" + std::to_string(i + 1)}, {"type", "bound"}, {"value", {0.0, 1.0}}});
     return nlohmann::json{{"parameters", ps}}.dump();
   }
 };
@@ -65,15 +66,17 @@ std::vector<MoProblem> all_problems() {
   out.push_back({"zdt3", 6, 2, {1.1, 11.85}, [](const std::vector<double>& x) {
                    const double g = zdt_g(x), r = x[0] / g;
                    // Shifted by 0.7733 so the disconnected front lies within 0..1 like the others.
-                   return std::vector<double>{x[0], g * (1 - std::sqrt(r) - r * std::sin(10 * std::numbers::pi * x[0])) + 0.7733};
+                   return std::vector<double>{
+                       x[0], g * (1 - std::sqrt(r) - r * std::sin(10 * std::numbers::pi * x[0])) + 0.7733};
                  }});
-  // Deb, Thiele, Laumanns and Zitzler (2002): 3 objectives, k = 5 (7 variables); the front is the unit sphere's octant.
+  // Deb, Thiele, Laumanns and Zitzler (2002): 3 objectives, k = 5 (7 variables); the front is the unit
+  // sphere's octant.
   out.push_back({"dtlz2", 7, 3, {2.475, 2.475, 2.475}, [](const std::vector<double>& x) {
                    double g = 0;
                    for (std::size_t i = 2; i < x.size(); ++i) g += (x[i] - 0.5) * (x[i] - 0.5);
                    const double a = x[0] * std::numbers::pi / 2, b = x[1] * std::numbers::pi / 2;
-                   return std::vector<double>{(1 + g) * std::cos(a) * std::cos(b), (1 + g) * std::cos(a) * std::sin(b),
-                                              (1 + g) * std::sin(a)};
+                   return std::vector<double>{(1 + g) * std::cos(a) * std::cos(b),
+                                              (1 + g) * std::cos(a) * std::sin(b), (1 + g) * std::sin(a)};
                  }});
   return out;
 }
@@ -88,12 +91,18 @@ int compare(int argc, char** argv) {
   std::vector<std::string> samplers = {"random", "tpe", "bayes"}, names = {"zdt1", "zdt2", "zdt3", "dtlz2"};
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
-    if (a == "--trials") trials = std::stoi(v);
-    else if (a == "--seeds") seeds = std::stoi(v);
-    else if (a == "--checkpoints") for (const auto& c : bench::split(v)) checkpoints.push_back(std::stoi(c));
-    else if (a == "--samplers") samplers = bench::split(v);
-    else if (a == "--problems") names = bench::split(v);
-    else throw std::invalid_argument("unknown option " + a);
+    if (a == "--trials")
+      trials = std::stoi(v);
+    else if (a == "--seeds")
+      seeds = std::stoi(v);
+    else if (a == "--checkpoints")
+      for (const auto& c : bench::split(v)) checkpoints.push_back(std::stoi(c));
+    else if (a == "--samplers")
+      samplers = bench::split(v);
+    else if (a == "--problems")
+      names = bench::split(v);
+    else
+      throw std::invalid_argument("unknown option " + a);
   }
   if (checkpoints.empty()) checkpoints = {trials};
   for (const auto& p : all_problems()) {
@@ -102,8 +111,12 @@ int compare(int argc, char** argv) {
     for (const auto& s : samplers)
       for (int seed = 0; seed < seeds; ++seed) {
         const auto t0 = std::chrono::steady_clock::now();
-        auto sampler = make_sampler(s, space, {.seed = static_cast<std::uint64_t>(seed), .grid_points = 5, .minimize = true,
-                                               .objectives_minimize = std::vector<bool>(static_cast<std::size_t>(p.objectives), true)});
+        auto sampler = make_sampler(
+            s, space,
+            {.seed = static_cast<std::uint64_t>(seed),
+             .grid_points = 5,
+             .minimize = true,
+             .objectives_minimize = std::vector<bool>(static_cast<std::size_t>(p.objectives), true)});
         std::vector<std::vector<double>> seen;
         nlohmann::json hv = nlohmann::json::object();
         for (int t = 0; t < trials; ++t) {
@@ -116,10 +129,16 @@ int compare(int argc, char** argv) {
           if (std::find(checkpoints.begin(), checkpoints.end(), t + 1) != checkpoints.end())
             hv[std::to_string(t + 1)] = reference_hv(seen, p);
         }
-        std::printf("%s\n", nlohmann::json{{"problem", p.name}, {"sampler", "tune-" + s}, {"seed", seed}, {"hv", hv},
-                                           {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}}
-                                .dump()
-                                .c_str());
+        std::printf(
+            "%s\n",
+            nlohmann::json{
+                {"problem", p.name},
+                {"sampler", "tune-" + s},
+                {"seed", seed},
+                {"hv", hv},
+                {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}}
+                .dump()
+                .c_str());
         std::fflush(stdout);
       }
   }
@@ -132,7 +151,8 @@ int serve() {
   return bench::serve_lines([&](const nlohmann::json& req) {
     const auto& p = known.at(req.at("problem").get<std::string>());
     std::vector<double> x;
-    for (int i = 0; i < p.dims; ++i) x.push_back(req.at("params").at("x" + std::to_string(i + 1)).get<double>());
+    for (int i = 0; i < p.dims; ++i)
+      x.push_back(req.at("params").at("x" + std::to_string(i + 1)).get<double>());
     nlohmann::json answer = {{"values", p.f(x)}};
     if (req.contains("front")) {
       std::vector<std::vector<double>> pts;
@@ -152,8 +172,11 @@ int main(int argc, char** argv) {
     if (mode == "serve") return serve();
     if (mode == "problems") {
       for (const auto& p : all_problems())
-        std::printf("%s\n", nlohmann::json{{"problem", p.name}, {"objectives", p.objectives},
-                                           {"space", nlohmann::json::parse(p.space())}}.dump().c_str());
+        std::printf("%s\n", nlohmann::json{{"problem", p.name},
+                                           {"objectives", p.objectives},
+                                           {"space", nlohmann::json::parse(p.space())}}
+                                .dump()
+                                .c_str());
       return 0;
     }
     if (mode == "front" && argc > 2) {
@@ -177,6 +200,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mo_bench %s: %s\n", mode.c_str(), e.what());
     return 2;
   }
-  std::fprintf(stderr, "usage: mo_bench compare|problems|serve|front PROBLEM (see the top of bench/mo_bench.cpp)\n");
+  std::fprintf(stderr,
+               "usage: mo_bench compare|problems|serve|front PROBLEM (see the top of bench/mo_bench.cpp)\n");
   return 2;
 }

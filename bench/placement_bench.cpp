@@ -2,7 +2,8 @@
 // Gang placement benchmarks, each beside first fit by node order (what
 // select/cons_tres does without node weights) in the same run:
 //   placement_bench decide          one decision on 1,000 nodes x 8 GPUs, half busy (aim < 1 ms)
-//   placement_bench replay TRACE [LOAD...]  Tiresias' (FIFO and backfill queues) 60_job.csv on n32g4 (32 nodes x 4 GPUs, 40 CPUs,
+//   placement_bench replay TRACE [LOAD...]  Tiresias' (FIFO and backfill queues) 60_job.csv on n32g4 (32
+//   nodes x 4 GPUs, 40 CPUs,
 //                                   256 GB) with a FIFO queue: queueing delay by job size and GPU
 //                                   fragmentation over time
 #include <algorithm>
@@ -66,7 +67,8 @@ int decide() {
       for (int rep = 0; rep < 25; ++rep) {
         const auto t0 = std::chrono::steady_clock::now();
         const auto pl = p.place(t, j);
-        us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+        us.push_back(
+            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
         if (!pl) return -1.0;
       }
       std::sort(us.begin(), us.end());
@@ -76,7 +78,8 @@ int decide() {
     worst = std::max(worst, a);
     std::printf("%-6d %14.1f %14.1f %8.1f\n", g, a, b, a / b);
   }
-  std::printf("slowest gang decision %.3f ms: aim < 1 ms %s\n", worst / 1000, worst < 1000 ? "met" : "NOT met");
+  std::printf("slowest gang decision %.3f ms: aim < 1 ms %s\n", worst / 1000,
+              worst < 1000 ? "met" : "NOT met");
   return 0;
 }
 
@@ -100,59 +103,62 @@ int replay(const std::string& path, const std::vector<double>& loads, bool backf
     for (auto& x : f) std::getline(s, x, ',');
     jobs.push_back({std::stoi(f[0]), std::stoi(f[1]), std::stod(f[2]), std::stod(f[5])});
   }
-  std::printf("queue: %s\n", backfill ? "backfill (every job that fits starts, in order)" : "FIFO (the head waits)");
-  std::printf("%-5s %-10s %9s %9s %9s %9s %9s %11s\n", "load", "policy", "1-GPU s", "2-GPU s", "4-GPU s", "8-GPU s",
-              "all s", "frag (avg)");
+  std::printf("queue: %s\n",
+              backfill ? "backfill (every job that fits starts, in order)" : "FIFO (the head waits)");
+  std::printf("%-5s %-10s %9s %9s %9s %9s %9s %11s\n", "load", "policy", "1-GPU s", "2-GPU s", "4-GPU s",
+              "8-GPU s", "all s", "frag (avg)");
   const std::vector<TraceJob> original = jobs;
   for (const double load : loads)
-  for (const char* name : {"first-fit", "gang"}) {
-    // LOAD compresses the arrival times: x2 means jobs arrive twice as often.
-    for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].submit = original[i].submit / load;
-    const auto policy = make_placement(name);
-    Topology t = make_cluster(32, 4, 40, 256000);
-    std::map<int, std::vector<double>> wait;  // gpus -> waits
-    std::vector<std::pair<double, Placement>> running;  // end time
-    std::deque<const TraceJob*> queue;
-    std::size_t next = 0;
-    double now = 0, frag_area = 0, last = 0;
-    while (next < jobs.size() || !queue.empty() || !running.empty()) {
-      double t_next = 1e300;
-      if (next < jobs.size()) t_next = jobs[next].submit;
-      for (const auto& [end, p] : running) t_next = std::min(t_next, end);
-      frag_area += gpu_fragmentation(t) * (t_next - last);
-      now = last = t_next;
-      for (auto it = running.begin(); it != running.end();)
-        if (it->first <= now) release(t, it->second), it = running.erase(it);
-        else ++it;
-      while (next < jobs.size() && jobs[next].submit <= now) queue.push_back(&jobs[next++]);
-      // FIFO: the head waits until it fits. Backfill: every queued job that
-      // fits starts, in queue order (what Slurm's backfill amounts to when
-      // jobs have no time limits to plan with).
-      for (auto it = queue.begin(); it != queue.end();) {
-        const TraceJob* j = *it;
-        const JobShape shape = shape_for(j->gpus, 4);
-        const auto p = policy->place(t, shape);
-        if (!p) {
-          if (!backfill) break;
-          ++it;
-          continue;
+    for (const char* name : {"first-fit", "gang"}) {
+      // LOAD compresses the arrival times: x2 means jobs arrive twice as often.
+      for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].submit = original[i].submit / load;
+      const auto policy = make_placement(name);
+      Topology t = make_cluster(32, 4, 40, 256000);
+      std::map<int, std::vector<double>> wait;            // gpus -> waits
+      std::vector<std::pair<double, Placement>> running;  // end time
+      std::deque<const TraceJob*> queue;
+      std::size_t next = 0;
+      double now = 0, frag_area = 0, last = 0;
+      while (next < jobs.size() || !queue.empty() || !running.empty()) {
+        double t_next = 1e300;
+        if (next < jobs.size()) t_next = jobs[next].submit;
+        for (const auto& [end, p] : running) t_next = std::min(t_next, end);
+        frag_area += gpu_fragmentation(t) * (t_next - last);
+        now = last = t_next;
+        for (auto it = running.begin(); it != running.end();)
+          if (it->first <= now)
+            release(t, it->second), it = running.erase(it);
+          else
+            ++it;
+        while (next < jobs.size() && jobs[next].submit <= now) queue.push_back(&jobs[next++]);
+        // FIFO: the head waits until it fits. Backfill: every queued job that
+        // fits starts, in queue order (what Slurm's backfill amounts to when
+        // jobs have no time limits to plan with).
+        for (auto it = queue.begin(); it != queue.end();) {
+          const TraceJob* j = *it;
+          const JobShape shape = shape_for(j->gpus, 4);
+          const auto p = policy->place(t, shape);
+          if (!p) {
+            if (!backfill) break;
+            ++it;
+            continue;
+          }
+          apply(t, *p, shape);
+          running.emplace_back(now + j->duration, *p);
+          wait[j->gpus].push_back(now - j->submit);
+          it = queue.erase(it);
         }
-        apply(t, *p, shape);
-        running.emplace_back(now + j->duration, *p);
-        wait[j->gpus].push_back(now - j->submit);
-        it = queue.erase(it);
       }
+      auto mean = [](const std::vector<double>& v) {
+        double s = 0;
+        for (double x : v) s += x;
+        return v.empty() ? 0 : s / v.size();
+      };
+      std::vector<double> all;
+      for (const auto& [g, v] : wait) all.insert(all.end(), v.begin(), v.end());
+      std::printf("x%-4g %-10s %9.1f %9.1f %9.1f %9.1f %9.1f %11.3f\n", load, name, mean(wait[1]),
+                  mean(wait[2]), mean(wait[4]), mean(wait[8]), mean(all), frag_area / now);
     }
-    auto mean = [](const std::vector<double>& v) {
-      double s = 0;
-      for (double x : v) s += x;
-      return v.empty() ? 0 : s / v.size();
-    };
-    std::vector<double> all;
-    for (const auto& [g, v] : wait) all.insert(all.end(), v.begin(), v.end());
-    std::printf("x%-4g %-10s %9.1f %9.1f %9.1f %9.1f %9.1f %11.3f\n", load, name, mean(wait[1]), mean(wait[2]),
-                mean(wait[4]), mean(wait[8]), mean(all), frag_area / now);
-  }
   return 0;
 }
 

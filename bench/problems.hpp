@@ -59,9 +59,9 @@ inline double mlp_loss(const tune::Assignment& a) {
   const double base = opt == "sgd" ? -1.0 : opt == "momentum" ? -1.7 : -3.0;
   const double penalty = opt == "sgd" ? 0.3 : opt == "momentum" ? 0.1 : 0.0;
   const double best_lr = base + 0.5 * std::log10(batch / 128);
-  return std::pow(lr - best_lr, 2) + 0.05 * std::pow(std::log2(batch) - 7, 2) + 0.08 * std::pow(layers - 3, 2) +
-         4 * std::pow(dropout - (0.1 * layers - 0.05), 2) + 0.05 * std::pow(wd + 4, 2) + penalty +
-         0.05 * (1 - std::cos(4 * std::numbers::pi * (lr - best_lr)));
+  return std::pow(lr - best_lr, 2) + 0.05 * std::pow(std::log2(batch) - 7, 2) +
+         0.08 * std::pow(layers - 3, 2) + 4 * std::pow(dropout - (0.1 * layers - 0.05), 2) +
+         0.05 * std::pow(wd + 4, 2) + penalty + 0.05 * (1 - std::cos(4 * std::numbers::pi * (lr - best_lr)));
 }
 inline const char* kMlpSpace = R"({"parameters": [
   {"name": "lr", "type": "bound", "value": [1e-5, 1], "log": true},
@@ -105,8 +105,8 @@ inline double mlp_conditional_loss(const tune::Assignment& a) {
     best_lr = -3.0;
     penalty = 2 * std::pow(number(a[4]) - 0.9, 2) + (number(a[5]) == 0.999 ? 0.0 : 0.05);
   }
-  return std::pow(lr - best_lr, 2) + penalty + 0.08 * std::pow(layers - 3, 2) + 4 * std::pow(dropout - 0.25, 2) +
-         0.05 * (1 - std::cos(4 * std::numbers::pi * (lr - best_lr)));
+  return std::pow(lr - best_lr, 2) + penalty + 0.08 * std::pow(layers - 3, 2) +
+         4 * std::pow(dropout - 0.25, 2) + 0.05 * (1 - std::cos(4 * std::numbers::pi * (lr - best_lr)));
 }
 inline const char* kMlpConditionalSpace = R"({"parameters": [
   {"name": "optimizer", "type": "choice", "value": ["sgd", "momentum", "adam"]},
@@ -123,7 +123,8 @@ struct ProblemSet {
   std::vector<int> functions;  // BBOB ids; empty: all 24
   bool noisy = true, mixed = true;
   bool noiseless = true;  // false (search_bench --noisy-only): only the noisy versions (and mlp-mixed-noisy)
-  bool conditional = false;  // search_bench --conditional: the conditional-space problem (not in the runs docs/results/search-quality.md reports)
+  bool conditional = false;  // search_bench --conditional: the conditional-space problem (not in the runs
+                             // docs/results/search-quality.md reports)
 };
 
 inline std::vector<Problem> problems(const ProblemSet& set) {
@@ -139,11 +140,13 @@ inline std::vector<Problem> problems(const ProblemSet& set) {
         for (const auto& v : a) x.push_back(number(v));
         return (*fn)(x);
       };
-      const std::string name = "f" + std::to_string(fid) + "-" + bbob::Function::name(fid) + "-" + std::to_string(d) + "d";
+      const std::string name =
+          "f" + std::to_string(fid) + "-" + bbob::Function::name(fid) + "-" + std::to_string(d) + "d";
       if (set.noiseless) out.push_back({name, box(d, -5, 5), 0, f});
       // Severe Gaussian noise (BBOB's beta = 1) on four shapes: smooth,
       // valley, multimodal, many peaks.
-      if (set.noisy && (fid == 1 || fid == 8 || fid == 15 || fid == 21)) out.push_back({name + "-noisy", box(d, -5, 5), 1.0, f});
+      if (set.noisy && (fid == 1 || fid == 8 || fid == 15 || fid == 21))
+        out.push_back({name + "-noisy", box(d, -5, 5), 1.0, f});
     }
   if (set.mixed) {
     if (set.noiseless) {

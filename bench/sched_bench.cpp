@@ -35,11 +35,12 @@ int main(int argc, char** argv) {
       j.uid = 1000 + tenant;
       j.tenant = "account" + std::to_string(tenant);
       j.eligible = static_cast<double>(rng() % 100000);
-      j.request = {static_cast<double>(1 + rng() % 16), static_cast<double>(1000 + rng() % 64000), static_cast<double>(rng() % 3)};
+      j.request = {static_cast<double>(1 + rng() % 16), static_cast<double>(1000 + rng() % 64000),
+                   static_cast<double>(rng() % 3)};
       if (i >= n) j.state = JobView::State::Running, j.started = j.eligible;
       if (i % 10 == 0)
-        j.comment = "notes tune:study=s" + std::to_string(i % 700) + ";n=" + std::to_string(20 + rng() % 200) +
-                    ";dir=min;top=0.1,0.11,0.12,0.13,0.14,0.15";
+        j.comment = "notes tune:study=s" + std::to_string(i % 700) +
+                    ";n=" + std::to_string(20 + rng() % 200) + ";dir=min;top=0.1,0.11,0.12,0.13,0.14,0.15";
     }
     SchedConfig c;
     SchedulingPolicy policy(c);
@@ -53,14 +54,16 @@ int main(int argc, char** argv) {
       if (d.size() != jobs.size()) return 1;
       std::vector<JobView> copy(jobs.begin(), jobs.begin() + static_cast<long>(n));
       t0 = Clock::now();
-      std::sort(copy.begin(), copy.end(), [](const JobView& a, const JobView& b) { return a.eligible < b.eligible; });
+      std::sort(copy.begin(), copy.end(),
+                [](const JobView& a, const JobView& b) { return a.eligible < b.eligible; });
       sort_ms.push_back(ms_since(t0));
     }
     std::sort(pass_ms.begin(), pass_ms.end());
     std::sort(sort_ms.begin(), sort_ms.end());
     const double p = pass_ms[3], s = sort_ms[3];
     const double aim = n <= 10000 ? 10 : 100;
-    std::printf("%-9zu %12.2f %12.2f %8.1f   < %.0f ms: %s\n", n, p, s, p / s, aim, p < aim ? "met" : "NOT met");
+    std::printf("%-9zu %12.2f %12.2f %8.1f   < %.0f ms: %s\n", n, p, s, p / s, aim,
+                p < aim ? "met" : "NOT met");
   }
   return 0;
 }

@@ -26,8 +26,8 @@
 #include <sstream>
 #include <string>
 
-#include "problems.hpp"
 #include "bench_io.hpp"
+#include "problems.hpp"
 #include "search/bayes_sampler.hpp"
 #include "search/sampler.hpp"
 #include "test_functions.hpp"
@@ -37,7 +37,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 std::vector<double> values(const Assignment& a) {
   std::vector<double> x;
@@ -60,9 +62,9 @@ bench::Problem as_problem(const bench::TestFunction& fn) {
 // (rank 0 is one thread) and their real cost moves the clock. Returns the
 // regret (the true value of the trial that observed best) after each of
 // `checkpoints` finished trials; `busy` gets the runners' busy fraction.
-std::vector<double> run_study(const bench::Problem& problem, const std::string& algo, std::uint64_t seed, int trials,
-                              int runners, double trial_seconds, const std::vector<int>& checkpoints,
-                              double* busy = nullptr) {
+std::vector<double> run_study(const bench::Problem& problem, const std::string& algo, std::uint64_t seed,
+                              int trials, int runners, double trial_seconds,
+                              const std::vector<int>& checkpoints, double* busy = nullptr) {
   const SearchSpace space = SearchSpace::parse(problem.space_json);
   auto sampler = make_sampler(algo, space, {.seed = seed, .minimize = true});
   struct Running {
@@ -107,8 +109,8 @@ std::vector<double> run_study(const bench::Problem& problem, const std::string& 
   return regrets;
 }
 
-double run_study(const bench::TestFunction& fn, const std::string& algo, std::uint64_t seed, int trials, int runners,
-                 double trial_seconds, double* busy = nullptr) {
+double run_study(const bench::TestFunction& fn, const std::string& algo, std::uint64_t seed, int trials,
+                 int runners, double trial_seconds, double* busy = nullptr) {
   return run_study(as_problem(fn), algo, seed, trials, runners, trial_seconds, {trials}, busy).front();
 }
 
@@ -125,8 +127,8 @@ Reference optuna_reference(const std::string& name) {
 
 int quality(int trials, int seeds) {
   std::printf("median simple regret after %d trials over %d seeds (one runner)\n", trials, seeds);
-  std::printf("%-12s %12s %12s %10s | %12s %12s %12s %10s\n", "function", "random", "bayes", "rnd/bayes", "optuna TPE",
-              "optuna CMA", "optuna rnd", "TPE/bayes");
+  std::printf("%-12s %12s %12s %10s | %12s %12s %12s %10s\n", "function", "random", "bayes", "rnd/bayes",
+              "optuna TPE", "optuna CMA", "optuna rnd", "TPE/bayes");
   bool all = true;
   for (const auto& fn : bench::test_functions()) {
     std::vector<double> rnd, bay;
@@ -136,8 +138,8 @@ int quality(int trials, int seeds) {
     }
     const double r = median(rnd), b = median(bay);
     const auto ref = optuna_reference(fn.name);
-    std::printf("%-12s %12.4g %12.4g %10.1f | %12.4g %12.4g %12.4g %10.1f\n", fn.name.c_str(), r, b, r / b, ref.tpe,
-                ref.cmaes, ref.random, ref.tpe / b);
+    std::printf("%-12s %12.4g %12.4g %10.1f | %12.4g %12.4g %12.4g %10.1f\n", fn.name.c_str(), r, b, r / b,
+                ref.tpe, ref.cmaes, ref.random, ref.tpe / b);
     all = all && ref.tpe / b >= 2;
   }
   std::printf("aim (bayes beats Optuna TPE by >= 2x on all three): %s\n", all ? "met" : "NOT met");
@@ -168,10 +170,12 @@ int cost() {
       (void)random->propose(static_cast<std::uint64_t>(n + k), {});
       tr.push_back(seconds_since(t0) * 1e3);
     }
-    std::printf("%8d %14.2f %16.2f %14.4f %10.0f\n", n, median(tb), tb.front(), median(tr), median(tb) / median(tr));
+    std::printf("%8d %14.2f %16.2f %14.4f %10.0f\n", n, median(tb), tb.front(), median(tr),
+                median(tb) / median(tr));
   }
-  std::printf("cap: the model keeps %zu trials (best half + an even spread) and fits hyperparameters on %zu\n",
-              BayesSampler::kModelCap, BayesSampler::kFitCap);
+  std::printf(
+      "cap: the model keeps %zu trials (best half + an even spread) and fits hyperparameters on %zu\n",
+      BayesSampler::kModelCap, BayesSampler::kFitCap);
   // The aim: a proposal's p95 under 100 ms at 1,000 trials in 10
   // dimensions, refits included: 1,000 random trials, then 100 proposals
   // each followed by its result (the model refits as the data grows).
@@ -199,16 +203,18 @@ int cost() {
   };
   BayesSampler bayes10(space10, 1, true);
   const auto t10 = timed(bayes10);
-  std::printf("10 dimensions (BBOB f15), 100 proposals after 1,000 trials, each followed by its result:\n"
-              "  median %.1f ms, p95 %.1f ms, max %.1f ms; aim p95 < 100 ms: %s\n",
-              t10[50], t10[95], t10.back(), t10[95] < 100 ? "met" : "NOT met");
+  std::printf(
+      "10 dimensions (BBOB f15), 100 proposals after 1,000 trials, each followed by its result:\n"
+      "  median %.1f ms, p95 %.1f ms, max %.1f ms; aim p95 < 100 ms: %s\n",
+      t10[50], t10[95], t10.back(), t10[95] < 100 ? "met" : "NOT met");
   // tpe (--algo tpe, and bayes's fallback on noisy results) on the same trials.
   const auto tpe10 = make_sampler("tpe", space10, {.seed = 1});
   const auto tt = timed(*tpe10);
-  std::printf("  tpe on the same: median %.2f ms, p95 %.2f ms (%.0fx less than bayes at the median)\n", tt[50], tt[95],
-              t10[50] / tt[50]);
+  std::printf("  tpe on the same: median %.2f ms, p95 %.2f ms (%.0fx less than bayes at the median)\n",
+              tt[50], tt[95], t10[50] / tt[50]);
   // Higher dimensions: the fit's gradient has one length scale per input.
-  std::printf("bayes by dimension, 20 proposals after 1,000 trials (BBOB f15), each followed by its result:\n");
+  std::printf(
+      "bayes by dimension, 20 proposals after 1,000 trials (BBOB f15), each followed by its result:\n");
   for (int d : {20, 40, 80}) {
     const bench::bbob::Function f(15, d, 1);
     const SearchSpace space = SearchSpace::parse(bench::box(d, -5, 5));
@@ -216,13 +222,15 @@ int cost() {
     const auto t = timed(bayes, &space, &f, 20);
     const auto tpe = make_sampler("tpe", space, {.seed = 1});
     const auto tt2 = timed(*tpe, &space, &f, 20);
-    std::printf("  %2d dimensions: median %.1f ms, p95 %.1f ms; tpe median %.1f ms\n", d, t[10], t[19], tt2[10]);
+    std::printf("  %2d dimensions: median %.1f ms, p95 %.1f ms; tpe median %.1f ms\n", d, t[10], t[19],
+                tt2[10]);
   }
   return 0;
 }
 
 int parallel(int trials, int seeds) {
-  std::printf("bayes, %d trials x %d seeds, objective takes 1 s (simulated clock + real proposal time)\n", trials, seeds);
+  std::printf("bayes, %d trials x %d seeds, objective takes 1 s (simulated clock + real proposal time)\n",
+              trials, seeds);
   std::printf("%-12s %14s %14s %8s %12s\n", "function", "1 runner", "8 runners", "ratio", "busy (8)");
   for (const auto& fn : bench::test_functions()) {
     std::vector<double> serial, par, busy;
@@ -254,9 +262,11 @@ std::vector<int> int_list(const std::string& text) {
   std::vector<int> out;
   for (const auto& item : bench::split(text)) {
     const auto dash = item.find('-', 1);
-    if (dash == std::string::npos) out.push_back(std::stoi(item));
+    if (dash == std::string::npos)
+      out.push_back(std::stoi(item));
     else
-      for (int i = std::stoi(item.substr(0, dash)); i <= std::stoi(item.substr(dash + 1)); ++i) out.push_back(i);
+      for (int i = std::stoi(item.substr(0, dash)); i <= std::stoi(item.substr(dash + 1)); ++i)
+        out.push_back(i);
   }
   return out;
 }
@@ -269,24 +279,36 @@ CompareOptions parse_compare(int argc, char** argv) {
       if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--dims") o.set.dims = int_list(value());
-    else if (a == "--functions") o.set.functions = int_list(value());
-    else if (a == "--trials") o.trials = std::stoi(value());
-    else if (a == "--checkpoints") o.checkpoints = int_list(value());
-    else if (a == "--seeds") o.seeds = std::stoi(value());
-    else if (a == "--first-seed") o.first_seed = std::stoi(value());
-    else if (a == "--samplers") o.samplers = bench::split(value());
-    else if (a == "--no-noisy") o.set.noisy = false;
+    if (a == "--dims")
+      o.set.dims = int_list(value());
+    else if (a == "--functions")
+      o.set.functions = int_list(value());
+    else if (a == "--trials")
+      o.trials = std::stoi(value());
+    else if (a == "--checkpoints")
+      o.checkpoints = int_list(value());
+    else if (a == "--seeds")
+      o.seeds = std::stoi(value());
+    else if (a == "--first-seed")
+      o.first_seed = std::stoi(value());
+    else if (a == "--samplers")
+      o.samplers = bench::split(value());
+    else if (a == "--no-noisy")
+      o.set.noisy = false;
     else if (a == "--noisy-only")
       o.set.noiseless = false;
-    else if (a == "--no-mixed") o.set.mixed = false;
-    else if (a == "--conditional") o.set.conditional = true;
-    else throw std::invalid_argument("unknown option " + a);
+    else if (a == "--no-mixed")
+      o.set.mixed = false;
+    else if (a == "--conditional")
+      o.set.conditional = true;
+    else
+      throw std::invalid_argument("unknown option " + a);
   }
   if (!o.set.noisy && !o.set.noiseless)
     throw std::invalid_argument("--no-noisy and --noisy-only leave no problem");
   for (int f : o.set.functions)
-    if (f < 1 || f > 24) throw std::invalid_argument("--functions: BBOB has functions 1-24, not " + std::to_string(f));
+    if (f < 1 || f > 24)
+      throw std::invalid_argument("--functions: BBOB has functions 1-24, not " + std::to_string(f));
   for (int d : o.set.dims)
     if (d < 2 || d > 40) throw std::invalid_argument("--dims: 2 to 40, not " + std::to_string(d));
   if (o.trials < 1 || o.seeds < 1) throw std::invalid_argument("--trials and --seeds must be positive");
@@ -305,10 +327,14 @@ int compare(const CompareOptions& o) {
       const int runners = dash == std::string::npos ? 1 : std::stoi(sampler.substr(dash + 1));
       for (int seed = o.first_seed; seed < o.first_seed + o.seeds; ++seed) {
         const auto t0 = Clock::now();
-        const auto regrets = run_study(p, algo, static_cast<std::uint64_t>(seed), o.trials, runners, 1.0, o.checkpoints);
-        nlohmann::json line = {{"problem", p.name}, {"sampler", "tune-" + sampler}, {"seed", seed},
+        const auto regrets =
+            run_study(p, algo, static_cast<std::uint64_t>(seed), o.trials, runners, 1.0, o.checkpoints);
+        nlohmann::json line = {{"problem", p.name},
+                               {"sampler", "tune-" + sampler},
+                               {"seed", seed},
                                {"seconds", seconds_since(t0)}};
-        for (std::size_t k = 0; k < o.checkpoints.size(); ++k) line["regret"][std::to_string(o.checkpoints[k])] = regrets[k];
+        for (std::size_t k = 0; k < o.checkpoints.size(); ++k)
+          line["regret"][std::to_string(o.checkpoints[k])] = regrets[k];
         std::printf("%s\n", line.dump().c_str());
         std::fflush(stdout);
       }
@@ -318,10 +344,11 @@ int compare(const CompareOptions& o) {
 
 int list_problems(const CompareOptions& o) {
   for (const auto& p : bench::problems(o.set))
-    std::printf("%s\n", nlohmann::json({{"problem", p.name}, {"space", nlohmann::json::parse(p.space_json)},
-                                        {"noise", p.noise}})
-                            .dump()
-                            .c_str());
+    std::printf("%s\n",
+                nlohmann::json(
+                    {{"problem", p.name}, {"space", nlohmann::json::parse(p.space_json)}, {"noise", p.noise}})
+                    .dump()
+                    .c_str());
   return 0;
 }
 
@@ -346,12 +373,16 @@ int serve() {
         continue;
       }
       const auto& v = req.at("params").at(par.name);
-      if (v.is_string()) a.emplace_back(v.get<std::string>());
-      else if (par.kind == ParamKind::Int) a.emplace_back(v.get<std::int64_t>());
-      else a.emplace_back(v.get<double>());
+      if (v.is_string())
+        a.emplace_back(v.get<std::string>());
+      else if (par.kind == ParamKind::Int)
+        a.emplace_back(v.get<std::int64_t>());
+      else
+        a.emplace_back(v.get<double>());
     }
     double truth = 0;
-    const double value = bench::observe(problem, a, req.at("seed").get<std::uint64_t>(), req.at("trial").get<std::uint64_t>(), &truth);
+    const double value = bench::observe(problem, a, req.at("seed").get<std::uint64_t>(),
+                                        req.at("trial").get<std::uint64_t>(), &truth);
     return nlohmann::json{{"value", value}, {"truth", truth}};
   });
 }

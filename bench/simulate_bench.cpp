@@ -10,7 +10,8 @@
 // through the main scheduler alone (sched/builtin), so the ratio is what
 // backfill's planning costs. Prints wall time, events per second and peak
 // memory.
-//   simulate_bench [JOBS [NODES]]   (default 100000 jobs, 10000 nodes; the aim: 1,000,000 in <= 10 min, <= 4 GB)
+//   simulate_bench [JOBS [NODES]]   (default 100000 jobs, 10000 nodes; the aim: 1,000,000 in <= 10 min, <= 4
+//   GB)
 #include <sys/resource.h>
 
 #include <cmath>
@@ -65,7 +66,8 @@ int main(int argc, char** argv) {
   double t = 0;
   for (auto& j : w.jobs) j.submit = t, t += gap(rng) / (rate * (1 + 0.6 * std::sin(2 * M_PI * t / period)));
   apply_time_limits(w, 2);
-  w = compress(w, factor_for_load(w, 0.9, 8 * nodes, 64 * nodes));  // long jobs run past the window: measure, do not assume
+  w = compress(w, factor_for_load(w, 0.9, 8 * nodes,
+                                  64 * nodes));  // long jobs run past the window: measure, do not assume
   std::printf("%ld jobs on %d nodes x 8 GPUs, offered load %.0f%% over %.1f days\n", jobs, nodes,
               100 * offered_load(w, 8 * nodes, 64 * nodes), t / 86400);
 
@@ -86,10 +88,11 @@ int main(int argc, char** argv) {
     const std::string label = priority == "tune" ? "sched/tune + backfill + cons_tres"
                               : backfill         ? "sched/backfill + cons_tres"
                                                  : "sched/builtin + cons_tres";
-    std::printf("%-34s %8.1f s %12lld events %10.0f events/s  placements %lld  mean wait %.0f s, %.0f%% of jobs "
-                "waited > 1 min, up to %d pending\n",
-                label.c_str(), r.seconds, r.events, r.events / r.seconds, r.placement_calls, wait / r.jobs.size(),
-                100.0 * waited / r.jobs.size(), most);
+    std::printf(
+        "%-34s %8.1f s %12lld events %10.0f events/s  placements %lld  mean wait %.0f s, %.0f%% of jobs "
+        "waited > 1 min, up to %d pending\n",
+        label.c_str(), r.seconds, r.events, r.events / r.seconds, r.placement_calls, wait / r.jobs.size(),
+        100.0 * waited / r.jobs.size(), most);
     if (priority != "fifo")
       std::printf("%-34s %lld priority passes, %.1f s in them (%.1f%% of the run, %.1f ms per pass)\n", "",
                   r.priority_passes, r.priority_seconds, 100 * r.priority_seconds / r.seconds,
@@ -101,11 +104,15 @@ int main(int argc, char** argv) {
   const double tuned = once(true, "tune");
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
-  std::printf("backfill model / main scheduler only: %.2f; peak memory %.0f MB\n", full / base, u.ru_maxrss / 1024.0);
+  std::printf("backfill model / main scheduler only: %.2f; peak memory %.0f MB\n", full / base,
+              u.ru_maxrss / 1024.0);
   const double per_million = std::max(full, tuned) * 1e6 / jobs;
-  std::printf("aim: 1,000,000 jobs on 10,000 nodes in <= 600 s and <= 4 GB: %s (%.0f s per million jobs at this size)\n",
-              jobs >= 1000000 && nodes >= 10000 ? (std::max(full, tuned) <= 600 && u.ru_maxrss <= 4 * 1024 * 1024 ? "met" : "NOT met")
-                                                : "run with 1000000 10000 to judge",
-              per_million);
+  std::printf(
+      "aim: 1,000,000 jobs on 10,000 nodes in <= 600 s and <= 4 GB: %s (%.0f s per million jobs at this "
+      "size)\n",
+      jobs >= 1000000 && nodes >= 10000
+          ? (std::max(full, tuned) <= 600 && u.ru_maxrss <= 4 * 1024 * 1024 ? "met" : "NOT met")
+          : "run with 1000000 10000 to judge",
+      per_million);
   return 0;
 }

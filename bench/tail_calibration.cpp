@@ -85,9 +85,14 @@ int main() {
   std::normal_distribution<double> normal(0.7, 0.05);
   std::uniform_real_distribution<double> unit(0, 1);
   const std::vector<std::pair<std::string, std::function<double(std::mt19937_64&)>>> dists = {
-      {"beta(2,2)", [&](std::mt19937_64& r) { const double a = g(r), b = g(r); return 0.5 + 0.47 * a / (a + b); }},
+      {"beta(2,2)",
+       [&](std::mt19937_64& r) {
+         const double a = g(r), b = g(r);
+         return 0.5 + 0.47 * a / (a + b);
+       }},
       {"normal", [&](std::mt19937_64& r) { return normal(r); }},
-      {"curve.py", [&](std::mt19937_64& r) {
+      {"curve.py",
+       [&](std::mt19937_64& r) {
          const double l = -4 + 4 * unit(r), m = 0.5 + 0.49 * unit(r);
          const double q = std::exp(-std::pow(l + 2, 2) / 2 - std::pow(m - 0.9, 2) / 0.08);
          return 0.5 + 0.49 * q * (1 - std::exp(-5 / 1.5));
@@ -107,7 +112,8 @@ int main() {
     t.estimator = Estimator::Tail;
     t.thresholds = {0.01};
     t.tail.spacings = spacings;
-    variants.push_back({"tail spacings=" + std::to_string(spacings) + (spacings == 4 ? " (default)" : ""), t});
+    variants.push_back(
+        {"tail spacings=" + std::to_string(spacings) + (spacings == 4 ? " (default)" : ""), t});
   }
   std::printf("%-10s %-6s %-24s %22s %22s\n", "draws", "grid", "estimator", "false/lowered (free)",
               "capped: found<=30 (median)");
@@ -116,10 +122,15 @@ int main() {
       for (const auto& v : variants) {
         const Outcome r = run(draw, grid, v.o);
         char rate[64];
-        std::snprintf(rate, sizeof rate, "%d/%d %s", r.false_lowered, r.lowered,
-                      r.lowered ? (std::to_string(static_cast<int>(std::lround(100.0 * r.false_lowered / r.lowered))) + "%").c_str() : "-");
-        std::printf("%-10s %-6s %-24s %22s %15d/300 (%2d)\n", dname.c_str(), grid > 0 ? std::to_string(grid).substr(0, 5).c_str() : "-",
-                    v.name.c_str(), rate, r.found, r.median_first);
+        std::snprintf(
+            rate, sizeof rate, "%d/%d %s", r.false_lowered, r.lowered,
+            r.lowered
+                ? (std::to_string(static_cast<int>(std::lround(100.0 * r.false_lowered / r.lowered))) + "%")
+                      .c_str()
+                : "-");
+        std::printf("%-10s %-6s %-24s %22s %15d/300 (%2d)\n", dname.c_str(),
+                    grid > 0 ? std::to_string(grid).substr(0, 5).c_str() : "-", v.name.c_str(), rate, r.found,
+                    r.median_first);
       }
   return 0;
 }

@@ -27,10 +27,14 @@ inline double branin(const std::vector<double>& x) {
 
 inline double hartmann6(const std::vector<double>& x) {
   static const double alpha[4] = {1.0, 1.2, 3.0, 3.2};
-  static const double A[4][6] = {{10, 3, 17, 3.5, 1.7, 8}, {0.05, 10, 17, 0.1, 8, 14},
-                                 {3, 3.5, 1.7, 10, 17, 8}, {17, 8, 0.05, 10, 0.1, 14}};
-  static const double P[4][6] = {{1312, 1696, 5569, 124, 8283, 5886}, {2329, 4135, 8307, 3736, 1004, 9991},
-                                 {2348, 1451, 3522, 2883, 3047, 6650}, {4047, 8828, 8732, 5743, 1091, 381}};
+  static const double A[4][6] = {{10, 3, 17, 3.5, 1.7, 8},
+                                 {0.05, 10, 17, 0.1, 8, 14},
+                                 {3, 3.5, 1.7, 10, 17, 8},
+                                 {17, 8, 0.05, 10, 0.1, 14}};
+  static const double P[4][6] = {{1312, 1696, 5569, 124, 8283, 5886},
+                                 {2329, 4135, 8307, 3736, 1004, 9991},
+                                 {2348, 1451, 3522, 2883, 3047, 6650},
+                                 {4047, 8828, 8732, 5743, 1091, 381}};
   double sum = 0;
   for (int i = 0; i < 4; ++i) {
     double inner = 0;
@@ -50,8 +54,8 @@ inline double rosenbrock(const std::vector<double>& x) {
 inline std::string box(int dims, double low, double high, const char* prefix = "x") {
   std::string s = R"({"parameters": [)";
   for (int i = 0; i < dims; ++i)
-    s += std::string(i ? ", " : "") + R"({"name": ")" + prefix + std::to_string(i) + R"(", "type": "bound", "value": [)" +
-         std::to_string(low) + ", " + std::to_string(high) + "]}";
+    s += std::string(i ? ", " : "") + R"({"name": ")" + prefix + std::to_string(i) +
+         R"(", "type": "bound", "value": [)" + std::to_string(low) + ", " + std::to_string(high) + "]}";
   return s + "]}";
 }
 

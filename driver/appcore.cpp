@@ -64,7 +64,8 @@ namespace {
 std::string python_client_dir() {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  for (const fs::path& dir : {exe.parent_path() / ".." / "client" / "python", fs::path(TUNE_PKGDATADIR) / "python"})
+  for (const fs::path& dir :
+       {exe.parent_path() / ".." / "client" / "python", fs::path(TUNE_PKGDATADIR) / "python"})
     if (fs::exists(dir / "tune_report.py", ec)) return fs::canonical(dir, ec).string();
   return "";
 }
@@ -85,19 +86,18 @@ std::string resolve_program(const std::string& name) {
   throw UsageError("the program '" + name + "' is not on PATH; give its path (./" + name + " if it is here)");
 }
 
-
-
 }  // namespace
-
 
 void check_placeholders(const std::vector<std::string>& command, const SearchSpace& space) {
   for (const auto& name : placeholder_names(command)) {
     const auto i = space.index_of(name);
     if (!i)
-      throw UsageError("the command names {" + name +
-                       "}, which is not a parameter of the search space (write {{ and }} for literal braces)");
+      throw UsageError(
+          "the command names {" + name +
+          "}, which is not a parameter of the search space (write {{ and }} for literal braces)");
     if (!space.parameters()[*i].when.empty())
-      throw UsageError("the command names {" + name + "}, but parameter '" + name + "' " + space.condition_text(*i) +
+      throw UsageError("the command names {" + name + "}, but parameter '" + name + "' " +
+                       space.condition_text(*i) +
                        ", so some trials would have no value for it; read TUNE_PARAM_" + name +
                        " (set only when it exists) or the trial's params.json instead");
   }
@@ -119,7 +119,8 @@ void AppCore::open() {
     check_resume_flags(history_->study());
   } else {
     if (exists)
-      throw UsageError(o_.history + " already holds a study; continue it with --resume, or give another --history");
+      throw UsageError(o_.history +
+                       " already holds a study; continue it with --resume, or give another --history");
     fresh = new_study(imported);
   }
   const StudyInfo s = fresh ? *fresh : history_->study();  // a copy: a resumed history may be reopened below
@@ -141,7 +142,8 @@ void AppCore::open() {
   grace_ = parse_duration(o_.grace, "--grace");
   drain_ = parse_duration(o_.drain, "--drain");
   // Absolute once here, not per trial (each fs::absolute of a relative path is a getcwd).
-  trial_dir_ = fs::absolute(!o_.trial_dir.empty() ? fs::path(o_.trial_dir) : fs::path(o_.history).replace_extension(".trials"))
+  trial_dir_ = fs::absolute(!o_.trial_dir.empty() ? fs::path(o_.trial_dir)
+                                                  : fs::path(o_.history).replace_extension(".trials"))
                    .lexically_normal()
                    .string();
   while (trial_dir_.size() > 1 && trial_dir_.back() == '/') trial_dir_.pop_back();
@@ -170,21 +172,28 @@ void AppCore::open() {
   const StudyInfo& info = history_->study();
   if (fresh && info.imported > 0)
     say("imported " + std::to_string(info.imported) + " finished trial(s) of " + info.imported_from +
-        (imported.skipped ? " (" + std::to_string(imported.skipped) + " left out: their parameters are outside this space; " +
-                                imported.why_skipped + ")"
-                          : std::string()));
+        (imported.skipped
+             ? " (" + std::to_string(imported.skipped) +
+                   " left out: their parameters are outside this space; " + imported.why_skipped + ")"
+             : std::string()));
   if (fresh && !info.enqueued.empty())
-    say("the " + std::to_string(nlohmann::json::parse(info.enqueued).size()) + " parameter set(s) of --enqueue " +
-        o_.enqueue + " run first");
+    say("the " + std::to_string(nlohmann::json::parse(info.enqueued).size()) +
+        " parameter set(s) of --enqueue " + o_.enqueue + " run first");
   say("study '" + info.name + "': " + s.sampler + " search over " + std::to_string(s.space.dimensions()) +
-      " parameter(s), " + (s.pruner.rule != "none" ? s.pruner.rule + " pruning on " + s.pruner.metric + ", " : "") + (limits.trials ? std::to_string(*limits.trials) + " trials" + (o_.trials ? "" : " (the study's --trials)") : std::string("no trial limit")) +
-      ", " + std::to_string(std::max(1, runners_)) + (o_.trial_jobs ? " trial job(s) at once" : " runner(s)") + "; history " + o_.history +
-      (history_->trials().empty() ? "" : " (" + std::to_string(history_->trials().size()) + " trials so far)"));
+      " parameter(s), " +
+      (s.pruner.rule != "none" ? s.pruner.rule + " pruning on " + s.pruner.metric + ", " : "") +
+      (limits.trials
+           ? std::to_string(*limits.trials) + " trials" + (o_.trials ? "" : " (the study's --trials)")
+           : std::string("no trial limit")) +
+      ", " + std::to_string(std::max(1, runners_)) +
+      (o_.trial_jobs ? " trial job(s) at once" : " runner(s)") + "; history " + o_.history +
+      (history_->trials().empty() ? ""
+                                  : " (" + std::to_string(history_->trials().size()) + " trials so far)"));
   if (o_.resume && !o_.trials && limits.trials && study_->remaining() == 0)
-    say("its " + std::to_string(*limits.trials) + " trials (its last --trials) are done; give --trials N (a total, more than " +
+    say("its " + std::to_string(*limits.trials) +
+        " trials (its last --trials) are done; give --trials N (a total, more than " +
         std::to_string(std::max<std::uint64_t>(*limits.trials, history_->trials().size())) + ") to run more");
 }
-
 
 TrialLaunch AppCore::launch_for(const Trial& t) {
   if (const auto news = study_->take_sampler_news(); news && !news->empty()) say(*news);
@@ -247,8 +256,12 @@ ProgressRecord AppCore::progress(StudyRole role) const {
   return r;
 }
 
-void AppCore::post_progress() { poster_.changed(now_s()); }
-void AppCore::tick_progress() { poster_.tick(now_s()); }
+void AppCore::post_progress() {
+  poster_.changed(now_s());
+}
+void AppCore::tick_progress() {
+  poster_.tick(now_s());
+}
 
 std::string AppCore::checkpoint_dir_of(std::uint64_t trial) const {
   return trial_dir_ + "/" + std::to_string(trial) + "/checkpoint";
@@ -285,7 +298,8 @@ void AppCore::record(const TrialRun& run, int rank, const std::string& host, con
   char took[32];
   std::snprintf(took, sizeof took, "%.1f", t.wall_time());
   line << " [" << took << " s, " << where << "]";
-  if (const auto best = study_->best()) line << " best=" << brief(*best->objective) << " (trial " << best->id << ")";
+  if (const auto best = study_->best())
+    line << " best=" << brief(*best->objective) << " (trial " << best->id << ")";
   if (history_->study().multi_objective()) line << " front=" << study_->front().size() << " trial(s)";
   say(line.str());
 }
@@ -301,19 +315,23 @@ int AppCore::finish() {
   out << history_->trials().size() << " trials in " << o_.history;
   say(out.str());
   if (const auto n = s.stand_in_trials())
-    say(std::to_string(n) + " of this run's trials were proposed by " + std::string(stand_in_->name()) + " while " +
-        history_->study().sampler + " was busy proposing for another runner (runners asked faster than its model " +
+    say(std::to_string(n) + " of this run's trials were proposed by " + std::string(stand_in_->name()) +
+        " while " + history_->study().sampler +
+        " was busy proposing for another runner (runners asked faster than its model " +
         "proposes: short trials or many runners)");
   const StudyInfo& info = history_->study();
   if (info.multi_objective()) {
     const auto front = s.front();
-    say("Pareto front: " + std::to_string(front.size()) + " trial(s) no other trial beats in every objective" +
+    say("Pareto front: " + std::to_string(front.size()) +
+        " trial(s) no other trial beats in every objective" +
         (front.size() > 10 ? " (the first 10; tune status and tune report show all)" : std::string()));
     for (std::size_t k = 0; k < front.size() && k < 10; ++k)
-      say("  trial " + std::to_string(front[k].id) + objective_values(info, front[k]) + parameter_values(info, front[k]));
+      say("  trial " + std::to_string(front[k].id) + objective_values(info, front[k]) +
+          parameter_values(info, front[k]));
   }
   if (const auto best = s.best())
-    say("best: trial " + std::to_string(best->id) + " objective=" + brief(*best->objective) + parameter_values(info, *best));
+    say("best: trial " + std::to_string(best->id) + " objective=" + brief(*best->objective) +
+        parameter_values(info, *best));
   // A study that ended for good (not one stopped to be resumed) will not run
   // its interrupted trials again: their checkpoints go too.
   const auto reason = s.stop_reason();
@@ -333,24 +351,29 @@ int AppCore::finish() {
   }
 }
 
-void AppCore::say(const std::string& line) const { std::cout << "tune: " << line << std::endl; }
+void AppCore::say(const std::string& line) const {
+  std::cout << "tune: " << line << std::endl;
+}
 
 std::vector<std::pair<std::string, std::string>> AppCore::values_of(const Assignment& a) const {
   return values_of(history_->study().space, a);
 }
 
-std::vector<std::pair<std::string, std::string>> AppCore::values_of(const SearchSpace& space, const Assignment& a) {
+std::vector<std::pair<std::string, std::string>> AppCore::values_of(const SearchSpace& space,
+                                                                    const Assignment& a) {
   std::vector<std::pair<std::string, std::string>> out;
   const auto& ps = space.parameters();
   for (std::size_t i = 0; i < ps.size() && i < a.size(); ++i)
-    if (!is_absent(a[i])) out.emplace_back(ps[i].name, to_string(a[i]));  // an inactive parameter does not exist
+    if (!is_absent(a[i]))
+      out.emplace_back(ps[i].name, to_string(a[i]));  // an inactive parameter does not exist
   return out;
 }
 
 ObjectiveFlags AppCore::objective_flags_of(const StudyInfo& s) const {
   try {
     check_objective_source(o_.objective, o_.metric_regex);
-    return parse_objective_flags(o_.objective.empty() ? objective_text(s.objectives) : o_.objective, o_.direction, o_.target);
+    return parse_objective_flags(o_.objective.empty() ? objective_text(s.objectives) : o_.objective,
+                                 o_.direction, o_.target);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
@@ -373,7 +396,8 @@ StudyInfo AppCore::new_study(Imported& imported) const {
   s.space = SearchSpace::parse(text.str(), o_.space_file);
   s.name = !o_.name.empty() ? o_.name : fs::path(o_.history).stem().string();
   s.sampler = o_.algo;
-  s.seed = o_.seed.value_or(static_cast<std::uint64_t>(std::time(nullptr)) ^ (static_cast<std::uint64_t>(getpid()) << 32));
+  s.seed = o_.seed.value_or(static_cast<std::uint64_t>(std::time(nullptr)) ^
+                            (static_cast<std::uint64_t>(getpid()) << 32));
   s.grid_points = o_.grid_points;
   s.trials = o_.trials.value_or(0);
   const ObjectiveFlags flags = objective_flags_of(s);
@@ -401,7 +425,8 @@ StudyInfo AppCore::new_study(Imported& imported) const {
     }
     if (!o_.warm_start.empty()) {
       if (!fs::exists(o_.warm_start)) throw UsageError("--warm-start " + o_.warm_start + ": no such file");
-      imported = import_trials(read_history(o_.warm_start, false), o_.warm_start, s.space, s.minimize, s.objectives);
+      imported =
+          import_trials(read_history(o_.warm_start, false), o_.warm_start, s.space, s.minimize, s.objectives);
       s.imported = imported.trials.size();
       s.imported_from = fs::absolute(o_.warm_start).string();
       if (imported.trials.empty())
@@ -418,7 +443,9 @@ StudyInfo AppCore::new_study(Imported& imported) const {
 void AppCore::check_resume_flags(const StudyInfo& s) const {
   if (!o_.space_file.empty()) {
     std::ifstream in(o_.space_file);
-    if (!in) throw UsageError("--space " + o_.space_file + ": cannot read the file (drop --space to continue the study in " + o_.history + ")");
+    if (!in)
+      throw UsageError("--space " + o_.space_file +
+                       ": cannot read the file (drop --space to continue the study in " + o_.history + ")");
     std::stringstream text;
     text << in.rdbuf();
     if (SearchSpace::parse(text.str(), o_.space_file).to_json() != s.space.to_json())
@@ -428,8 +455,8 @@ void AppCore::check_resume_flags(const StudyInfo& s) const {
   PrunerOptions given = o_.prune;
   given.minimize = s.minimize;  // the direction is checked below, on its own
   if (o_.prune.rule != "none" && given.to_json() != s.pruner.to_json())
-    throw UsageError("the --prune settings differ from the study in " + o_.history + " (" + s.pruner.to_json().dump() +
-                     "); drop them to continue with the study's own");
+    throw UsageError("the --prune settings differ from the study in " + o_.history + " (" +
+                     s.pruner.to_json().dump() + "); drop them to continue with the study's own");
   // Warm starts are fixed when a study is created; the same flags again
   // (tune submit's requeue passes them) are fine.
   if (!o_.enqueue.empty()) {
@@ -440,8 +467,9 @@ void AppCore::check_resume_flags(const StudyInfo& s) const {
       throw UsageError(e.what());
     }
     if ((given.empty() ? std::string() : enqueued_to_json(given, s.space)) != s.enqueued)
-      throw UsageError("--enqueue " + o_.enqueue + " differs from the parameter sets the study in " + o_.history +
-                       " was created with; drop --enqueue to continue it (enqueued sets are fixed at creation)");
+      throw UsageError(
+          "--enqueue " + o_.enqueue + " differs from the parameter sets the study in " + o_.history +
+          " was created with; drop --enqueue to continue it (enqueued sets are fixed at creation)");
   }
   if (!o_.warm_start.empty() && fs::absolute(o_.warm_start).string() != s.imported_from)
     throw UsageError("--warm-start " + o_.warm_start + ": the study in " + o_.history + " was created " +
@@ -450,12 +478,12 @@ void AppCore::check_resume_flags(const StudyInfo& s) const {
   const ObjectiveFlags flags = objective_flags_of(s);
   if (!o_.objective.empty() && objective_text(flags.objectives) != objective_text(s.objectives))
     throw UsageError("--objective " + o_.objective + " differs from the study in " + o_.history + " (" +
-                     (s.objectives.empty() ? std::string("one objective, reported as objective=") : objective_text(s.objectives)) +
+                     (s.objectives.empty() ? std::string("one objective, reported as objective=")
+                                           : objective_text(s.objectives)) +
                      "); drop it to continue that study");
   if (direction_text(flags.objectives, flags.minimize) != direction_text(s.objectives, s.minimize))
     throw UsageError("--direction " + o_.direction + " differs from the study in " + o_.history + " (" +
                      direction_text(s.objectives, s.minimize) + ")");
 }
-
 
 }  // namespace tune

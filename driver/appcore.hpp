@@ -15,13 +15,13 @@
 
 #include "adaptive/progress_record.hpp"
 #include "history/history.hpp"
-#include "trial/trial_process.hpp"
 #include "progress_post.hpp"
 #include "run_command.hpp"
 #include "search/sampler.hpp"
-#include "study/study.hpp"
 #include "study/objective_flags.hpp"
+#include "study/study.hpp"
 #include "study/warm_start.hpp"
+#include "trial/trial_process.hpp"
 
 namespace tune {
 
@@ -30,8 +30,8 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-double now_s();                 // wall clock, seconds since the epoch
-std::string node_name();        // Slurm's node name, or the host name
+double now_s();           // wall clock, seconds since the epoch
+std::string node_name();  // Slurm's node name, or the host name
 std::vector<std::string> split(const std::string& s, char sep);
 // Throws UsageError unless every {name} placeholder of the command names a
 // parameter that every trial has (not a conditional one).
@@ -41,7 +41,9 @@ class AppCore {
  public:
   // `runners`: how many trials may run at once (for the opening line).
   AppCore(const RunOptions& o, int runners)
-      : o_(o), runners_(runners), poster_([this] { return progress(o_.trial_jobs ? StudyRole::AppCore : StudyRole::Study); }) {}
+      : o_(o),
+        runners_(runners),
+        poster_([this] { return progress(o_.trial_jobs ? StudyRole::AppCore : StudyRole::Study); }) {}
 
   // Opens or creates the history and the study; throws UsageError/HistoryError.
   void open();
@@ -82,7 +84,8 @@ class AppCore {
 
  private:
   std::vector<std::pair<std::string, std::string>> values_of(const Assignment& a) const;
-  static std::vector<std::pair<std::string, std::string>> values_of(const SearchSpace& space, const Assignment& a);
+  static std::vector<std::pair<std::string, std::string>> values_of(const SearchSpace& space,
+                                                                    const Assignment& a);
   // A new study from the flags, with what --warm-start imports (not yet recorded).
   StudyInfo new_study(Imported& imported) const;
   // --objective/--direction/--target read against the study (its objectives

@@ -102,11 +102,13 @@ Command add_export(CLI::App& app) {
     bool csv = false, curves = false, json = false, optuna = false;
   };
   auto o = held<O>();
-  auto* c = app.add_subcommand("export", "Write a study's trials as CSV, its learning curves as CSV, all as JSON, "
-                                         "or an Optuna journal");
+  auto* c = app.add_subcommand("export",
+                               "Write a study's trials as CSV, its learning curves as CSV, all as JSON, "
+                               "or an Optuna journal");
   c->add_option("history", o->file, "the study's HDF5 history")->required();
   auto* csv = c->add_flag("--csv", o->csv, "CSV, one row per trial (parameters, objectives, state, timings)");
-  auto* curves = c->add_flag("--curves", o->curves, "CSV, one row per intermediate report (the learning curves)");
+  auto* curves =
+      c->add_flag("--curves", o->curves, "CSV, one row per intermediate report (the learning curves)");
   auto* json = c->add_flag("--json", o->json, "JSON with the study, trials and intermediate reports");
   auto* optuna = c->add_flag("--optuna", o->optuna,
                              "an Optuna journal file: optuna.load_study(storage=JournalStorage("

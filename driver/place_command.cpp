@@ -26,7 +26,8 @@ std::string where(const Topology& t, const NodeGrant& g) {
   std::string s = t.nodes[g.node].name;
   if (!g.gpu_indices.empty()) {
     s += "[";
-    for (std::size_t i = 0; i < g.gpu_indices.size(); ++i) s += (i ? "," : "") + std::to_string(g.gpu_indices[i]);
+    for (std::size_t i = 0; i < g.gpu_indices.size(); ++i)
+      s += (i ? "," : "") + std::to_string(g.gpu_indices[i]);
     s += "]";
   }
   return s;
@@ -34,8 +35,8 @@ std::string where(const Topology& t, const NodeGrant& g) {
 
 }  // namespace
 
-int show_placement(const std::string& cluster_file, const std::string& jobs_file, const std::string& policy_name,
-                   bool json) {
+int show_placement(const std::string& cluster_file, const std::string& jobs_file,
+                   const std::string& policy_name, bool json) {
   Topology t;
   std::vector<NamedJob> jobs;
   std::unique_ptr<PlacementPolicy> policy;
@@ -50,8 +51,8 @@ int show_placement(const std::string& cluster_file, const std::string& jobs_file
   const double before = gpu_fragmentation(t);
   nlohmann::json out = nlohmann::json::array();
   if (!json) {
-    std::printf("cluster: %zu nodes, %d switch(es), %d free GPUs; policy %s; fragmentation %.3f\n", t.nodes.size(),
-                t.switches(), t.free_gpus(), policy->name().c_str(), before);
+    std::printf("cluster: %zu nodes, %d switch(es), %d free GPUs; policy %s; fragmentation %.3f\n",
+                t.nodes.size(), t.switches(), t.free_gpus(), policy->name().c_str(), before);
     std::printf("%-12s %5s %5s %-8s %9s  %s\n", "JOB", "GPUS", "CPUS", "SWITCHES", "FRAG", "NODES[GPUS]");
   }
   int placed = 0;
@@ -69,21 +70,24 @@ int show_placement(const std::string& cluster_file, const std::string& jobs_file
       for (const auto& g : p->nodes) {
         gpus += g.gpus, cpus += g.cpus;
         nodes += (nodes.empty() ? "" : " ") + where(t, g);
-        grants.push_back({{"node", t.nodes[g.node].name}, {"tasks", g.tasks}, {"cpus", g.cpus}, {"gpus", g.gpu_indices}});
+        grants.push_back(
+            {{"node", t.nodes[g.node].name}, {"tasks", g.tasks}, {"cpus", g.cpus}, {"gpus", g.gpu_indices}});
       }
       row["nodes"] = grants, row["switches"] = p->switches, row["fragmentation"] = gpu_fragmentation(t);
       if (!json)
-        std::printf("%-12.12s %5d %5d %-8d %9.3f  %s\n", j.name.c_str(), gpus, cpus, p->switches, gpu_fragmentation(t),
-                    nodes.c_str());
+        std::printf("%-12.12s %5d %5d %-8d %9.3f  %s\n", j.name.c_str(), gpus, cpus, p->switches,
+                    gpu_fragmentation(t), nodes.c_str());
     } else if (!json) {
-      std::printf("%-12.12s %5d %5s %-8s %9s  does not fit now (would wait)\n", j.name.c_str(), j.shape.total_gpus(), "-",
-                  "-", "-");
+      std::printf("%-12.12s %5d %5s %-8s %9s  does not fit now (would wait)\n", j.name.c_str(),
+                  j.shape.total_gpus(), "-", "-", "-");
     }
     out.push_back(row);
   }
   if (json) {
-    std::cout << nlohmann::json{{"policy", policy->name()}, {"fragmentation_before", before},
-                                {"fragmentation_after", gpu_fragmentation(t)}, {"jobs", out}}
+    std::cout << nlohmann::json{{"policy", policy->name()},
+                                {"fragmentation_before", before},
+                                {"fragmentation_after", gpu_fragmentation(t)},
+                                {"jobs", out}}
                      .dump(2)
               << "\n";
   } else {

@@ -8,6 +8,7 @@
 
 namespace tune {
 
-int show_placement(const std::string& cluster_file, const std::string& jobs_file, const std::string& policy, bool json);
+int show_placement(const std::string& cluster_file, const std::string& jobs_file, const std::string& policy,
+                   bool json);
 
 }  // namespace tune

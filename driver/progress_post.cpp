@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "progress_post.hpp"
 
-#include "trial_jobs/slurm_compat.hpp"
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -11,18 +9,25 @@
 #include <filesystem>
 #include <iostream>
 
+#include "trial_jobs/slurm_compat.hpp"
+
 namespace tune {
 
-ProgressPoster::ProgressPoster(Source source, double min_interval) : source_(std::move(source)), min_interval_(min_interval) {
+ProgressPoster::ProgressPoster(Source source, double min_interval)
+    : source_(std::move(source)), min_interval_(min_interval) {
   // Tests and small clusters may post more often; each post costs slurmctld a
   // log line and a state save, so a busy cluster keeps the default.
   if (const char* every = std::getenv("TUNE_PROGRESS_INTERVAL"); every && *every) {
     char* end = nullptr;
     const double v = std::strtod(every, &end);
-    if (end && *end == '\0' && v >= 1 && v <= 86400) min_interval_ = v;
-    else std::cerr << "tune run: ignoring TUNE_PROGRESS_INTERVAL=" << every << " (give seconds from 1 to 86400)\n";
+    if (end && *end == '\0' && v >= 1 && v <= 86400)
+      min_interval_ = v;
+    else
+      std::cerr << "tune run: ignoring TUNE_PROGRESS_INTERVAL=" << every
+                << " (give seconds from 1 to 86400)\n";
   }
-  if (const char* id = std::getenv("SLURM_JOB_ID"); id && *id) job_id_ = static_cast<unsigned>(std::strtoul(id, nullptr, 10));
+  if (const char* id = std::getenv("SLURM_JOB_ID"); id && *id)
+    job_id_ = static_cast<unsigned>(std::strtoul(id, nullptr, 10));
   if (job_id_) slurm_init(nullptr);
 }
 
@@ -58,7 +63,9 @@ bool ProgressPoster::post(const ProgressRecord& r) {
   if (rc == SLURM_SUCCESS) {
     const auto merged = merge_progress(comment, r);
     if (!merged) {
-      if (!warned_) std::cerr << "tune run: the job's Comment is too long to add the progress record; sched/tune will not see this study\n";
+      if (!warned_)
+        std::cerr << "tune run: the job's Comment is too long to add the progress record; sched/tune will "
+                     "not see this study\n";
       warned_ = true;
       posted_ = r;  // do not retry every loop
       return true;
@@ -72,8 +79,8 @@ bool ProgressPoster::post(const ProgressRecord& r) {
   }
   if (rc != SLURM_SUCCESS) {
     if (!warned_)
-      std::cerr << "tune run: cannot post progress in the Comment of job " << job_id_ << ": " << slurm_compat::last_error()
-                << " (the study goes on; sched/tune sees it as a plain job)\n";
+      std::cerr << "tune run: cannot post progress in the Comment of job " << job_id_ << ": "
+                << slurm_compat::last_error() << " (the study goes on; sched/tune sees it as a plain job)\n";
     warned_ = true;
     return false;
   }

@@ -5,15 +5,14 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <iostream>
 #include <cstring>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <vector>
 
 #include "adaptive/progress_record.hpp"
-
 #include "priority/job_summary.hpp"
 #include "run_command.hpp"
 #include "study/trial_jobs_loop.hpp"
@@ -29,8 +28,8 @@ struct Row {
   bool pending;
   std::uint32_t priority;
   std::optional<JobSummary> summary;
-  StudyRole role = StudyRole::Study;  // from the job's progress record
-  std::string study;                  // its study key, if it has a record
+  StudyRole role = StudyRole::Study;                     // from the job's progress record
+  std::string study;                                     // its study key, if it has a record
   std::optional<slurm_compat::PriorityFactors> factors;  // priority/multifactor's, pending jobs
 };
 
@@ -79,10 +78,16 @@ int show_queue(const std::string& user, bool json) {
     const slurm_job_info_t& j = info->job_array[i];
     const std::uint32_t base = j.job_state & JOB_STATE_BASE;
     if (base != JOB_PENDING && base != JOB_RUNNING) continue;
-    Row r{j.job_id, user_of(j.user_id, j.user_name), slurm_compat::state_string(j.job_state),
+    Row r{j.job_id,
+          user_of(j.user_id, j.user_name),
+          slurm_compat::state_string(j.job_state),
           base == JOB_PENDING ? slurm_compat::reason_string(j.state_reason) : "",
-          base == JOB_PENDING, j.priority, j.system_comment ? parse_summary(j.system_comment) : std::nullopt,
-          StudyRole::Study, "", std::nullopt};
+          base == JOB_PENDING,
+          j.priority,
+          j.system_comment ? parse_summary(j.system_comment) : std::nullopt,
+          StudyRole::Study,
+          "",
+          std::nullopt};
     if (!user.empty() && r.user != user) continue;
     if (j.comment)
       if (const auto rec = parse_progress(j.comment)) r.role = rec->role, r.study = rec->study;
@@ -122,9 +127,11 @@ int show_queue(const std::string& user, bool json) {
       }
       if (r.factors) {
         const auto& f = *r.factors;
-        j["multifactor"] = {{"age", f.age},       {"fairshare", f.fairshare}, {"job_size", f.job_size},
-                            {"partition", f.partition_factor}, {"qos", f.qos}, {"assoc", f.assoc},
-                            {"tres", f.tres},     {"site", f.site},           {"nice", f.nice}};
+        j["multifactor"] = {{"age", f.age},           {"fairshare", f.fairshare},
+                            {"job_size", f.job_size}, {"partition", f.partition_factor},
+                            {"qos", f.qos},           {"assoc", f.assoc},
+                            {"tres", f.tres},         {"site", f.site},
+                            {"nice", f.nice}};
         if (f.direct) j["multifactor"]["set_by_admin"] = true;
       }
       out.push_back(j);
@@ -138,8 +145,9 @@ int show_queue(const std::string& user, bool json) {
   if (mf) {
     // priority/multifactor's factors as sprio shows them (weighted), with
     // the SITE term site_factor/tune gives a yielding study's jobs.
-    std::printf("%-8s %-12s %-8s %-16s %-24s %5s %10s %8s %9s %7s %9s %7s %11s  %s\n", "JOBID", "USER", "STATE", "TENANT",
-                "STUDY", "YIELD", "PRIORITY", "AGE", "FAIRSHARE", "JOBSIZE", "PARTITION", "QOS", "SITE", "REASON");
+    std::printf("%-8s %-12s %-8s %-16s %-24s %5s %10s %8s %9s %7s %9s %7s %11s  %s\n", "JOBID", "USER",
+                "STATE", "TENANT", "STUDY", "YIELD", "PRIORITY", "AGE", "FAIRSHARE", "JOBSIZE", "PARTITION",
+                "QOS", "SITE", "REASON");
     print = [&](const Row& r, const char* indent) {
       const auto& s = r.summary;
       const auto& f = r.factors;
@@ -148,30 +156,34 @@ int show_queue(const std::string& user, bool json) {
       std::printf("%s%-*u %-12.12s %-8.8s %-16.16s %-24.24s %5s %10u %8s %9s %7s %9s %7s %11s  %s\n", indent,
                   8 - static_cast<int>(std::strlen(indent)), r.id, r.user.c_str(), r.state.c_str(),
                   s ? s->tenant.c_str() : "-", s && s->study ? s->study->c_str() : "-",
-                  s && s->study ? std::to_string(s->level).c_str() : "-", r.priority, factor(f ? f->age : 0).c_str(),
-                  factor(f ? f->fairshare : 0).c_str(), factor(f ? f->job_size : 0).c_str(),
-                  factor(f ? f->partition_factor : 0).c_str(), factor(f ? f->qos : 0).c_str(),
-                  f && !f->direct ? std::to_string(f->site).c_str() : "-", r.reason.c_str());
+                  s && s->study ? std::to_string(s->level).c_str() : "-", r.priority,
+                  factor(f ? f->age : 0).c_str(), factor(f ? f->fairshare : 0).c_str(),
+                  factor(f ? f->job_size : 0).c_str(), factor(f ? f->partition_factor : 0).c_str(),
+                  factor(f ? f->qos : 0).c_str(), f && !f->direct ? std::to_string(f->site).c_str() : "-",
+                  r.reason.c_str());
     };
   } else {
-    std::printf("%-8s %-12s %-8s %-16s %8s %7s %-24s %5s %10s  %s\n", "JOBID", "USER", "STATE", "TENANT", "DOMSHARE",
-                "FSFACT", "STUDY", "YIELD", "PRIORITY", "REASON");
+    std::printf("%-8s %-12s %-8s %-16s %8s %7s %-24s %5s %10s  %s\n", "JOBID", "USER", "STATE", "TENANT",
+                "DOMSHARE", "FSFACT", "STUDY", "YIELD", "PRIORITY", "REASON");
     print = [&](const Row& r, const char* indent) {
       const auto& s = r.summary;
       unscored = unscored || !s;
-      std::printf("%s%-*u %-12.12s %-8.8s %-16.16s %8s %7s %-24.24s %5s %10u  %s\n", indent,
-                  8 - static_cast<int>(std::strlen(indent)), r.id, r.user.c_str(), r.state.c_str(),
-                  s ? s->tenant.c_str() : "-", s && s->dominant_share ? fmt("%.3g", *s->dominant_share).c_str() : "-",
-                  s && s->factor ? fmt("%.3f", *s->factor).c_str() : "-", s && s->study ? s->study->c_str() : "-",
-                  s && s->study ? std::to_string(s->level).c_str() : "-", s && s->priority ? *s->priority : r.priority,
-                  r.reason.c_str());
+      std::printf(
+          "%s%-*u %-12.12s %-8.8s %-16.16s %8s %7s %-24.24s %5s %10u  %s\n", indent,
+          8 - static_cast<int>(std::strlen(indent)), r.id, r.user.c_str(), r.state.c_str(),
+          s ? s->tenant.c_str() : "-", s && s->dominant_share ? fmt("%.3g", *s->dominant_share).c_str() : "-",
+          s && s->factor ? fmt("%.3f", *s->factor).c_str() : "-", s && s->study ? s->study->c_str() : "-",
+          s && s->study ? std::to_string(s->level).c_str() : "-",
+          s && s->priority ? *s->priority : r.priority, r.reason.c_str());
     };
   }
   // Whole studies and plain jobs first; then each study's trial jobs under one heading.
   std::map<std::pair<std::string, std::string>, std::vector<const Row*>> trial_jobs;
   for (const auto& r : rows) {
-    if (r.role == StudyRole::Trial) trial_jobs[{r.user, r.study}].push_back(&r);
-    else print(r, "");
+    if (r.role == StudyRole::Trial)
+      trial_jobs[{r.user, r.study}].push_back(&r);
+    else
+      print(r, "");
   }
   for (const auto& [who, group] : trial_jobs) {
     int pending = 0;
@@ -183,19 +195,24 @@ int show_queue(const std::string& user, bool json) {
       }
     const std::string limits = limit_reasons(reasons);
     const Row* any = group.front();
-    std::printf("study %s of %s: %d trial job(s) pending, %zu running%s%s\n", who.second.c_str(), who.first.c_str(),
-                pending, group.size() - static_cast<std::size_t>(pending),
-                any->summary && any->summary->study ? (", yield level " + std::to_string(any->summary->level)).c_str() : "",
+    std::printf("study %s of %s: %d trial job(s) pending, %zu running%s%s\n", who.second.c_str(),
+                who.first.c_str(), pending, group.size() - static_cast<std::size_t>(pending),
+                any->summary && any->summary->study
+                    ? (", yield level " + std::to_string(any->summary->level)).c_str()
+                    : "",
                 limits.empty() ? "" : ("; held by a limit: " + limits).c_str());
     for (const Row* r : group) print(*r, "  ");
   }
-  if (rows.empty()) std::printf("(no pending or running jobs%s)\n", user.empty() ? "" : (" of " + user).c_str());
+  if (rows.empty())
+    std::printf("(no pending or running jobs%s)\n", user.empty() ? "" : (" of " + user).c_str());
   if (unscored && mf)
-    std::printf("\n'-': site_factor/tune has not seen the study's job yet (it does every interval), or is not\n"
-                "enabled (PrioritySiteFactorPlugin=site_factor/tune; see site_factor_tune(8)).\n");
+    std::printf(
+        "\n'-': site_factor/tune has not seen the study's job yet (it does every interval), or is not\n"
+        "enabled (PrioritySiteFactorPlugin=site_factor/tune; see site_factor_tune(8)).\n");
   else if (unscored)
-    std::printf("\n'-': sched/tune has not scored the job yet (it does every interval), or is not enabled\n"
-                "(SchedulerType=sched/tune or JobSubmitPlugins=tune; see sched_tune.conf(5)).\n");
+    std::printf(
+        "\n'-': sched/tune has not scored the job yet (it does every interval), or is not enabled\n"
+        "(SchedulerType=sched/tune or JobSubmitPlugins=tune; see sched_tune.conf(5)).\n");
   return kExitOk;
 }
 

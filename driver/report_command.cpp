@@ -41,7 +41,8 @@ int write_report(const std::string& history, const std::string& html, const std:
       write_file(path, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + render_svg(c.chart));
     }
     for (const auto& [name, svg] : model_svgs(h, model))
-      write_file((std::filesystem::path(svg_dir) / (name + ".svg")).string(), "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + svg);
+      write_file((std::filesystem::path(svg_dir) / (name + ".svg")).string(),
+                 "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + svg);
     std::cout << "charts: " << svg_dir << "/*.svg\n";
   }
   return 0;

@@ -8,31 +8,31 @@
 
 #include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <deque>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "appcore.hpp"
-#include "trial_jobs/slurm_reach.hpp"
-#include "trial_jobs_loop.hpp"
 #include "history/history.hpp"
 #include "mpi_runner/messages.hpp"
 #include "mpi_runner/runner.hpp"
-#include "trial/trial_json.hpp"
-#include "trial/trial_process.hpp"
 #include "progress_post.hpp"
 #include "search/sampler.hpp"
 #include "study/gpu_share.hpp"
 #include "study/study.hpp"
 #include "study/text_input.hpp"
+#include "trial/trial_json.hpp"
+#include "trial/trial_process.hpp"
+#include "trial_jobs/slurm_reach.hpp"
+#include "trial_jobs_loop.hpp"
 #include "tune_config.h"
 
 namespace tune {
@@ -40,8 +40,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void on_stop_signal(int) { g_stop_requested = true; }
-void on_drain_signal(int) { g_drain_requested = true; }
+void on_stop_signal(int) {
+  g_stop_requested = true;
+}
+void on_drain_signal(int) {
+  g_drain_requested = true;
+}
 
 void install_signal_handlers() {
   struct sigaction sa {};
@@ -65,11 +69,12 @@ std::string runner_gpus(int gpus_per_trial, int local_index, const std::string& 
   const auto all = split(src ? src : "", ',');
   const auto share = gpu_share(all, local_index, gpus_per_trial);
   if (!share)
-    throw UsageError("runner " + std::to_string(local_index + 1) + " on " + host + " needs " +
-                     std::to_string(gpus_per_trial) + " GPU(s) but the node gave this job " +
-                     std::to_string(all.size()) + " (" + (src ? src : "none") +
-                     "); run it from the script tune submit writes (--gpus-per-task, tune wrap --mpi), or with "
-                     "--gres=gpu:<runners on the node x --gpus-per-trial>");
+    throw UsageError(
+        "runner " + std::to_string(local_index + 1) + " on " + host + " needs " +
+        std::to_string(gpus_per_trial) + " GPU(s) but the node gave this job " + std::to_string(all.size()) +
+        " (" + (src ? src : "none") +
+        "); run it from the script tune submit writes (--gpus-per-task, tune wrap --mpi), or with "
+        "--gres=gpu:<runners on the node x --gpus-per-trial>");
   std::string out;
   for (const auto& g : *share) out += (out.empty() ? "" : ",") + g;
   return out;
@@ -227,16 +232,20 @@ bool started_by_mpi() {
 }  // namespace
 
 void add_run_options(CLI::App& r, RunOptions& o) {
-  r.add_option("--history", o.history, "HDF5 trial history to create (or continue with --resume)")->capture_default_str();
+  r.add_option("--history", o.history, "HDF5 trial history to create (or continue with --resume)")
+      ->capture_default_str();
   r.add_option("--time-limit", o.time_limit, "stop dispatching after this long (90s, 15m, 2h, HH:MM:SS)");
   r.add_option("--trial-dir", o.trial_dir, "per-trial logs and params.json (default: HISTORY.trials/)");
-  r.add_flag("--resume", o.resume, "continue the study in --history: keep done trials, rerun interrupted ones");
+  r.add_flag("--resume", o.resume,
+             "continue the study in --history: keep done trials, rerun interrupted ones");
   r.add_flag("-q,--quiet", o.quiet, "print only the summary");
   CLI::Option* tj = add_study_flags(r, o, StudyCommand::Run);
-  r.add_option("--appcore-wait", o.appcore_wait, "trial jobs: how long a job whose AppCore is gone waits for a resumed one")
+  r.add_option("--appcore-wait", o.appcore_wait,
+               "trial jobs: how long a job whose AppCore is gone waits for a resumed one")
       ->needs(tj)
       ->capture_default_str();
-  r.add_option("--slurm-poll", o.slurm_poll, "trial jobs: seconds between looks at the study's jobs in slurmctld")
+  r.add_option("--slurm-poll", o.slurm_poll,
+               "trial jobs: seconds between looks at the study's jobs in slurmctld")
       ->needs(tj)
       ->capture_default_str();
 }
@@ -244,8 +253,10 @@ void add_run_options(CLI::App& r, RunOptions& o) {
 int run_study(const RunOptions& o) {
   install_signal_handlers();
   if (o.trial_jobs) {
-    if (started_by_mpi() && std::getenv("OMPI_COMM_WORLD_SIZE") && std::string(std::getenv("OMPI_COMM_WORLD_SIZE")) != "1") {
-      std::cerr << "tune run: error: --trial-jobs runs the AppCore alone; start it without mpirun (trials are Slurm jobs of their own)\n";
+    if (started_by_mpi() && std::getenv("OMPI_COMM_WORLD_SIZE") &&
+        std::string(std::getenv("OMPI_COMM_WORLD_SIZE")) != "1") {
+      std::cerr << "tune run: error: --trial-jobs runs the AppCore alone; start it without mpirun (trials "
+                   "are Slurm jobs of their own)\n";
       return kExitUsage;
     }
     // Before a history exists: a machine without a Slurm configuration gets a
@@ -299,7 +310,8 @@ int run_study(const RunOptions& o) {
   }
   if (mpi) MPI_Allreduce(MPI_IN_PLACE, &gpu_error, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (gpu_error) {
-    if (rank == 0) std::cerr << "tune run: error: runners lack GPUs (see above); nothing was run" << std::endl;
+    if (rank == 0)
+      std::cerr << "tune run: error: runners lack GPUs (see above); nothing was run" << std::endl;
     if (mpi) MPI_Finalize();
     return kExitUsage;
   }

@@ -10,17 +10,17 @@
 #include <vector>
 
 #include "search/pruner.hpp"
-#include "study_flags.hpp"
 #include "study/trial_jobs.hpp"
 #include "study/yield_protocol.hpp"
+#include "study_flags.hpp"
 
 namespace tune {
 
 // tune run's flags: the study's (shared with tune submit) and the run's own.
 struct RunOptions : StudyFlags {
   std::string history = "tune-history.h5";
-  std::string time_limit;            // stop dispatching after this long
-  std::string trial_dir;             // default: HISTORY without .h5, plus ".trials"
+  std::string time_limit;  // stop dispatching after this long
+  std::string trial_dir;   // default: HISTORY without .h5, plus ".trials"
   bool resume = false;
   bool quiet = false;
 

@@ -35,8 +35,9 @@ void show_trial_jobs(const std::string& history) {
     if (e.value("state", "") == "PENDING") reasons.push_back(e.value("reason", ""));
   const std::string limits = limit_reasons(reasons);
   if (const std::string held = j.value("held", ""); !held.empty())
-    std::printf("held:      by a limit: no more trial jobs are taken now (%s); the study waits for it to pass\n",
-                held.c_str());
+    std::printf(
+        "held:      by a limit: no more trial jobs are taken now (%s); the study waits for it to pass\n",
+        held.c_str());
   if (!limits.empty())
     std::printf("held:      by a limit: trial jobs wait on %s (scontrol show job; sacctmgr show qos)\n",
                 limits.c_str());
@@ -48,7 +49,8 @@ void show_trial_jobs(const std::string& history) {
   for (const auto& e : j["jobs"]) {
     const std::string trial = e.contains("trial") ? std::to_string(e["trial"].get<std::uint64_t>()) : "-";
     std::printf("  %-10llu %-8s %-6s %-16s %s\n", static_cast<unsigned long long>(e.value("id", 0ULL)),
-                e.value("state", "?").c_str(), trial.c_str(), e.value("node", std::string()).empty() ? "-" : e.value("node", "").c_str(),
+                e.value("state", "?").c_str(), trial.c_str(),
+                e.value("node", std::string()).empty() ? "-" : e.value("node", "").c_str(),
                 e.value("reason", "").c_str());
   }
   std::fflush(stdout);
@@ -61,7 +63,8 @@ int show_front(const HistorySnapshot& h, int top) {
     std::cout << "front:     none yet\n";
     return 0;
   }
-  std::cout << "front:     " << front.size() << " trial(s) no other trial beats in every objective (Pareto front)\n\n";
+  std::cout << "front:     " << front.size()
+            << " trial(s) no other trial beats in every objective (Pareto front)\n\n";
   std::cout.flush();
   const auto& ps = h.study.space.parameters();
   std::printf("  %-6s", "trial");
@@ -72,7 +75,9 @@ int show_front(const HistorySnapshot& h, int top) {
   std::vector<const Trial*> order;
   for (const auto& t : front) order.push_back(&t);
   const bool min0 = h.study.objectives[0].minimize;
-  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return min0 ? a->values[0] < b->values[0] : a->values[0] > b->values[0]; });
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) {
+    return min0 ? a->values[0] < b->values[0] : a->values[0] > b->values[0];
+  });
   const std::size_t shown = std::max<std::size_t>(static_cast<std::size_t>(top), 20);
   for (std::size_t i = 0; i < order.size() && i < shown; ++i) {
     const Trial& t = *order[i];
@@ -90,7 +95,8 @@ int show_front(const HistorySnapshot& h, int top) {
 
 HistorySnapshot read_history_for(const std::string& command, const std::string& history, bool with_reports) {
   HistorySnapshot h = read_history(history, with_reports);
-  if (!h.warning.empty()) std::cerr << "tune " << command << ": warning: " << history << ": " << h.warning << std::endl;
+  if (!h.warning.empty())
+    std::cerr << "tune " << command << ": warning: " << history << ": " << h.warning << std::endl;
   return h;
 }
 
@@ -99,8 +105,10 @@ int show_status(const std::string& path, int top) {
   const auto& s = h.study;
   std::string aim;
   if (s.objectives.empty()) aim = std::string(s.minimize ? "minimize" : "maximize") + " the objective";
-  for (const auto& o : s.objectives) aim += (aim.empty() ? "" : ", ") + std::string(o.minimize ? "minimize " : "maximize ") + o.name;
-  std::cout << "study:     " << s.name << " (" << s.sampler << " search, " << aim << ", seed " << s.seed << ")\n";
+  for (const auto& o : s.objectives)
+    aim += (aim.empty() ? "" : ", ") + std::string(o.minimize ? "minimize " : "maximize ") + o.name;
+  std::cout << "study:     " << s.name << " (" << s.sampler << " search, " << aim << ", seed " << s.seed
+            << ")\n";
   std::cout << "command:   " << s.command << "\n";
   std::cout << "created:   " << s.created << " by tune " << s.tune_version << "\n";
   std::cout << "trials:    " << h.trials.size();
@@ -116,7 +124,8 @@ int show_status(const std::string& path, int top) {
   if (s.trials > 0) std::cout << ", " << s.trials + s.imported << " planned (--trials " << s.trials << ")";
   std::cout << "\n";
   if (s.imported > 0)
-    std::cout << "imported:  trials 0-" << s.imported - 1 << " from " << s.imported_from << " (not run here)\n";
+    std::cout << "imported:  trials 0-" << s.imported - 1 << " from " << s.imported_from
+              << " (not run here)\n";
   if (!s.enqueued.empty()) {
     const auto n = nlohmann::json::parse(s.enqueued).size();
     std::cout << "enqueued:  trials " << s.imported << "-" << s.imported + n - 1 << " (--enqueue)\n";
@@ -169,7 +178,9 @@ int export_history(const std::string& path, const std::string& format, const std
   else
     write_study_json(h, out);
   out.flush();
-  if (!out) throw HistoryError((output.empty() ? std::string("standard output") : output) + ": the export could not be written");
+  if (!out)
+    throw HistoryError((output.empty() ? std::string("standard output") : output) +
+                       ": the export could not be written");
   return 0;
 }
 

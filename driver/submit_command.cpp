@@ -17,8 +17,8 @@
 #include "search/sampler.hpp"
 #include "space/search_space.hpp"
 #include "study/objective_flags.hpp"
-#include "study/text_input.hpp"
 #include "study/submit_notes.hpp"
+#include "study/text_input.hpp"
 #include "study/warm_start.hpp"
 #include "trial_jobs/slurm_lookups.hpp"
 #include "trial_jobs/slurm_reach.hpp"
@@ -29,12 +29,15 @@ namespace fs = std::filesystem;
 void add_submit_options(CLI::App& s, SubmitOptions& o) {
   add_study_flags(s, o, StudyCommand::Submit);
   s.add_option("--runners-per-node", o.runners_per_node,
-               "runners (MPI tasks) per node at most (default: all on one node); the AppCore is an extra process on the first")
+               "runners (MPI tasks) per node at most (default: all on one node); the AppCore is an extra "
+               "process on the first")
       ->check(CLI::PositiveNumber);
-  s.add_option("--appcore-cpus,--app-core-cpus", o.appcore_cpus, "CPUs of the AppCore job (--trial-jobs; in MPI mode it shares the first node's CPUs)")
+  s.add_option("--appcore-cpus,--app-core-cpus", o.appcore_cpus,
+               "CPUs of the AppCore job (--trial-jobs; in MPI mode it shares the first node's CPUs)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  s.add_option("--appcore-mem,--app-core-memory", o.appcore_mem, "memory of the AppCore job (--trial-jobs; in MPI mode it shares the first node's)");
+  s.add_option("--appcore-mem,--app-core-memory", o.appcore_mem,
+               "memory of the AppCore job (--trial-jobs; in MPI mode it shares the first node's)");
   s.add_option("--time", o.time, "the job's time limit (sbatch --time); the study drains 2 minutes before");
   s.add_option("--history", o.history, "HDF5 history (default: NAME.h5 in the working directory)");
   s.add_option("--workdir", o.workdir, "directory the job runs in (default: the current one)");
@@ -113,7 +116,8 @@ int submit_study(const SubmitOptions& in) {
               << " to end (scancel " << *job << " ends it)\n";
     return kExitUsage;
   }
-  for (const auto& note : time_notes(o, partition_times(o.partition))) std::cerr << "tune submit: " << note << "\n";
+  for (const auto& note : time_notes(o, partition_times(o.partition)))
+    std::cerr << "tune submit: " << note << "\n";
   {
     std::ofstream f(path);
     f << script;

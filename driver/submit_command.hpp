@@ -13,10 +13,7 @@
 
 namespace tune {
 
-
-
 void add_submit_options(CLI::App& app, SubmitOptions& o);
 int submit_study(const SubmitOptions& o);
-
 
 }  // namespace tune

@@ -194,9 +194,8 @@ class TrialJobsLoop : public JobLinks {
     // bash with --setup: module and conda's activation are bash functions.
     r.script = std::string(setup.empty() ? "#!/bin/sh\n" : "#!/bin/bash\n") + "# A trial job of study " +
                core_.history().study().name +
-               " (tune run --trial-jobs): it asks the study's AppCore for its trial when it starts.\n" + setup +
-               "exec " +
-               shell_quote(exe_path()) + " trial-job --channel " +
+               " (tune run --trial-jobs): it asks the study's AppCore for its trial when it starts.\n" +
+               setup + "exec " + shell_quote(exe_path()) + " trial-job --channel " +
                shell_quote(fs::absolute(channel_file_).string()) + " --trials " +
                std::to_string(o_.trials_per_job) + " --appcore-wait " +
                std::to_string(static_cast<long>(appcore_wait_)) + "\n";

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "writer_owner.hpp"
 
-#include "trial_jobs/slurm_compat.hpp"
-
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <string>
+
+#include "trial_jobs/slurm_compat.hpp"
 
 namespace tune {
 namespace {

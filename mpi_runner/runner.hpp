@@ -12,8 +12,8 @@ namespace tune {
 
 struct RunnerIdentity {
   int rank = 0;
-  std::string host;      // Slurm's node name, or the host name
-  std::string gpus;      // CUDA_VISIBLE_DEVICES for this runner's trials, empty for none
+  std::string host;  // Slurm's node name, or the host name
+  std::string gpus;  // CUDA_VISIBLE_DEVICES for this runner's trials, empty for none
 };
 
 // Runs until rank 0 says stop. Returns the process exit code.

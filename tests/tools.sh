@@ -13,6 +13,7 @@ need "python3 with SciPy (the search statistic's test)" python3-scipy /usr/bin/p
 need "python3 with pandas, Optuna and plotly (tune export's test)" "python3-pandas python3-optuna python3-plotly" \
   /usr/bin/python3 -c 'import pandas, optuna, plotly'
 need "groff (the man pages' check)" groff-base groff -v
+need "clang-format 14 (the layout's check)" clang-format-14 clang-format-14 --version
 need "make (the install check)" make make --version
 if [ "${TUNE_CLUSTER_TESTS:-no}" = yes ]; then
   # The integration tests run what scripts/setup installs: each package of

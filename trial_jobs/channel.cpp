@@ -17,13 +17,14 @@
 
 namespace tune {
 
-using nlohmann::json;
 using asio::ip::tcp;
+using nlohmann::json;
 
 namespace {
 
 std::chrono::steady_clock::duration seconds(double s) {
-  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(std::max(0.0, s)));
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(std::max(0.0, s)));
 }
 
 bool same_secret(const std::string& given, const std::string& secret) {
@@ -91,32 +92,38 @@ class FramedConnection : public std::enable_shared_from_this<FramedConnection> {
     if (on_error_) on_error_(why);
   }
   void read_header() {
-    asio::async_read(socket_, asio::buffer(header_), [self = shared_from_this()](const asio::error_code& ec, std::size_t) {
-      if (self->closed_) return;
-      if (ec) return self->fail(ec == asio::error::eof ? "closed by the peer" : ec.message());
-      std::uint32_t n = 0;
-      for (unsigned char c : self->header_) n = (n << 8) | c;
-      if (n == 0 || n > kMaxFrame)
-        return self->fail("a frame of " + std::to_string(n) + " bytes (the limit is " + std::to_string(kMaxFrame) + ")");
-      self->body_.assign(n, '\0');
-      self->read_body();
-    });
+    asio::async_read(socket_, asio::buffer(header_),
+                     [self = shared_from_this()](const asio::error_code& ec, std::size_t) {
+                       if (self->closed_) return;
+                       if (ec)
+                         return self->fail(ec == asio::error::eof ? "closed by the peer" : ec.message());
+                       std::uint32_t n = 0;
+                       for (unsigned char c : self->header_) n = (n << 8) | c;
+                       if (n == 0 || n > kMaxFrame)
+                         return self->fail("a frame of " + std::to_string(n) + " bytes (the limit is " +
+                                           std::to_string(kMaxFrame) + ")");
+                       self->body_.assign(n, '\0');
+                       self->read_body();
+                     });
   }
   void read_body() {
-    asio::async_read(socket_, asio::buffer(body_), [self = shared_from_this()](const asio::error_code& ec, std::size_t) {
-      if (self->closed_) return;
-      if (ec) return self->fail(ec == asio::error::eof ? "closed by the peer" : ec.message());
-      self->on_frame_(std::move(self->body_));
-      if (!self->closed_) self->read_header();
-    });
+    asio::async_read(socket_, asio::buffer(body_),
+                     [self = shared_from_this()](const asio::error_code& ec, std::size_t) {
+                       if (self->closed_) return;
+                       if (ec)
+                         return self->fail(ec == asio::error::eof ? "closed by the peer" : ec.message());
+                       self->on_frame_(std::move(self->body_));
+                       if (!self->closed_) self->read_header();
+                     });
   }
   void write_next() {
-    asio::async_write(socket_, asio::buffer(out_.front()), [self = shared_from_this()](const asio::error_code& ec, std::size_t) {
-      if (self->closed_) return;
-      if (ec) return self->fail(ec.message());
-      self->out_.pop_front();
-      if (!self->out_.empty()) self->write_next();
-    });
+    asio::async_write(socket_, asio::buffer(out_.front()),
+                      [self = shared_from_this()](const asio::error_code& ec, std::size_t) {
+                        if (self->closed_) return;
+                        if (ec) return self->fail(ec.message());
+                        self->out_.pop_front();
+                        if (!self->out_.empty()) self->write_next();
+                      });
   }
 
   tcp::socket socket_;
@@ -139,7 +146,8 @@ void write_channel_file(const std::string& path, const ChannelAddress& a) {
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) throw ChannelError("cannot write the channel file " + tmp + ": " + std::strerror(errno));
   const std::string text = j.dump() + "\n";
-  const bool ok = ::fchmod(fd, 0600) == 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  const bool ok =
+      ::fchmod(fd, 0600) == 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   ::close(fd);
   if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
     ::unlink(tmp.c_str());
@@ -150,8 +158,9 @@ void write_channel_file(const std::string& path, const ChannelAddress& a) {
 ChannelAddress read_channel_file(const std::string& path) {
   std::ifstream in(path);
   if (!in)
-    throw ChannelError("cannot read the channel file " + path + " (" + std::strerror(errno) +
-                       "); it is written by the study's AppCore beside its history, readable by the study's owner only");
+    throw ChannelError(
+        "cannot read the channel file " + path + " (" + std::strerror(errno) +
+        "); it is written by the study's AppCore beside its history, readable by the study's owner only");
   std::stringstream text;
   text << in.rdbuf();
   const json j = json::parse(text.str(), nullptr, false);
@@ -163,10 +172,12 @@ ChannelAddress read_channel_file(const std::string& path) {
     a.port = j.at("port").get<int>();
     a.secret = j.at("secret").get<std::string>();
   } catch (const std::exception& e) {
-    throw ChannelError("the channel file " + path + " is damaged (" + e.what() + "); resume the study's AppCore, which writes it anew");
+    throw ChannelError("the channel file " + path + " is damaged (" + e.what() +
+                       "); resume the study's AppCore, which writes it anew");
   }
   if (a.port <= 0 || a.port > 65535 || a.secret.size() < 32)
-    throw ChannelError("the channel file " + path + " holds no usable port and secret; resume the study's AppCore");
+    throw ChannelError("the channel file " + path +
+                       " holds no usable port and secret; resume the study's AppCore");
   return a;
 }
 
@@ -188,7 +199,8 @@ std::vector<std::string> local_ipv4_addresses() {
 std::string random_secret() {
   unsigned char bytes[32];
   std::ifstream urandom("/dev/urandom", std::ios::binary);
-  if (!urandom.read(reinterpret_cast<char*>(bytes), sizeof bytes)) throw ChannelError("cannot read /dev/urandom for the channel's secret");
+  if (!urandom.read(reinterpret_cast<char*>(bytes), sizeof bytes))
+    throw ChannelError("cannot read /dev/urandom for the channel's secret");
   static const char* hex = "0123456789abcdef";
   std::string s;
   for (unsigned char b : bytes) s += hex[b >> 4], s += hex[b & 15];
@@ -235,7 +247,8 @@ void ChannelServer::accept_next() {
       if (waiting >= 64) {
         // Many silent peers cannot crowd out the trial jobs for long: each has kHelloSeconds.
         ++refused_;
-        log_("refused a connection from " + conn->peer() + ": 64 connections are already waiting to say hello");
+        log_("refused a connection from " + conn->peer() +
+             ": 64 connections are already waiting to say hello");
         conn->close();
       } else {
         const ConnId id = next_id_++;
@@ -285,7 +298,9 @@ void ChannelServer::drop(ConnId id, const std::string& why, bool log) {
   const auto it = conns_.find(id);
   if (it == conns_.end()) return;
   const bool was_open = authenticated_[id];
-  if (log) log_((was_open ? "closed the connection of " : "refused a connection from ") + it->second->peer() + ": " + why);
+  if (log)
+    log_((was_open ? "closed the connection of " : "refused a connection from ") + it->second->peer() + ": " +
+         why);
   if (was_open) events_.push_back({Event::Closed, id, json::object(), it->second->peer()});
   it->second->close();
   conns_.erase(it);
@@ -313,12 +328,16 @@ bool ChannelServer::send(ConnId conn, const json& body) {
   return true;
 }
 
-void ChannelServer::close(ConnId conn) { drop(conn, "closed by the AppCore", false); }
+void ChannelServer::close(ConnId conn) {
+  drop(conn, "closed by the AppCore", false);
+}
 
 // --- a trial job's end ------------------------------------------------------------------
 
 ChannelClient::ChannelClient() : io_(std::make_unique<asio::io_context>()) {}
-ChannelClient::~ChannelClient() { close(); }
+ChannelClient::~ChannelClient() {
+  close();
+}
 
 void ChannelClient::connect(const ChannelAddress& a, json hello, double timeout) {
   close();
@@ -328,7 +347,8 @@ void ChannelClient::connect(const ChannelAddress& a, json hello, double timeout)
   std::vector<tcp::endpoint> endpoints;
   asio::error_code ec;
   tcp::resolver resolver(*io_);
-  for (const auto& e : resolver.resolve(tcp::v4(), a.host, std::to_string(a.port), ec)) endpoints.push_back(e.endpoint());
+  for (const auto& e : resolver.resolve(tcp::v4(), a.host, std::to_string(a.port), ec))
+    endpoints.push_back(e.endpoint());
   for (const auto& addr : a.addresses) {
     const auto ip = asio::ip::make_address(addr, ec);
     if (!ec) endpoints.emplace_back(ip, static_cast<unsigned short>(a.port));
@@ -345,7 +365,8 @@ void ChannelClient::connect(const ChannelAddress& a, json hello, double timeout)
       socket.close(ec);
       io_->restart();
       io_->run_for(seconds(0.1));  // let the aborted handler run
-      last = "no answer from " + ep.address().to_string() + " within " + std::to_string(static_cast<int>(timeout)) + " s";
+      last = "no answer from " + ep.address().to_string() + " within " +
+             std::to_string(static_cast<int>(timeout)) + " s";
       continue;
     }
     if (result) {
@@ -355,12 +376,16 @@ void ChannelClient::connect(const ChannelAddress& a, json hello, double timeout)
     conn_ = std::make_shared<FramedConnection>(std::move(socket));
     break;
   }
-  if (!conn_) throw ChannelError("cannot reach the AppCore at " + a.host + ":" + std::to_string(a.port) + " (" + last + ")");
+  if (!conn_)
+    throw ChannelError("cannot reach the AppCore at " + a.host + ":" + std::to_string(a.port) + " (" + last +
+                       ")");
   conn_->start(
       [this](std::string f) {
         json body = json::parse(f, nullptr, false);
-        if (body.is_object()) inbox_.push_back(std::move(body));
-        else error_ = "a malformed message from the AppCore";
+        if (body.is_object())
+          inbox_.push_back(std::move(body));
+        else
+          error_ = "a malformed message from the AppCore";
       },
       [this](const std::string& why) { error_ = why; });
   hello["type"] = "hello";
@@ -374,13 +399,15 @@ void ChannelClient::connect(const ChannelAddress& a, json hello, double timeout)
   }
   if (!welcome || welcome->value("type", "") != "welcome") {
     close();
-    throw ChannelError("the AppCore at " + a.host + ":" + std::to_string(a.port) + " did not accept this job (" +
-                       error_.value_or("no answer") + "); is the channel file from the AppCore running now?");
+    throw ChannelError("the AppCore at " + a.host + ":" + std::to_string(a.port) +
+                       " did not accept this job (" + error_.value_or("no answer") +
+                       "); is the channel file from the AppCore running now?");
   }
 }
 
 void ChannelClient::send(const json& body) {
-  if (!conn_ || conn_->closed()) throw ChannelError("not connected to the AppCore" + (error_ ? " (" + *error_ + ")" : ""));
+  if (!conn_ || conn_->closed())
+    throw ChannelError("not connected to the AppCore" + (error_ ? " (" + *error_ + ")" : ""));
   conn_->send(body.dump());
   io_->poll();
 }
@@ -405,7 +432,9 @@ std::optional<json> ChannelClient::poll(double max_wait) {
   return std::nullopt;
 }
 
-bool ChannelClient::connected() const { return conn_ && !conn_->closed() && !error_; }
+bool ChannelClient::connected() const {
+  return conn_ && !conn_->closed() && !error_;
+}
 
 void ChannelClient::close() {
   if (conn_) conn_->close();

@@ -31,7 +31,9 @@ namespace tune::slurm_compat {
 
 // The message of the last failed libslurm call. libslurm sets errno (its
 // slurm_get_errno(), gone in 24.11, only ever returned errno).
-inline std::string last_error() { return slurm_strerror(errno); }
+inline std::string last_error() {
+  return slurm_strerror(errno);
+}
 
 // The controller's configuration as slurm_load_ctl_conf answers it, freed
 // by slurm_free_ctl_conf or (26.05) slurm_free_conf.
@@ -43,7 +45,9 @@ inline void free_conf(slurm_conf_t* conf) {
 #endif
 }
 
-inline const char* state_string(std::uint32_t state) { return slurm_job_state_string(state); }
+inline const char* state_string(std::uint32_t state) {
+  return slurm_job_state_string(state);
+}
 
 inline const char* reason_string(std::uint32_t reason) {
 #if HAVE_SLURM_JOB_STATE_REASON_STRING
@@ -140,8 +144,10 @@ PriorityFactors factors_of(const Object& o) {
     f.nice = static_cast<std::int64_t>(p.nice) - static_cast<std::int64_t>(NICE_OFFSET);
   };
   if constexpr (requires { o.prio_factors; }) {  // 24.11 and 26.05: NULL when set by hand
-    if (o.prio_factors) fill(*o.prio_factors);
-    else f.direct = true;
+    if (o.prio_factors)
+      fill(*o.prio_factors);
+    else
+      f.direct = true;
   } else {  // 22.05: the factors in the object
     fill(o);
     f.direct = o.direct_prio > 0;
@@ -157,7 +163,7 @@ template <class Response = priority_factors_response_msg_t>
 bool load_priority_factors(std::vector<PriorityFactors>& out) {
   Response* resp = nullptr;
   int rc;
-  if constexpr (requires(Response** r) { slurm_load_job_prio(r, std::uint16_t{0}); })
+  if constexpr (requires(Response * *r) { slurm_load_job_prio(r, std::uint16_t{0}); })
     rc = slurm_load_job_prio(&resp, 0);
   else
     rc = slurm_load_job_prio(&resp, nullptr, nullptr, nullptr, 0);

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "trial_jobs/slurm_trial_jobs.hpp"
-#include "trial_jobs/slurm_compat.hpp"
 
 #include <signal.h>
 #include <unistd.h>
 
 #include <cmath>
+
+#include "trial_jobs/slurm_compat.hpp"
 
 namespace tune {
 
@@ -72,13 +73,16 @@ RefusalCause refusal_cause(int e) {
   }
 }
 
-SlurmTrialJobs::SlurmTrialJobs() { slurm_init(nullptr); }
+SlurmTrialJobs::SlurmTrialJobs() {
+  slurm_init(nullptr);
+}
 
 std::uint32_t SlurmTrialJobs::submit(const TrialJobRequest& r) {
   job_desc_msg_t d;
   slurm_init_job_desc_msg(&d);
-  std::vector<std::string> text = {r.name, r.comment, r.workdir, r.output, r.script, r.spec.partition, r.spec.account,
-                                   r.spec.qos, r.spec.constraint, r.spec.reservation};
+  std::vector<std::string> text = {
+      r.name,           r.comment,      r.workdir,  r.output,          r.script,
+      r.spec.partition, r.spec.account, r.spec.qos, r.spec.constraint, r.spec.reservation};
   auto c = [&](std::size_t i) { return text[i].empty() ? nullptr : text[i].data(); };
   d.name = c(0);
   d.comment = c(1);
@@ -95,13 +99,15 @@ std::uint32_t SlurmTrialJobs::submit(const TrialJobRequest& r) {
   d.group_id = getgid();
   d.min_nodes = d.max_nodes = static_cast<std::uint32_t>(r.spec.nodes);
   d.num_tasks = static_cast<std::uint32_t>(std::max(r.spec.tasks, r.spec.nodes));
-  if (r.spec.nodes > 1) d.ntasks_per_node = static_cast<std::uint16_t>((d.num_tasks + r.spec.nodes - 1) / r.spec.nodes);
+  if (r.spec.nodes > 1)
+    d.ntasks_per_node = static_cast<std::uint16_t>((d.num_tasks + r.spec.nodes - 1) / r.spec.nodes);
   d.cpus_per_task = static_cast<std::uint16_t>(r.spec.cpus_per_task);
   d.min_cpus = d.num_tasks * d.cpus_per_task;
   d.pn_min_memory = static_cast<std::uint64_t>(r.spec.mem_mb);
   std::string gres = r.spec.gpus_per_node > 0 ? slurm_compat::gpus_per_node_tres(r.spec.gpus_per_node) : "";
   d.tres_per_node = gres.empty() ? nullptr : gres.data();
-  if (r.spec.time_limit_s > 0) d.time_limit = static_cast<std::uint32_t>(std::ceil(r.spec.time_limit_s / 60.0));
+  if (r.spec.time_limit_s > 0)
+    d.time_limit = static_cast<std::uint32_t>(std::ceil(r.spec.time_limit_s / 60.0));
   if (r.spec.nice) d.nice = static_cast<std::uint32_t>(NICE_OFFSET + r.spec.nice);
   d.requeue = 0;  // the AppCore re-runs a lost trial itself, in a new job, bound late
   d.kill_on_node_fail = 1;
@@ -149,13 +155,16 @@ std::map<std::uint32_t, TrialJobInfo> SlurmTrialJobs::look_up(const std::vector<
       t.state = TrialJobInfo::State::Ended;
       t.end = end_of(j.job_state);
       t.reason = j.state_reason ? slurm_compat::reason_string(j.state_reason) : "";
-      if (j.state_desc && *j.state_desc) t.reason += (t.reason.empty() ? "" : ": ") + std::string(j.state_desc);
+      if (j.state_desc && *j.state_desc)
+        t.reason += (t.reason.empty() ? "" : ": ") + std::string(j.state_desc);
     }
   }
   slurm_free_job_info_msg(info);
   return out;
 }
 
-bool SlurmTrialJobs::cancel(std::uint32_t id) { return slurm_compat::kill_job(id, SIGKILL); }
+bool SlurmTrialJobs::cancel(std::uint32_t id) {
+  return slurm_compat::kill_job(id, SIGKILL);
+}
 
 }  // namespace tune

@@ -31,8 +31,8 @@ struct TrialJobRequest {
   std::string name;     // STUDY.trial
   std::string comment;  // the study's progress record, role=trial
   std::string workdir;
-  std::string output;   // stdout and stderr of the job's own process
-  std::string script;   // the batch script
+  std::string output;                    // stdout and stderr of the job's own process
+  std::string script;                    // the batch script
   std::vector<std::string> environment;  // NAME=value, complete (nothing is inherited)
 };
 

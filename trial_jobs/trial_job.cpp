@@ -25,14 +25,18 @@ using nlohmann::json;
 
 namespace {
 
-void on_stop(int) { g_stop_requested = true; }
+void on_stop(int) {
+  g_stop_requested = true;
+}
 
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
   return v && *v ? v : fallback;
 }
 
-void say(const std::string& line) { std::cout << "tune trial-job: " << line << std::endl; }
+void say(const std::string& line) {
+  std::cout << "tune trial-job: " << line << std::endl;
+}
 
 // The result of a trial lives beside its output until the AppCore has it.
 void keep_result(const TrialLaunch& l, const TrialRun& run) {
@@ -49,8 +53,8 @@ std::vector<std::string> with_srun(std::vector<std::string> argv) {
   const int nodes = std::atoi(env_or("SLURM_JOB_NUM_NODES", "1").c_str());
   const int tasks = std::atoi(env_or("SLURM_NTASKS", "1").c_str());
   if (nodes <= 1 && tasks <= 1) return argv;
-  std::vector<std::string> out = {"srun", "--ntasks=" + std::to_string(tasks), "--nodes=" + std::to_string(nodes),
-                                  "--kill-on-bad-exit=1", "--"};
+  std::vector<std::string> out = {"srun", "--ntasks=" + std::to_string(tasks),
+                                  "--nodes=" + std::to_string(nodes), "--kill-on-bad-exit=1", "--"};
   out.insert(out.end(), argv.begin(), argv.end());
   return out;
 }
@@ -86,7 +90,8 @@ class Session : public RunnerLink {
       if (g_stop_requested || std::chrono::steady_clock::now() >= give_up) break;
       std::this_thread::sleep_for(std::chrono::seconds(std::min(10, 1 + attempt)));
     }
-    say("no AppCore within " + std::to_string(static_cast<int>(o_.appcore_wait)) + " s; leaving (a resumed study collects any result from the trial directory)");
+    say("no AppCore within " + std::to_string(static_cast<int>(o_.appcore_wait)) +
+        " s; leaving (a resumed study collects any result from the trial directory)");
     return false;
   }
 

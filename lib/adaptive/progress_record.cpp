@@ -84,7 +84,8 @@ std::optional<ProgressRecord> parse_progress(std::string_view comment) {
       r.study = value;
       have_study = true;
     } else if (key == "n" && !have_n) {
-      if (!parse_int(value, r.trials) || r.trials < 0 || r.trials > ProgressRecord::kMaxTrials) return std::nullopt;
+      if (!parse_int(value, r.trials) || r.trials < 0 || r.trials > ProgressRecord::kMaxTrials)
+        return std::nullopt;
       have_n = true;
     } else if (key == "dir" && !have_dir) {
       if (value != "min" && value != "max") return std::nullopt;
@@ -94,7 +95,8 @@ std::optional<ProgressRecord> parse_progress(std::string_view comment) {
       while (!value.empty()) {
         const auto comma = value.find(',');
         double v;
-        if (!parse_double(value.substr(0, comma), v) || r.top.size() == ProgressRecord::kMaxTop) return std::nullopt;
+        if (!parse_double(value.substr(0, comma), v) || r.top.size() == ProgressRecord::kMaxTop)
+          return std::nullopt;
         r.top.push_back(v);
         value = comma == std::string_view::npos ? std::string_view{} : value.substr(comma + 1);
         if (comma != std::string_view::npos && value.empty()) return std::nullopt;
@@ -111,9 +113,12 @@ std::optional<ProgressRecord> parse_progress(std::string_view comment) {
       r.left = v;
       have_left = true;
     } else if (key == "role" && !have_role) {
-      if (value == "trial") r.role = StudyRole::Trial;
-      else if (value == "appcore") r.role = StudyRole::AppCore;
-      else return std::nullopt;
+      if (value == "trial")
+        r.role = StudyRole::Trial;
+      else if (value == "appcore")
+        r.role = StudyRole::AppCore;
+      else
+        return std::nullopt;
       have_role = true;
     } else {
       return std::nullopt;  // unknown or repeated key
@@ -126,7 +131,8 @@ std::optional<ProgressRecord> parse_progress(std::string_view comment) {
   return r;
 }
 
-std::optional<std::string> merge_progress(std::string_view comment, const ProgressRecord& record, std::size_t limit) {
+std::optional<std::string> merge_progress(std::string_view comment, const ProgressRecord& record,
+                                          std::size_t limit) {
   std::string out(user_text(comment));
   if (!out.empty()) out += ' ';
   out += format_progress(record);

@@ -27,10 +27,10 @@ struct ProgressRecord {
   static constexpr std::size_t kMaxKey = 64;
   static constexpr std::int64_t kMaxTrials = 1'000'000'000;
 
-  std::string study;         // [A-Za-z0-9._-]{1,64}
-  std::int64_t trials = 0;   // n: results so far
-  bool minimize = true;      // dir
-  std::vector<double> top;   // best first, finite, at most kMaxTop
+  std::string study;                 // [A-Za-z0-9._-]{1,64}
+  std::int64_t trials = 0;           // n: results so far
+  bool minimize = true;              // dir
+  std::vector<double> top;           // best first, finite, at most kMaxTop
   std::optional<double> target;      // tgt: the study stops once its best meets it
   std::optional<std::int64_t> left;  // left: trials its budget has left (0..kMaxTrials)
   StudyRole role = StudyRole::Study;

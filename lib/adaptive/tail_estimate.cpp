@@ -30,8 +30,9 @@ std::optional<TailEstimate> tail_estimate(const ProgressRecord& r, const TailOpt
   // The tail's scale from the top k values (never more than half the
   // results: the rest of them is the body of the distribution, not its
   // tail): S = sum of i*(x_i - x_{i+1}), a sum of k-1 exponential spacings.
-  const std::size_t k = std::min<std::size_t>({static_cast<std::size_t>(o.spacings) + 1, r.top.size(),
-                                               static_cast<std::size_t>(std::max<std::int64_t>(2, (n + 1) / 2))});
+  const std::size_t k =
+      std::min<std::size_t>({static_cast<std::size_t>(o.spacings) + 1, r.top.size(),
+                             static_cast<std::size_t>(std::max<std::int64_t>(2, (n + 1) / 2))});
   double S = 0;
   for (std::size_t i = 1; i < k; ++i) S += static_cast<double>(i) * (sign * r.top[i - 1] - sign * r.top[i]);
   // P(excess > need) averaged over the scale's posterior (prior 1/scale):
@@ -64,7 +65,8 @@ std::optional<TailEstimate> tail_estimate(const ProgressRecord& r, const TailOpt
   if (S > 0 && tied >= 2 && finest < matters / 10) {
     const double scale = S / spacings;
     double chance_of_ties = 1;
-    for (std::size_t i = 1; i < tied; ++i) chance_of_ties *= -std::expm1(-static_cast<double>(i) * finest / scale);
+    for (std::size_t i = 1; i < tied; ++i)
+      chance_of_ties *= -std::expm1(-static_cast<double>(i) * finest / scale);
     e.p_improve *= chance_of_ties;
     e.p_target *= chance_of_ties;
   }

@@ -38,10 +38,10 @@
 namespace tune {
 
 struct TailOptions {
-  int horizon = 10;       // results ahead that count as "soon"
-  double p_min = 0.05;    // lower a study whose chance is below this
-  int min_results = 5;    // judge from this many results on
-  int spacings = 4;       // top spacings that estimate the tail's scale (k-1)
+  int horizon = 10;     // results ahead that count as "soon"
+  double p_min = 0.05;  // lower a study whose chance is below this
+  int min_results = 5;  // judge from this many results on
+  int spacings = 4;     // top spacings that estimate the tail's scale (k-1)
 };
 
 struct TailEstimate {

@@ -33,7 +33,8 @@ bool YieldLevel::observe(const ProgressRecord& r, const AdaptiveOptions& o) {
   const double g = smallest_top_gap(r, o);
   if (g < 0) return false;
   judged_n_ = r.trials;
-  const double G = o.thresholds.empty() ? 0 : o.thresholds[std::min<std::size_t>(j_, o.thresholds.size() - 1)];
+  const double G =
+      o.thresholds.empty() ? 0 : o.thresholds[std::min<std::size_t>(j_, o.thresholds.size() - 1)];
   const bool near_mean = gaps_ > 0 && std::fabs(g - mean_gap()) <= o.tolerance * mean_gap();
   gap_sum_ += g;
   ++gaps_;
@@ -44,7 +45,9 @@ bool YieldLevel::observe(const ProgressRecord& r, const AdaptiveOptions& o) {
   return rose;
 }
 
-double YieldLevel::multiplier(const AdaptiveOptions& o) const { return std::pow(o.yield_factor, level_); }
+double YieldLevel::multiplier(const AdaptiveOptions& o) const {
+  return std::pow(o.yield_factor, level_);
+}
 
 YieldLevel YieldLevel::restore(const Saved& s, const AdaptiveOptions& o) {
   YieldLevel y;

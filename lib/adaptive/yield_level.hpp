@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
+#include <optional>
 #include <string>
 #include <string_view>
-#include <optional>
 // The source design's Algorithm 1, per study: once a study has n > k*m
 // results, and then once per m new results (the paper's n > k*m with k
 // counting the judgements), g = the smallest gap among its top m values; when
@@ -40,9 +40,13 @@ struct EstimatorEntry {
 inline const Registry<EstimatorEntry>& estimators() {
   static const Registry<EstimatorEntry> registry(
       "estimator", {
-                       {"algorithm1", {}, "the source design's Algorithm 1: the gap among a study's top m results",
+                       {"algorithm1",
+                        {},
+                        "the source design's Algorithm 1: the gap among a study's top m results",
                         Estimator::Algorithm1},
-                       {"tail", {}, "the chance that the study's next results beat its best (tail_estimate.hpp)",
+                       {"tail",
+                        {},
+                        "the chance that the study's next results beat its best (tail_estimate.hpp)",
                         Estimator::Tail},
                    });
   return registry;
@@ -51,15 +55,15 @@ inline const Registry<EstimatorEntry>& estimators() {
 struct AdaptiveOptions {
   Estimator estimator = Estimator::Algorithm1;
   TailOptions tail;  // the tail estimator's settings
-  int k = 2;   // results needed: n > k*m
-  int m = 5;   // sample size: the top m results
+  int k = 2;         // results needed: n > k*m
+  int m = 5;         // sample size: the top m results
   // G_0, G_1, ...: thresholds on g relative to the best value's magnitude
   // (|f1-f2| / max(|f1|, 1e-12)), so that they do not depend on units.
   std::vector<double> thresholds{0.01, 0.005, 0.0025, 0.001};
   double tolerance = 0.05;    // g ~ g' when |g - g'| <= tolerance * g'
   double yield_factor = 0.5;  // priority x yield_factor^level
   int max_level = 8;
-  double relax_time = 300;    // seconds with no other tenant waiting per level dropped
+  double relax_time = 300;  // seconds with no other tenant waiting per level dropped
 };
 
 // g for a record: the smallest relative gap among its top m, or a negative

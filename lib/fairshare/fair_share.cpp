@@ -27,7 +27,9 @@ void FairShare::charge(const std::string& tenant, const Resources& allocated, do
   if (seconds > 0) usage_[tenant].charge(allocated, seconds);
 }
 
-double FairShare::tau() const { return o_.half_life / std::log(2.0); }
+double FairShare::tau() const {
+  return o_.half_life / std::log(2.0);
+}
 
 double FairShare::dominant_share(const std::string& tenant, const Resources& capacity,
                                  double total_active_shares) const {
@@ -37,7 +39,9 @@ double FairShare::dominant_share(const std::string& tenant, const Resources& cap
   return tune::dominant_share(it->second.resource_seconds(), capacity * tau(), share);
 }
 
-double FairShare::factor(double d) { return std::exp2(-std::max(0.0, d)); }
+double FairShare::factor(double d) {
+  return std::exp2(-std::max(0.0, d));
+}
 
 void FairShare::forget_idle(double floor) {
   std::erase_if(usage_, [floor](const auto& kv) {

@@ -26,7 +26,7 @@ struct Resources {
 double dominant_share(const Resources& amount, const Resources& capacity, double share = 1.0);
 
 struct FairShareOptions {
-  double half_life = 86400;  // seconds for past usage to count half
+  double half_life = 86400;              // seconds for past usage to count half
   std::map<std::string, double> shares;  // tenant -> shares; missing tenants have 1
   double share_of(const std::string& tenant) const {
     const auto it = shares.find(tenant);
@@ -61,7 +61,8 @@ class FairShare {
   // Usage as a fraction of what the whole cluster could have delivered over
   // the decay window, divided by the tenant's share normalised over `active`
   // tenants' shares (the tenants that have jobs or usage now).
-  double dominant_share(const std::string& tenant, const Resources& capacity, double total_active_shares) const;
+  double dominant_share(const std::string& tenant, const Resources& capacity,
+                        double total_active_shares) const;
   // 2^-D: 1 for a tenant with no usage, 1/2 at exactly its share, falling after.
   static double factor(double dominant_share);
 

@@ -40,7 +40,8 @@ struct History::Impl {
   }
   void open_tables() {
     trials_dset = checked(H5Dopen2(file.get(), "trials", H5P_DEFAULT), H5Dclose, path, "no /trials dataset");
-    reports_dset = checked(H5Dopen2(file.get(), "reports", H5P_DEFAULT), H5Dclose, path, "no /reports dataset");
+    reports_dset =
+        checked(H5Dopen2(file.get(), "reports", H5P_DEFAULT), H5Dclose, path, "no /reports dataset");
   }
 };
 
@@ -75,12 +76,14 @@ History History::resume(const std::string& path, std::optional<std::uint64_t> tr
 
 History History::create(const std::string& path, const StudyInfo& study, const WriterClaim& claim) {
   quiet_hdf5();
-  if (claim.lock_path() != path + ".lock") throw std::logic_error("History::create: the claim is not for " + path);
+  if (claim.lock_path() != path + ".lock")
+    throw std::logic_error("History::create: the claim is not for " + path);
   auto impl = std::make_unique<Impl>();
   impl->path = path;
   impl->hdf5_locks = claim.kernel_locks();
   if (std::filesystem::exists(path))
-    throw HistoryError(path + ": already exists; continue that study with --resume, or choose another history file");
+    throw HistoryError(path +
+                       ": already exists; continue that study with --resume, or choose another history file");
   HistorySnapshot snap{study, {}, {}, {}};
   // Built under a temporary name and linked into place: a crash during
   // creation never leaves a half-made file under the real name.
@@ -97,9 +100,11 @@ History History::create(const std::string& path, const StudyInfo& study, const W
   return History(std::move(impl));
 }
 
-History History::resume(const std::string& path, std::optional<std::uint64_t> trials, const WriterClaim& claim) {
+History History::resume(const std::string& path, std::optional<std::uint64_t> trials,
+                        const WriterClaim& claim) {
   quiet_hdf5();
-  if (claim.lock_path() != path + ".lock") throw std::logic_error("History::resume: the claim is not for " + path);
+  if (claim.lock_path() != path + ".lock")
+    throw std::logic_error("History::resume: the claim is not for " + path);
   if (!std::filesystem::exists(path))
     throw HistoryError(path + ": no such history file; start a new study without --resume");
   auto impl = std::make_unique<Impl>();
@@ -129,7 +134,8 @@ History History::resume(const std::string& path, std::optional<std::uint64_t> tr
     const auto rows = read_rows(impl->trials_dset.get(), impl->trial_layout->row_type.get(),
                                 impl->trial_layout->size, path);
     for (std::size_t i = 0; i < rows.size() / impl->trial_layout->size; ++i)
-      impl->trials.push_back(impl->trial_layout->decode(rows.data() + i * impl->trial_layout->size, impl->study.space));
+      impl->trials.push_back(
+          impl->trial_layout->decode(rows.data() + i * impl->trial_layout->size, impl->study.space));
     impl->report_rows = rows_of(impl->reports_dset.get(), path);
     return History(std::move(impl));
   }
@@ -147,7 +153,8 @@ History History::resume(const std::string& path, std::optional<std::uint64_t> tr
   if (::link(path.c_str(), backup.c_str()) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     impl->close_file();
-    throw HistoryError(path + ": cannot replace it with its repaired copy " + tmp + ": " + std::strerror(err));
+    throw HistoryError(path + ": cannot replace it with its repaired copy " + tmp + ": " +
+                       std::strerror(err));
   }
   impl->recovered = true;
   return History(std::move(impl));
@@ -162,8 +169,10 @@ void build_file(History::Impl& impl, const std::string& tmp, const HistorySnapsh
   impl.study = snap.study;
   impl.trial_layout = std::make_unique<TrialLayout>(impl.study.space, impl.study.objectives);
   write_study(impl.file.get(), impl.study, tmp);
-  impl.trials_dset = create_table(impl.file.get(), "trials", impl.trial_layout->row_type.get(), kTrialChunk, tmp);
-  impl.reports_dset = create_table(impl.file.get(), "reports", impl.report_layout.row_type.get(), kReportChunk, tmp);
+  impl.trials_dset =
+      create_table(impl.file.get(), "trials", impl.trial_layout->row_type.get(), kTrialChunk, tmp);
+  impl.reports_dset =
+      create_table(impl.file.get(), "reports", impl.report_layout.row_type.get(), kReportChunk, tmp);
   // Copy what a recovered file held, in bulk.
   std::vector<char> rows;
   for (const auto& t : snap.trials) {
@@ -171,7 +180,8 @@ void build_file(History::Impl& impl, const std::string& tmp, const HistorySnapsh
     rows.insert(rows.end(), row.begin(), row.end());
   }
   if (!snap.trials.empty())
-    write_rows(impl.trials_dset.get(), impl.trial_layout->row_type.get(), 0, snap.trials.size(), rows.data(), tmp);
+    write_rows(impl.trials_dset.get(), impl.trial_layout->row_type.get(), 0, snap.trials.size(), rows.data(),
+               tmp);
   const auto& rl = impl.report_layout;
   std::vector<char> reports(snap.reports.size() * rl.size, 0);
   for (std::size_t i = 0; i < snap.reports.size(); ++i) {
@@ -189,12 +199,24 @@ void build_file(History::Impl& impl, const std::string& tmp, const HistorySnapsh
 
 }  // namespace
 
-const std::string& History::path() const { return impl_->path; }
-const StudyInfo& History::study() const { return impl_->study; }
-const std::vector<Trial>& History::trials() const { return impl_->trials; }
-std::uint64_t History::report_rows() const { return impl_->report_rows; }
-bool History::recovered() const { return impl_->recovered; }
-const std::string& History::recovery_warning() const { return impl_->recovery_warning; }
+const std::string& History::path() const {
+  return impl_->path;
+}
+const StudyInfo& History::study() const {
+  return impl_->study;
+}
+const std::vector<Trial>& History::trials() const {
+  return impl_->trials;
+}
+std::uint64_t History::report_rows() const {
+  return impl_->report_rows;
+}
+bool History::recovered() const {
+  return impl_->recovered;
+}
+const std::string& History::recovery_warning() const {
+  return impl_->recovery_warning;
+}
 
 void History::put(const Trial& t) {
   auto& im = *impl_;
@@ -239,11 +261,9 @@ void History::close() {
   if (impl_->own_claim) impl_->own_claim->release();  // done writing: another process may resume now
 }
 
-
 std::vector<ReportRow> History::reports() const {
   if (!impl_->file.valid()) throw HistoryError(impl_->path + ": history is closed");
   return read_report_rows(impl_->reports_dset.get(), impl_->path);
 }
-
 
 }  // namespace tune

@@ -9,8 +9,8 @@
 
 #include <cstdint>
 #include <memory>
-#include <stdexcept>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -39,7 +39,7 @@ struct StudyInfo {
   std::string sampler = "random";
   std::uint64_t seed = 0;
   std::int32_t grid_points = 5;
-  bool minimize = true;          // the objective's direction (the first one's with named objectives)
+  bool minimize = true;  // the objective's direction (the first one's with named objectives)
   // Named objectives (--objective): each trial's value of each is the last
   // value it reported under that name. Empty: the one objective reported as
   // objective=. Two or more: a multi-objective study, whose answer is the
@@ -50,7 +50,7 @@ struct StudyInfo {
   std::string program_version;  // what the user or the driver knows of the program's version
   std::string created;          // ISO 8601, UTC
   std::string tune_version;
-  PrunerOptions pruner;         // early stopping (rule "none" when off)
+  PrunerOptions pruner;  // early stopping (rule "none" when off)
   // Warm starts (study/warm_start.hpp), fixed at creation: trials 0..imported-1
   // came from the history imported_from; the next ones run the parameter sets
   // of `enqueued` (a JSON list of objects, "" for none) in order.
@@ -81,7 +81,8 @@ class History {
   // Opens FILE to continue its study. A file left by a killed writer is
   // repaired first (the old file is kept as FILE.before-recovery). `trials`:
   // a new trial budget (--trials again), kept for later resumes.
-  static History resume(const std::string& path, std::optional<std::uint64_t> trials, const WriterClaim& claim);
+  static History resume(const std::string& path, std::optional<std::uint64_t> trials,
+                        const WriterClaim& claim);
   static History resume(const std::string& path, std::optional<std::uint64_t> trials = std::nullopt);
 
   History(History&&) noexcept;

@@ -46,7 +46,7 @@ struct FileState {
   bool operator==(const FileState&) const = default;
 };
 FileState state_of(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return {};
   return {st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec};
 }
@@ -57,7 +57,9 @@ struct Read {
   HistorySnapshot snap;
   std::vector<bool> intact;
   std::size_t torn_reports = 0;
-  bool whole() const { return torn_reports == 0 && std::find(intact.begin(), intact.end(), false) == intact.end(); }
+  bool whole() const {
+    return torn_reports == 0 && std::find(intact.begin(), intact.end(), false) == intact.end();
+  }
 };
 
 Read read_once(const std::string& path, bool with_reports, bool hdf5_locks) {
@@ -113,13 +115,17 @@ HistorySnapshot settle(Read last, const std::map<std::size_t, Trial>& last_whole
   snap.trials.resize(kept);
   std::string what;
   if (replaced) what += std::to_string(replaced) + " trial row(s) shown as an earlier read found them";
-  if (cut) what += std::string(what.empty() ? "" : "; ") + "the last " + std::to_string(cut) + " trial row(s) left out";
+  if (cut)
+    what +=
+        std::string(what.empty() ? "" : "; ") + "the last " + std::to_string(cut) + " trial row(s) left out";
   if (last.torn_reports)
-    what += std::string(what.empty() ? "" : "; ") + std::to_string(last.torn_reports) + " report row(s) left out";
-  snap.warning = "the file did not read whole in " + std::to_string(attempts) +
-                 " attempts: it is being written (on another host?), or a killed writer's last data never reached "
-                 "the disk; showing its last consistent state (" +
-                 what + ")";
+    what +=
+        std::string(what.empty() ? "" : "; ") + std::to_string(last.torn_reports) + " report row(s) left out";
+  snap.warning =
+      "the file did not read whole in " + std::to_string(attempts) +
+      " attempts: it is being written (on another host?), or a killed writer's last data never reached "
+      "the disk; showing its last consistent state (" +
+      what + ")";
   return std::move(snap);
 }
 
@@ -169,7 +175,8 @@ HistorySnapshot read_history(const std::string& path, bool with_reports) {
                        (changed ? " (read " + std::to_string(attempt) +
                                       " times while it changed: it is being written; try again)"
                                 : ""));
-  HistorySnapshot snap = last->whole() ? std::move(last->snap) : settle(std::move(*last), last_whole, attempt + 1);
+  HistorySnapshot snap =
+      last->whole() ? std::move(last->snap) : settle(std::move(*last), last_whole, attempt + 1);
   // Reports of trials that the trial rows read did not reach yet.
   const std::uint64_t n = snap.trials.size();
   std::erase_if(snap.reports, [n](const ReportRow& r) { return r.trial >= n; });

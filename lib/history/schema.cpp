@@ -49,14 +49,17 @@ void copy_fixed(char* dst, std::size_t len, const std::string& s) {
   std::memset(dst, 0, len);
   std::memcpy(dst, s.data(), std::min(len, s.size()));
 }
-std::string read_fixed(const char* src, std::size_t len) { return std::string(src, strnlen(src, len)); }
+std::string read_fixed(const char* src, std::size_t len) {
+  return std::string(src, strnlen(src, len));
+}
 
 void write_string_attr(hid_t obj, const char* name, const std::string& value, const std::string& path) {
   Id type = string_type(value.size());
   Id space = checked(H5Screate(H5S_SCALAR), H5Sclose, path, "cannot create a dataspace");
   Id attr = checked(H5Acreate2(obj, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose, path,
                     "cannot create an attribute");
-  if (H5Awrite(attr.get(), type.get(), value.data()) < 0) fail(path, std::string("cannot write attribute ") + name);
+  if (H5Awrite(attr.get(), type.get(), value.data()) < 0)
+    fail(path, std::string("cannot write attribute ") + name);
 }
 
 std::string read_string_attr(hid_t obj, const char* name, const std::string& path) {
@@ -68,7 +71,8 @@ std::string read_string_attr(hid_t obj, const char* name, const std::string& pat
   const std::size_t len = H5Tget_size(ftype.get());
   std::string out(len, '\0');
   Id mtype = string_type(len);
-  if (H5Aread(attr.get(), mtype.get(), out.data()) < 0) fail(path, std::string("cannot read attribute ") + name);
+  if (H5Aread(attr.get(), mtype.get(), out.data()) < 0)
+    fail(path, std::string("cannot read attribute ") + name);
   out.resize(strnlen(out.data(), len));
   return out;
 }
@@ -96,7 +100,8 @@ void write_study(hid_t file, const StudyInfo& s, const std::string& path) {
   if (s.trials > 0) write_number_attr<std::uint64_t>(file, "trials", H5T_NATIVE_UINT64, s.trials, path);
   if (!s.objectives.empty()) {
     nlohmann::json objectives = nlohmann::json::array();
-    for (const auto& o : s.objectives) objectives.push_back({{"name", o.name}, {"direction", o.minimize ? "min" : "max"}});
+    for (const auto& o : s.objectives)
+      objectives.push_back({{"name", o.name}, {"direction", o.minimize ? "min" : "max"}});
     write_string_attr(file, "objectives", objectives.dump(), path);
   }
 }
@@ -106,8 +111,9 @@ StudyInfo read_study(hid_t file, const std::string& path) {
     throw HistoryError(path + ": not a tune history file (no format=\"tune-history\" attribute)");
   const auto version = read_number_attr<std::int32_t>(file, "format_version", H5T_NATIVE_INT32, path);
   if (version != kFormatVersion)
-    throw HistoryError(path + ": history format version " + std::to_string(version) + ", this tune reads version " +
-                       std::to_string(kFormatVersion) + "; use a matching tune");
+    throw HistoryError(path + ": history format version " + std::to_string(version) +
+                       ", this tune reads version " + std::to_string(kFormatVersion) +
+                       "; use a matching tune");
   StudyInfo s;
   s.name = read_string_attr(file, "name", path);
   try {
@@ -135,11 +141,13 @@ StudyInfo read_study(hid_t file, const std::string& path) {
     s.imported_from = read_string_attr(file, "imported_from", path);
   }
   if (H5Aexists(file, "enqueued") > 0) s.enqueued = read_string_attr(file, "enqueued", path);
-  if (H5Aexists(file, "trials") > 0) s.trials = read_number_attr<std::uint64_t>(file, "trials", H5T_NATIVE_UINT64, path);
+  if (H5Aexists(file, "trials") > 0)
+    s.trials = read_number_attr<std::uint64_t>(file, "trials", H5T_NATIVE_UINT64, path);
   if (H5Aexists(file, "objectives") > 0) {
     try {
       for (const auto& o : nlohmann::json::parse(read_string_attr(file, "objectives", path)))
-        s.objectives.push_back({o.at("name").get<std::string>(), o.at("direction").get<std::string>() != "max"});
+        s.objectives.push_back(
+            {o.at("name").get<std::string>(), o.at("direction").get<std::string>() != "max"});
     } catch (const std::exception& e) {
       throw HistoryError(path + ": the objectives attribute is unreadable: " + e.what());
     }
@@ -167,8 +175,8 @@ Id create_table(hid_t file, const char* name, hid_t type, hsize_t chunk, const s
   Id space = checked(H5Screate_simple(1, &dims, &maxdims), H5Sclose, path, "cannot create a dataspace");
   Id dcpl = checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, path, "cannot create dataset properties");
   H5Pset_chunk(dcpl.get(), 1, &chunk);
-  return checked(H5Dcreate2(file, name, type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose, path,
-                 "cannot create a dataset");
+  return checked(H5Dcreate2(file, name, type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), H5Dclose,
+                 path, "cannot create a dataset");
 }
 
 hsize_t rows_of(hid_t dset, const std::string& path) {

@@ -57,7 +57,8 @@ class Id {
 Id checked(hid_t id, herr_t (*close)(hid_t), const std::string& path, const char* what);
 // CRC-32 of a row's first `len` bytes (the fields before its "check" member).
 inline std::uint32_t row_checksum(const char* row, std::size_t len) {
-  return static_cast<std::uint32_t>(crc32(crc32(0, nullptr, 0), reinterpret_cast<const Bytef*>(row), static_cast<uInt>(len)));
+  return static_cast<std::uint32_t>(
+      crc32(crc32(0, nullptr, 0), reinterpret_cast<const Bytef*>(row), static_cast<uInt>(len)));
 }
 // Whether dataset `dset`'s rows have a member `name`.
 bool has_member(hid_t dset, const char* name);
@@ -108,7 +109,8 @@ struct TrialLayout {
   std::size_t size = 0;
   std::optional<std::size_t> check;  // absent in files written before tune kept checksums
 
-  TrialLayout(const SearchSpace& space, const std::vector<ObjectiveSpec>& objectives, bool with_check = true) {
+  TrialLayout(const SearchSpace& space, const std::vector<ObjectiveSpec>& objectives,
+              bool with_check = true) {
     state_type = Id(H5Tenum_create(H5T_NATIVE_UINT8), H5Tclose);
     for (int s = 0; s < kTrialStates; ++s) {
       const auto v = static_cast<std::uint8_t>(s);
@@ -139,8 +141,9 @@ struct TrialLayout {
       H5Tenum_insert(bool_type.get(), "FALSE", &no);
       H5Tenum_insert(bool_type.get(), "TRUE", &yes);
       for (const auto& p : space.parameters())
-        active_offsets.push_back(p.when.empty() ? std::nullopt
-                                                : std::optional<std::size_t>(active_layout.add(p.name.c_str(), bool_type.get())));
+        active_offsets.push_back(
+            p.when.empty() ? std::nullopt
+                           : std::optional<std::size_t>(active_layout.add(p.name.c_str(), bool_type.get())));
       active_type = active_layout.build();
     }
 
@@ -163,7 +166,8 @@ struct TrialLayout {
     if (!objectives.empty()) {
       // With named objectives: "objectives", a float64 per name (NaN if none).
       Layout objectives_layout;
-      for (const auto& o : objectives) value_offsets.push_back(objectives_layout.add(o.name.c_str(), H5T_NATIVE_DOUBLE));
+      for (const auto& o : objectives)
+        value_offsets.push_back(objectives_layout.add(o.name.c_str(), H5T_NATIVE_DOUBLE));
       objectives_type = objectives_layout.build();
       values = row.add("objectives", objectives_type.get());
     }
@@ -207,7 +211,8 @@ struct TrialLayout {
       if (!active_offsets.empty() && active_offsets[i])
         put<std::int8_t>(buf, active + *active_offsets[i], is_absent(v) ? 0 : 1);
       if (is_absent(v)) {
-        if (ps[i].kind != ParamKind::Int && ps[i].kind != ParamKind::Choice) put<double>(buf, at, std::nan(""));
+        if (ps[i].kind != ParamKind::Int && ps[i].kind != ParamKind::Choice)
+          put<double>(buf, at, std::nan(""));
         continue;  // int 0, string "": the buffer's zeros
       }
       switch (ps[i].kind) {
@@ -221,7 +226,9 @@ struct TrialLayout {
   }
   // False when the row's checksum does not match its bytes: written only in
   // part when read (a file on NFS read while another host writes it).
-  bool intact(const char* row) const { return !check || get<std::uint32_t>(row, *check) == row_checksum(row, *check); }
+  bool intact(const char* row) const {
+    return !check || get<std::uint32_t>(row, *check) == row_checksum(row, *check);
+  }
 
   Trial decode(const char* buf, const SearchSpace& space) const {
     Trial t;
@@ -250,7 +257,8 @@ struct TrialLayout {
     const auto& ps = space.parameters();
     for (std::size_t i = 0; i < ps.size(); ++i) {
       const std::size_t at = params + param_offsets[i];
-      if (!active_offsets.empty() && active_offsets[i] && get<std::int8_t>(buf, active + *active_offsets[i]) == 0) {
+      if (!active_offsets.empty() && active_offsets[i] &&
+          get<std::int8_t>(buf, active + *active_offsets[i]) == 0) {
         t.params.emplace_back(std::monostate{});
         continue;
       }

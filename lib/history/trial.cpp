@@ -10,7 +10,9 @@ constexpr std::array<std::string_view, kTrialStates> kNames = {"running", "ok", 
                                                                "invalid", "interrupted", "pruned"};
 }
 
-std::string_view state_name(TrialState s) { return kNames.at(static_cast<std::size_t>(s)); }
+std::string_view state_name(TrialState s) {
+  return kNames.at(static_cast<std::size_t>(s));
+}
 
 std::optional<TrialState> state_from_name(std::string_view name) {
   for (std::size_t i = 0; i < kNames.size(); ++i)

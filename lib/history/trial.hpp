@@ -28,7 +28,9 @@ constexpr int kTrialStates = 7;
 std::string_view state_name(TrialState s);
 std::optional<TrialState> state_from_name(std::string_view name);
 // A finished outcome (anything but Running and Interrupted).
-inline bool is_final(TrialState s) { return s != TrialState::Running && s != TrialState::Interrupted; }
+inline bool is_final(TrialState s) {
+  return s != TrialState::Running && s != TrialState::Interrupted;
+}
 
 struct Trial {
   std::uint64_t id = 0;
@@ -36,9 +38,9 @@ struct Trial {
   Assignment params;
   std::optional<double> objective;  // with named objectives: the first one's value
   std::vector<double> values;       // with named objectives: each one's value (ok trials), else empty
-  double start_time = 0;        // seconds since the epoch
-  double end_time = 0;          // 0 while running
-  std::int32_t rank = -1;       // MPI rank that ran it
+  double start_time = 0;            // seconds since the epoch
+  double end_time = 0;              // 0 while running
+  std::int32_t rank = -1;           // MPI rank that ran it
   std::string host;
   std::int32_t exit_code = -1;  // -1: did not exit normally
   std::int32_t signal = 0;      // signal that ended it, 0 if none

@@ -66,8 +66,10 @@ std::optional<std::string> read_file(const std::string& path) {
 }
 
 bool same_file(int fd, const std::string& path) {
-  struct stat a{}, b{};
-  return ::fstat(fd, &a) == 0 && ::stat(path.c_str(), &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+  struct stat a {
+  }, b{};
+  return ::fstat(fd, &a) == 0 && ::stat(path.c_str(), &b) == 0 && a.st_ino == b.st_ino &&
+         a.st_dev == b.st_dev;
 }
 
 // What a look at an existing FILE.lock found.
@@ -141,10 +143,15 @@ bool locks_unsupported(int err) {
 }
 
 std::string WriterRecord::to_json() const {
-  return nlohmann::json{{"host", host},     {"boot_id", boot_id}, {"pid", pid},
-                        {"pid_start", pid_start}, {"cluster", cluster}, {"job", job},
-                        {"job_restarts", job_restarts}, {"started", started}}
-             .dump();
+  return nlohmann::json{{"host", host},
+                        {"boot_id", boot_id},
+                        {"pid", pid},
+                        {"pid_start", pid_start},
+                        {"cluster", cluster},
+                        {"job", job},
+                        {"job_restarts", job_restarts},
+                        {"started", started}}
+      .dump();
 }
 
 std::optional<WriterRecord> WriterRecord::from_json(std::string_view text) {
@@ -168,7 +175,8 @@ std::optional<WriterRecord> WriterRecord::from_json(std::string_view text) {
 
 std::string WriterRecord::describe() const {
   std::string s = "pid " + std::to_string(pid) + " on host " + host;
-  if (job != 0) s += " (Slurm job " + std::to_string(job) + (cluster.empty() ? "" : " on cluster " + cluster) + ")";
+  if (job != 0)
+    s += " (Slurm job " + std::to_string(job) + (cluster.empty() ? "" : " on cluster " + cluster) + ")";
   if (!started.empty()) s += ", writing since " + started;
   return s;
 }
@@ -212,17 +220,21 @@ OwnerVerdict judge_owner(const WriterRecord& owner, const WriterRecord& here, co
     return {false, "process " + pid + " is still running on this host"};
   }
   if (owner.job == 0)
-    return {false, "it runs outside a Slurm job on another host, so whether it still runs cannot be checked from here"};
+    return {
+        false,
+        "it runs outside a Slurm job on another host, so whether it still runs cannot be checked from here"};
   const std::string job = "Slurm job " + std::to_string(owner.job);
   if (!jobs) return {false, "it runs on another host and no Slurm is reachable here to ask about " + job};
   const JobStatus st = jobs(owner.job);
   if (!st.cluster.empty() && !owner.cluster.empty() && st.cluster != owner.cluster)
-    return {false, job + " belongs to cluster " + owner.cluster + ", and this host's Slurm is cluster " + st.cluster};
+    return {false, job + " belongs to cluster " + owner.cluster + ", and this host's Slurm is cluster " +
+                       st.cluster};
   switch (st.kind) {
     case JobStatus::Kind::Ended: return {true, job + " has ended (" + st.detail + ")"};
     case JobStatus::Kind::Active:
       if (st.restarts > owner.job_restarts)
-        return {true, job + " was requeued since (now restart " + std::to_string(st.restarts) + "), so that run is gone"};
+        return {true, job + " was requeued since (now restart " + std::to_string(st.restarts) +
+                          "), so that run is gone"};
       return {false, job + " is still " + st.detail};
     case JobStatus::Kind::Unknown: break;
   }
@@ -260,15 +272,15 @@ WriterClaim WriterClaim::take(const std::string& history, const Options& o) {
   for (int attempt = 0; attempt < 100; ++attempt) {
     if (::link(mine.c_str(), lock.c_str()) == 0) break;
     const int err = errno;
-    struct stat st{};
+    struct stat st {};
     // NFS: a link whose reply was lost may have happened (open(2), O_EXCL).
     if (::fstat(c.fd_, &st) == 0 && st.st_nlink == 2) break;
     if (err != EEXIST) fail(lock, "cannot create the owner record", err);
     const Existing e = inspect(lock, o, c.kernel_locks_);
     if (e.kind == Existing::Kind::Gone) continue;
     if (e.kind == Existing::Kind::Live) {
-      std::string msg = history + ": another tune process is writing this history: " + e.owner + " (" + e.why +
-                        "). Wait for it to end, or give another history file";
+      std::string msg = history + ": another tune process is writing this history: " + e.owner + " (" +
+                        e.why + "). Wait for it to end, or give another history file";
       if (!e.checkable) msg += ". If it is no longer running, remove " + lock + " and run again";
       throw HistoryError(msg);
     }
@@ -282,15 +294,18 @@ WriterClaim WriterClaim::take(const std::string& history, const Options& o) {
       // than ours by 30 s of the file system's own clock.
       const Existing taker = inspect(takeover, o, c.kernel_locks_);
       if (taker.kind == Existing::Kind::Gone) continue;
-      struct stat theirs{}, ours{};
+      struct stat theirs {
+      }, ours{};
       if (taker.kind == Existing::Kind::Stale ||
-          (::stat(takeover.c_str(), &theirs) == 0 && ::fstat(c.fd_, &ours) == 0 && ours.st_mtime - theirs.st_mtime > 30)) {
+          (::stat(takeover.c_str(), &theirs) == 0 && ::fstat(c.fd_, &ours) == 0 &&
+           ours.st_mtime - theirs.st_mtime > 30)) {
         ::unlink(takeover.c_str());
         continue;
       }
       if (std::chrono::steady_clock::now() > deadline)
-        throw HistoryError(history + ": another tune process is taking over this history's stale owner record " +
-                           lock + " right now; try again in a moment");
+        throw HistoryError(history +
+                           ": another tune process is taking over this history's stale owner record " + lock +
+                           " right now; try again in a moment");
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     const auto now = read_file(lock);
@@ -301,14 +316,17 @@ WriterClaim WriterClaim::take(const std::string& history, const Options& o) {
     ::unlink(takeover.c_str());
   }
   if (!same_file(c.fd_, lock))
-    throw HistoryError(history + ": could not claim it after 100 attempts: other tune processes keep taking it");
+    throw HistoryError(history +
+                       ": could not claim it after 100 attempts: other tune processes keep taking it");
   cleanup.armed = false;
   ::unlink(mine.c_str());
   return c;
 }
 
 WriterClaim::WriterClaim(WriterClaim&& o) noexcept
-    : lock_(std::move(o.lock_)), fd_(std::exchange(o.fd_, -1)), kernel_locks_(o.kernel_locks_),
+    : lock_(std::move(o.lock_)),
+      fd_(std::exchange(o.fd_, -1)),
+      kernel_locks_(o.kernel_locks_),
       note_(std::move(o.note_)) {}
 
 WriterClaim& WriterClaim::operator=(WriterClaim&& o) noexcept {
@@ -322,7 +340,9 @@ WriterClaim& WriterClaim::operator=(WriterClaim&& o) noexcept {
   return *this;
 }
 
-WriterClaim::~WriterClaim() { release(); }
+WriterClaim::~WriterClaim() {
+  release();
+}
 
 void WriterClaim::release() {
   if (fd_ < 0) return;

@@ -24,13 +24,13 @@ namespace tune {
 // Who writes a history, as recorded in FILE.lock (one JSON object).
 struct WriterRecord {
   std::string host;
-  std::string boot_id;          // a reboot ends every process of the host
+  std::string boot_id;  // a reboot ends every process of the host
   std::int64_t pid = 0;
-  std::uint64_t pid_start = 0;  // the process's start, in clock ticks after boot: tells a reused pid
-  std::string cluster;          // the batch system's cluster, "" outside a job
-  std::uint32_t job = 0;        // the batch job, 0 outside one
+  std::uint64_t pid_start = 0;     // the process's start, in clock ticks after boot: tells a reused pid
+  std::string cluster;             // the batch system's cluster, "" outside a job
+  std::uint32_t job = 0;           // the batch job, 0 outside one
   std::uint32_t job_restarts = 0;  // how often that job had been requeued when the writer started
-  std::string started;          // ISO 8601, UTC
+  std::string started;             // ISO 8601, UTC
 
   std::string to_json() const;
   static std::optional<WriterRecord> from_json(std::string_view text);
@@ -51,7 +51,8 @@ struct JobStatus {
   Kind kind = Kind::Unknown;
   std::uint32_t restarts = 0;  // requeues so far (Active)
   std::string cluster;         // the cluster that answered, "" if not known
-  std::string detail;          // its state ("RUNNING", "COMPLETED", "not known to slurmctld") or why it could not be asked
+  std::string
+      detail;  // its state ("RUNNING", "COMPLETED", "not known to slurmctld") or why it could not be asked
 };
 using JobLookup = std::function<JobStatus(std::uint32_t job)>;
 using ProcessStart = std::function<std::optional<std::uint64_t>(std::int64_t pid)>;
@@ -72,10 +73,10 @@ class WriterClaim {
  public:
   struct Options {
     WriterRecord self = this_process();
-    JobLookup jobs;                        // empty: records from other hosts cannot be judged
+    JobLookup jobs;  // empty: records from other hosts cannot be judged
     ProcessStart processes = process_start;
-    double takeover_wait = 5;              // seconds to wait for another taker
-    bool kernel_locks = true;              // false: the record alone, as where flock() fails
+    double takeover_wait = 5;  // seconds to wait for another taker
+    bool kernel_locks = true;  // false: the record alone, as where flock() fails
   };
   // Claims `history` (throws HistoryError naming the owner when it is taken).
   static WriterClaim take(const std::string& history, const Options& options);

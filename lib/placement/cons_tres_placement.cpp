@@ -44,7 +44,8 @@ std::optional<Placement> ConsTresPlacement::place(const Topology& t, const JobSh
     bool best_sufficient = false;
     for (int r = 0; r < static_cast<int>(runs.size()); ++r) {
       if (runs[r].used) continue;
-      const bool sufficient = runs[r].cpus >= rem_cpus && runs[r].nodes >= rem_nodes && runs[r].gpus >= rem_gpus;
+      const bool sufficient =
+          runs[r].cpus >= rem_cpus && runs[r].nodes >= rem_nodes && runs[r].gpus >= rem_gpus;
       bool better = best < 0;
       if (!better)
         better = (sufficient && !best_sufficient) || (sufficient && runs[r].cpus < runs[best].cpus) ||
@@ -57,7 +58,9 @@ std::optional<Placement> ConsTresPlacement::place(const Topology& t, const JobSh
     int single = -1;
     if (rem_nodes <= 1)
       for (int i = r.first; i <= r.last; ++i)
-        if (avail[i] >= rem_cpus && gpus[i] >= rem_gpus && tasks[i] >= need.tasks && (single < 0 || avail[i] < avail[single])) single = i;
+        if (avail[i] >= rem_cpus && gpus[i] >= rem_gpus && tasks[i] >= need.tasks &&
+            (single < 0 || avail[i] < avail[single]))
+          single = i;
     if (single >= 0) {
       order.push_back(single);
       break;

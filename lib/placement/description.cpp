@@ -10,7 +10,9 @@ namespace {
 
 using nlohmann::json;
 
-[[noreturn]] void fail(const std::string& source, const std::string& what) { throw DescriptionError(source + ": " + what); }
+[[noreturn]] void fail(const std::string& source, const std::string& what) {
+  throw DescriptionError(source + ": " + what);
+}
 
 int whole(const json& o, const char* key, int def, int lo, int hi, const std::string& where) {
   if (!o.contains(key)) return def;
@@ -92,16 +94,19 @@ Topology parse_topology(const std::string& text, const std::string& source) {
     const json& o = j["nodes"][i];
     const std::string where = source + ": node " + std::to_string(i + 1);
     if (!o.is_object()) fail(where, "must be an object");
-    only(o, {"name", "switch", "cpus", "mem_mb", "gpus", "gpu_sockets", "busy_gpus", "busy_cpus", "busy_mem_mb",
-             "available"}, where);
+    only(o,
+         {"name", "switch", "cpus", "mem_mb", "gpus", "gpu_sockets", "busy_gpus", "busy_cpus", "busy_mem_mb",
+          "available"},
+         where);
     const std::string name = o.contains("name") && o["name"].is_string() ? o["name"].get<std::string>()
-                                                                          : "node" + std::to_string(i + 1);
+                                                                         : "node" + std::to_string(i + 1);
     if (!seen.insert(name).second) fail(where, "the name " + name + " is used twice");
     NodeCell n = idle_node(name, whole(o, "switch", 0, 0, 100000, where), whole(o, "cpus", 1, 1, 4096, where),
-                         real(o, "mem_mb", 64 * 1024.0, where), whole(o, "gpus", 0, 0, 64, where));
+                           real(o, "mem_mb", 64 * 1024.0, where), whole(o, "gpus", 0, 0, 64, where));
     if (o.contains("gpu_sockets")) {
       const auto& s = o["gpu_sockets"];
-      if (!s.is_array() || static_cast<int>(s.size()) != n.gpus()) fail(where, "\"gpu_sockets\" needs one socket per GPU");
+      if (!s.is_array() || static_cast<int>(s.size()) != n.gpus())
+        fail(where, "\"gpu_sockets\" needs one socket per GPU");
       for (int g = 0; g < n.gpus(); ++g) {
         if (!s[g].is_number_integer()) fail(where, "\"gpu_sockets\" must hold whole numbers");
         n.gpu_socket[g] = s[g].get<int>();
@@ -111,7 +116,8 @@ Topology parse_topology(const std::string& text, const std::string& source) {
       if (!o["busy_gpus"].is_array()) fail(where, "\"busy_gpus\" must be a list of GPU indices");
       for (const auto& g : o["busy_gpus"]) {
         if (!g.is_number_integer() || g.get<int>() < 0 || g.get<int>() >= n.gpus())
-          fail(where, "\"busy_gpus\" holds an index that is not a GPU of the node (0.." + std::to_string(n.gpus() - 1) + ")");
+          fail(where, "\"busy_gpus\" holds an index that is not a GPU of the node (0.." +
+                          std::to_string(n.gpus() - 1) + ")");
         n.gpu_free[g.get<int>()] = false;
       }
     }
@@ -134,10 +140,13 @@ std::vector<NamedJob> parse_jobs(const std::string& text, const std::string& sou
     const json& o = j[i];
     const std::string where = source + ": job " + std::to_string(i + 1);
     if (!o.is_object()) fail(where, "must be an object");
-    only(o, {"name", "nodes", "max_nodes", "tasks", "cpus_per_task", "cpus", "gpus", "gpus_per_node", "gpus_per_task",
-             "cpus_per_gpu", "mem_per_cpu_mb", "mem_per_gpu_mb", "mem_mb", "exclusive"}, where);
+    only(o,
+         {"name", "nodes", "max_nodes", "tasks", "cpus_per_task", "cpus", "gpus", "gpus_per_node",
+          "gpus_per_task", "cpus_per_gpu", "mem_per_cpu_mb", "mem_per_gpu_mb", "mem_mb", "exclusive"},
+         where);
     NamedJob n;
-    n.name = o.contains("name") && o["name"].is_string() ? o["name"].get<std::string>() : "job" + std::to_string(i + 1);
+    n.name = o.contains("name") && o["name"].is_string() ? o["name"].get<std::string>()
+                                                         : "job" + std::to_string(i + 1);
     JobShape& s = n.shape;
     s.min_nodes = whole(o, "nodes", 1, 1, 100000, where);
     s.max_nodes = whole(o, "max_nodes", 0, 0, 100000, where);
@@ -153,7 +162,8 @@ std::vector<NamedJob> parse_jobs(const std::string& text, const std::string& sou
     if ((s.gpus_per_job > 0) + (s.gpus_per_node > 0) + (s.gpus_per_task > 0) > 1)
       fail(where, "give one of \"gpus\", \"gpus_per_node\", \"gpus_per_task\"");
     // A single-node --gpus job is placed like --gres=gpu:N on one node.
-    if (s.gpus_per_job > 0 && s.min_nodes == 1 && s.max_nodes == 1) s.gpus_per_node = s.gpus_per_job, s.gpus_per_job = 0;
+    if (s.gpus_per_job > 0 && s.min_nodes == 1 && s.max_nodes == 1)
+      s.gpus_per_node = s.gpus_per_job, s.gpus_per_job = 0;
     s.cpus_per_gpu = whole(o, "cpus_per_gpu", 0, 0, 4096, where);
     s.mem_per_cpu_mb = real(o, "mem_per_cpu_mb", 0, where);
     s.mem_per_gpu_mb = real(o, "mem_per_gpu_mb", 0, where);

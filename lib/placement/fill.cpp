@@ -78,9 +78,12 @@ std::optional<Placement> fill(const Topology& t, const JobShape& j, const std::v
     // Keep one task for each node still needed to reach min_nodes.
     const int reserve = std::max(0, need.min_nodes - static_cast<int>(p.nodes.size()) - 1);
     g.tasks = std::max(1, std::min(c.tasks, tasks_left - reserve));
-    if (j.gpus_per_task) g.gpus = g.tasks * j.gpus_per_task;
-    else if (j.gpus_per_node) g.gpus = j.gpus_per_node;
-    else if (j.gpus_per_job) g.gpus = std::max(0, std::min(c.gpus, gpus_left));
+    if (j.gpus_per_task)
+      g.gpus = g.tasks * j.gpus_per_task;
+    else if (j.gpus_per_node)
+      g.gpus = j.gpus_per_node;
+    else if (j.gpus_per_job)
+      g.gpus = std::max(0, std::min(c.gpus, gpus_left));
     if (j.gpus_per_job && g.gpus == 0 && tasks_left <= 0) continue;
     g.cpus = cpus_for(j, g.tasks, g.gpus);
     g.mem_mb = mem_for(j, g.cpus, g.gpus);
@@ -88,7 +91,8 @@ std::optional<Placement> fill(const Topology& t, const JobShape& j, const std::v
     gpus_left -= g.gpus;
     p.nodes.push_back(g);
   }
-  if (tasks_left > 0 || gpus_left > 0 || static_cast<int>(p.nodes.size()) < need.min_nodes) return std::nullopt;
+  if (tasks_left > 0 || gpus_left > 0 || static_cast<int>(p.nodes.size()) < need.min_nodes)
+    return std::nullopt;
   std::vector<int> sw;
   for (const auto& g : p.nodes) sw.push_back(t.nodes[g.node].switch_id);
   std::sort(sw.begin(), sw.end());

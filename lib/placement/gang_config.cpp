@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "placement/gang_config.hpp"
 
-#include <libconfig.h++>
-
 #include <algorithm>
 #include <fstream>
+#include <libconfig.h++>
 #include <sstream>
 #include <stdexcept>
 

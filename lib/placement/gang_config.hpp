@@ -13,7 +13,7 @@ namespace tune {
 struct GangConfig {
   bool enabled = true;
   std::set<std::string> partitions;  // empty: all
-  std::string placement = "gang";     // a name plugin_placement_names() lists: gang or fgd
+  std::string placement = "gang";    // a name plugin_placement_names() lists: gang or fgd
   PlacementOptions options;
 
   bool applies_to(const std::string& partition) const {

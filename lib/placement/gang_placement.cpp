@@ -116,13 +116,23 @@ const Registry<PlacementEntry>& placements() {
   static const Registry<PlacementEntry> registry(
       "placement policy",
       {
-          {"gang", {}, "all GPUs of a job at once on the fewest switches and nodes, best fit",
-           [](const PlacementOptions& o) { return std::make_unique<GangPlacement>(o); }, true},
-          {"fgd", {}, "fragmentation-aware over the mix of jobs seen (one-node jobs), gang otherwise",
-           [](const PlacementOptions& o) { return std::make_unique<FragmentationPlacement>(o); }, true},
-          {"cons_tres", {}, "select/cons_tres's own choice",
+          {"gang",
+           {},
+           "all GPUs of a job at once on the fewest switches and nodes, best fit",
+           [](const PlacementOptions& o) { return std::make_unique<GangPlacement>(o); },
+           true},
+          {"fgd",
+           {},
+           "fragmentation-aware over the mix of jobs seen (one-node jobs), gang otherwise",
+           [](const PlacementOptions& o) { return std::make_unique<FragmentationPlacement>(o); },
+           true},
+          {"cons_tres",
+           {},
+           "select/cons_tres's own choice",
            [](const PlacementOptions&) { return std::make_unique<ConsTresPlacement>(); }},
-          {"first-fit", {}, "the first nodes in node order that hold the job",
+          {"first-fit",
+           {},
+           "the first nodes in node order that hold the job",
            [](const PlacementOptions&) { return std::make_unique<FirstFitPlacement>(); }},
       });
   return registry;
@@ -145,7 +155,8 @@ void apply(Topology& t, const Placement& p, const JobShape& /*job*/) {
     n.free_cores -= g.cpus;
     n.free_mem_mb -= g.mem_mb;
     for (int i : g.gpu_indices) {
-      if (!n.gpu_free[i]) throw std::logic_error("GPU " + std::to_string(i) + " of " + n.name + " is not free");
+      if (!n.gpu_free[i])
+        throw std::logic_error("GPU " + std::to_string(i) + " of " + n.name + " is not free");
       n.gpu_free[i] = false;
     }
   }

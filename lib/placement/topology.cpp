@@ -6,7 +6,9 @@
 
 namespace tune {
 
-int NodeCell::free_gpus() const { return static_cast<int>(std::count(gpu_free.begin(), gpu_free.end(), true)); }
+int NodeCell::free_gpus() const {
+  return static_cast<int>(std::count(gpu_free.begin(), gpu_free.end(), true));
+}
 
 NodeCell idle_node(const std::string& name, int switch_id, int cores, double mem_mb, int gpus) {
   NodeCell n;
@@ -37,7 +39,9 @@ void JobShape::set_gpus(const GpuRequest& r) {
   if (!r.per_job && !r.per_node && !r.per_task) gpus_per_node = r.per_socket;
 }
 
-int JobShape::total_gpus() const { return gpu_count({gpus_per_job, gpus_per_node, gpus_per_task, 0}, min_nodes, tasks); }
+int JobShape::total_gpus() const {
+  return gpu_count({gpus_per_job, gpus_per_node, gpus_per_task, 0}, min_nodes, tasks);
+}
 
 double gpu_fragmentation(const Topology& t) {
   int free = 0, on_free_nodes = 0;

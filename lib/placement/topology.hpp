@@ -14,11 +14,11 @@ namespace tune {
 struct NodeCell {
   std::string name;
   int switch_id = 0;
-  bool available = true;             // up and not drained
+  bool available = true;  // up and not drained
   int cores = 0, free_cores = 0;
   double mem_mb = 0, free_mem_mb = 0;
-  std::vector<int> gpu_socket;       // socket of GPU i (from gres.conf Cores=); size = GPUs
-  std::vector<bool> gpu_free;        // same size
+  std::vector<int> gpu_socket;  // socket of GPU i (from gres.conf Cores=); size = GPUs
+  std::vector<bool> gpu_free;   // same size
 
   int gpus() const { return static_cast<int>(gpu_socket.size()); }
   int free_gpus() const;

@@ -45,13 +45,20 @@ std::optional<JobSummary> parse_summary(std::string_view c) {
     if (eq == std::string_view::npos) return std::nullopt;
     const auto key = field.substr(0, eq), value = field.substr(eq + 1);
     bool ok = true;
-    if (key == "tenant") s.tenant = value;
-    else if (key == "ds") ok = number(value, s.dominant_share.emplace());
-    else if (key == "fs") ok = number(value, s.factor.emplace());
-    else if (key == "study") s.study = std::string(value);
-    else if (key == "level") ok = number(value, s.level);
-    else if (key == "prio") ok = number(value, s.priority.emplace());
-    else if (key == "site") ok = number(value, s.site.emplace());
+    if (key == "tenant")
+      s.tenant = value;
+    else if (key == "ds")
+      ok = number(value, s.dominant_share.emplace());
+    else if (key == "fs")
+      ok = number(value, s.factor.emplace());
+    else if (key == "study")
+      s.study = std::string(value);
+    else if (key == "level")
+      ok = number(value, s.level);
+    else if (key == "prio")
+      ok = number(value, s.priority.emplace());
+    else if (key == "site")
+      ok = number(value, s.site.emplace());
     if (!ok) return std::nullopt;
   }
   return s;

@@ -68,8 +68,8 @@ struct PriorityPolicyEntry {
   std::vector<std::string> aliases;
   std::string description;
   std::function<std::unique_ptr<PriorityPolicy>(SchedConfig)> make;
-  ConfigRules rules;       // what its configuration file may hold (load_sched_config)
-  std::string state_holds; // what its saved state holds, for the log
+  ConfigRules rules;        // what its configuration file may hold (load_sched_config)
+  std::string state_holds;  // what its saved state holds, for the log
 };
 
 // Every adaptive priority policy, by the plugin that hosts it.

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "priority/sched_config.hpp"
 
-#include <libconfig.h++>
-
 #include <cmath>
 #include <csignal>
 #include <fstream>
+#include <libconfig.h++>
 #include <set>
 #include <sstream>
 
@@ -13,8 +12,8 @@ namespace tune {
 namespace {
 
 constexpr std::pair<const char*, int> kSignals[] = {
-    {"HUP", SIGHUP}, {"INT", SIGINT}, {"QUIT", SIGQUIT}, {"USR1", SIGUSR1}, {"USR2", SIGUSR2},
-    {"TERM", SIGTERM}, {"CONT", SIGCONT}, {"URG", SIGURG}, {"WINCH", SIGWINCH}};
+    {"HUP", SIGHUP},   {"INT", SIGINT},   {"QUIT", SIGQUIT}, {"USR1", SIGUSR1},  {"USR2", SIGUSR2},
+    {"TERM", SIGTERM}, {"CONT", SIGCONT}, {"URG", SIGURG},   {"WINCH", SIGWINCH}};
 
 class Reader {
  public:
@@ -37,10 +36,14 @@ class Reader {
     if (!g.exists(name)) return def;
     const auto& s = g[name];
     double v;
-    if (s.getType() == libconfig::Setting::TypeInt) v = static_cast<int>(s);
-    else if (s.getType() == libconfig::Setting::TypeInt64) v = static_cast<double>(static_cast<long long>(s));
-    else if (s.getType() == libconfig::Setting::TypeFloat) v = static_cast<double>(s);
-    else fail(s, std::string("'") + s.getPath() + "' must be a number");
+    if (s.getType() == libconfig::Setting::TypeInt)
+      v = static_cast<int>(s);
+    else if (s.getType() == libconfig::Setting::TypeInt64)
+      v = static_cast<double>(static_cast<long long>(s));
+    else if (s.getType() == libconfig::Setting::TypeFloat)
+      v = static_cast<double>(s);
+    else
+      fail(s, std::string("'") + s.getPath() + "' must be a number");
     if (!std::isfinite(v) || v < lo || v > hi) {
       std::ostringstream m;
       m << "'" << s.getPath() << "' = " << v << " is out of range: give a value from " << lo << " to " << hi;
@@ -58,14 +61,16 @@ class Reader {
   bool boolean(const libconfig::Setting& g, const char* name, bool def) const {
     if (!g.exists(name)) return def;
     const auto& s = g[name];
-    if (s.getType() != libconfig::Setting::TypeBoolean) fail(s, std::string("'") + s.getPath() + "' must be true or false");
+    if (s.getType() != libconfig::Setting::TypeBoolean)
+      fail(s, std::string("'") + s.getPath() + "' must be true or false");
     return s;
   }
 
   std::string text(const libconfig::Setting& g, const char* name, const std::string& def) const {
     if (!g.exists(name)) return def;
     const auto& s = g[name];
-    if (s.getType() != libconfig::Setting::TypeString) fail(s, std::string("'") + s.getPath() + "' must be a \"string\"");
+    if (s.getType() != libconfig::Setting::TypeString)
+      fail(s, std::string("'") + s.getPath() + "' must be a \"string\"");
     return static_cast<const char*>(s);
   }
 
@@ -85,10 +90,11 @@ SchedConfig read(const libconfig::Config& cfg, const std::string& file, const Co
   const auto& root = cfg.getRoot();
   r.only(root, {"interval", "state_file", "fairshare", "adaptive", "yield"});
   if (!rules.fairshare && root.exists("fairshare"))
-    r.fail(root["fairshare"],
-           "'fairshare' applies to sched/tune only: under priority/multifactor the fair share and age terms are "
-           "slurm.conf's (PriorityWeightFairshare, PriorityWeightAge, PriorityFlags=MAX_TRES); remove the group "
-           "(see site_factor_tune(8))");
+    r.fail(
+        root["fairshare"],
+        "'fairshare' applies to sched/tune only: under priority/multifactor the fair share and age terms are "
+        "slurm.conf's (PriorityWeightFairshare, PriorityWeightAge, PriorityFlags=MAX_TRES); remove the group "
+        "(see site_factor_tune(8))");
   SchedConfig c;
   c.interval = r.number(root, "interval", c.interval, 1, 3600);
   c.state_file = r.text(root, "state_file", "");
@@ -105,35 +111,42 @@ SchedConfig read(const libconfig::Config& cfg, const std::string& file, const Co
       }
   }
   if (c.weights.fairshare + c.weights.age > 1e9)
-    throw ConfigError(file, 0, "fairshare.weight + fairshare.age_weight must not exceed 1e9 (priorities are 32-bit)");
+    throw ConfigError(file, 0,
+                      "fairshare.weight + fairshare.age_weight must not exceed 1e9 (priorities are 32-bit)");
   if (const auto* g = r.group(root, "adaptive")) {
-    r.only(*g, {"enabled", "estimator", "k", "m", "thresholds", "tolerance", "yield_factor", "max_level", "relax_time",
-                "tail"});
+    r.only(*g, {"enabled", "estimator", "k", "m", "thresholds", "tolerance", "yield_factor", "max_level",
+                "relax_time", "tail"});
     auto& a = c.adaptive;
     c.adaptive_enabled = r.boolean(*g, "enabled", true);
     const std::string estimator = r.text(*g, "estimator", "algorithm1");
-    if (const auto* e = estimators().find(estimator)) a.estimator = e->estimator;
-    else r.fail((*g)["estimator"], "'adaptive.estimator': " + estimators().unknown(estimator));
+    if (const auto* e = estimators().find(estimator))
+      a.estimator = e->estimator;
+    else
+      r.fail((*g)["estimator"], "'adaptive.estimator': " + estimators().unknown(estimator));
     if (const auto* t = r.group(*g, "tail")) {
       r.only(*t, {"horizon", "p_min", "min_results", "spacings"});
       a.tail.horizon = r.integer(*t, "horizon", a.tail.horizon, 1, 10000);
       a.tail.p_min = r.number(*t, "p_min", a.tail.p_min, 1e-9, 1);
       a.tail.min_results = r.integer(*t, "min_results", a.tail.min_results, 2, 100000);
-      a.tail.spacings = r.integer(*t, "spacings", a.tail.spacings, 1, static_cast<int>(ProgressRecord::kMaxTop) - 1);
+      a.tail.spacings =
+          r.integer(*t, "spacings", a.tail.spacings, 1, static_cast<int>(ProgressRecord::kMaxTop) - 1);
     }
     a.k = r.integer(*g, "k", a.k, 1, 1000);
     a.m = r.integer(*g, "m", a.m, 2, static_cast<int>(ProgressRecord::kMaxTop));
     if (g->exists("thresholds")) {
       const auto& t = (*g)["thresholds"];
-      if (!t.isArray() && !t.isList()) r.fail(t, "'adaptive.thresholds' must be a list of numbers: [0.01, 0.005]");
+      if (!t.isArray() && !t.isList())
+        r.fail(t, "'adaptive.thresholds' must be a list of numbers: [0.01, 0.005]");
       if (t.getLength() < 1 || t.getLength() > 32) r.fail(t, "'adaptive.thresholds' needs 1 to 32 values");
       a.thresholds.clear();
       for (int i = 0; i < t.getLength(); ++i) {
         const auto& v = t[i];
         if (v.getType() != libconfig::Setting::TypeFloat && v.getType() != libconfig::Setting::TypeInt)
           r.fail(v, "'adaptive.thresholds' must hold numbers");
-        const double x = v.getType() == libconfig::Setting::TypeFloat ? static_cast<double>(v) : static_cast<int>(v);
-        if (!std::isfinite(x) || x < 0 || x > 1e6) r.fail(v, "'adaptive.thresholds' values must be from 0 to 1e6");
+        const double x =
+            v.getType() == libconfig::Setting::TypeFloat ? static_cast<double>(v) : static_cast<int>(v);
+        if (!std::isfinite(x) || x < 0 || x > 1e6)
+          r.fail(v, "'adaptive.thresholds' values must be from 0 to 1e6");
         a.thresholds.push_back(x);
       }
     }
@@ -149,7 +162,9 @@ SchedConfig read(const libconfig::Config& cfg, const std::string& file, const Co
     y.level = r.integer(*g, "level", y.level, 1, 30);
     const std::string sig = r.text(*g, "signal", "USR1");
     y.signal = signal_number(sig);
-    if (y.signal < 0) r.fail((*g)["signal"], "'yield.signal' = \"" + sig + "\" is not a signal: use \"USR1\", \"USR2\", \"TERM\" or a number");
+    if (y.signal < 0)
+      r.fail((*g)["signal"], "'yield.signal' = \"" + sig +
+                                 "\" is not a signal: use \"USR1\", \"USR2\", \"TERM\" or a number");
     y.wait = r.number(*g, "wait", y.wait, 0, 30.0 * 86400);
     y.cooldown = r.number(*g, "cooldown", y.cooldown, 0, 30.0 * 86400);
   }
@@ -182,8 +197,9 @@ SchedConfig parse_sched_config(const std::string& text, const std::string& name,
 SchedConfig load_sched_config(const std::string& path, const ConfigRules& rules) {
   std::ifstream in(path);
   if (!in)
-    throw ConfigError(path, 0,
-                      "cannot read the file (create it, or point " + rules.named_by + "=tune_conf=PATH elsewhere)");
+    throw ConfigError(
+        path, 0,
+        "cannot read the file (create it, or point " + rules.named_by + "=tune_conf=PATH elsewhere)");
   std::stringstream text;
   text << in.rdbuf();
   return parse_sched_config(text.str(), path, rules);

@@ -13,14 +13,14 @@
 namespace tune {
 
 struct PriorityWeights {
-  double fairshare = 100000;  // points for a tenant with no usage
-  double age = 10000;         // points for a job that has waited max_age
+  double fairshare = 100000;   // points for a tenant with no usage
+  double age = 10000;          // points for a job that has waited max_age
   double max_age = 7 * 86400;  // seconds; age points grow linearly until then
 };
 
 struct SchedConfig {
-  double interval = 30;     // seconds between passes
-  std::string state_file;   // empty: StateSaveLocation/sched_tune.state
+  double interval = 30;    // seconds between passes
+  std::string state_file;  // empty: StateSaveLocation/sched_tune.state
   FairShareOptions fairshare;
   PriorityWeights weights;
   bool adaptive_enabled = true;
@@ -31,7 +31,9 @@ struct SchedConfig {
 struct ConfigError : std::runtime_error {
   ConfigError(const std::string& file, int line, const std::string& reason)
       : std::runtime_error(file + (line > 0 ? ":" + std::to_string(line) : "") + ": " + reason),
-        file(file), line(line), reason(reason) {}
+        file(file),
+        line(line),
+        reason(reason) {}
   std::string file;
   int line;
   std::string reason;
@@ -48,7 +50,8 @@ struct ConfigRules {
 // Reads and checks the file. Throws ConfigError.
 SchedConfig load_sched_config(const std::string& path, const ConfigRules& rules = {});
 // The same from text (tests, fuzzing); `name` stands for the file in messages.
-SchedConfig parse_sched_config(const std::string& text, const std::string& name, const ConfigRules& rules = {});
+SchedConfig parse_sched_config(const std::string& text, const std::string& name,
+                               const ConfigRules& rules = {});
 
 // "USR1", "SIGUSR1" or a number -> signal number; -1 if unknown.
 int signal_number(const std::string& name);

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "priority/scheduling_pass.hpp"
 
-#include "priority/job_summary.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
 #include <unordered_set>
+
+#include "priority/job_summary.hpp"
 
 namespace tune {
 
@@ -34,7 +34,8 @@ std::uint32_t SchedulingPolicy::fair_share_priority(double dominant_share, doubl
   return static_cast<std::uint32_t>(std::clamp(std::floor(p), 1.0, 1e9));
 }
 
-std::vector<JobDecision> SchedulingPolicy::pass(double now, const Resources& capacity, const std::vector<JobView>& jobs) {
+std::vector<JobDecision> SchedulingPolicy::pass(double now, const Resources& capacity,
+                                                const std::vector<JobView>& jobs) {
   const double dt = last_pass_ > 0 ? std::clamp(now - last_pass_, 0.0, 365.0 * 86400) : 0;
   last_pass_ = now;
 
@@ -43,7 +44,8 @@ std::vector<JobDecision> SchedulingPolicy::pass(double now, const Resources& cap
   std::unordered_map<std::string, double> active;  // tenant -> its shares
   for (const auto& j : jobs) {
     active.emplace(j.tenant, fs_.options().share_of(j.tenant));
-    if (j.state == JobView::State::Running) fs_.charge(j.tenant, j.request, std::min(dt, std::max(0.0, now - j.started)));
+    if (j.state == JobView::State::Running)
+      fs_.charge(j.tenant, j.request, std::min(dt, std::max(0.0, now - j.started)));
   }
   fs_.forget_idle(1e-3);
   for (const auto& [t, u] : fs_.tenants()) active.emplace(t, fs_.options().share_of(t));
@@ -69,7 +71,9 @@ std::vector<JobDecision> SchedulingPolicy::pass(double now, const Resources& cap
     if (j.state == JobView::State::Pending) {
       const std::uint32_t base = fair_share_priority(ds, now - j.eligible);
       // The adaptive part only ever lowers: multiplier <= 1, floor, >= 1.
-      prio = s ? static_cast<std::uint32_t>(std::max(1.0, std::floor(base * s->yield.multiplier(c_.adaptive)))) : base;
+      prio =
+          s ? static_cast<std::uint32_t>(std::max(1.0, std::floor(base * s->yield.multiplier(c_.adaptive))))
+            : base;
       prio = std::min(prio, base);
       if (j.may_set) d.priority = prio;
     } else {
@@ -102,11 +106,13 @@ void SchedulingPolicy::restore(const nlohmann::json& j) {
     return v.get<double>();
   };
   try {
-    if (!j.is_object() || j.value("version", 0) != 1) throw std::runtime_error("not a version 1 sched/tune state");
+    if (!j.is_object() || j.value("version", 0) != 1)
+      throw std::runtime_error("not a version 1 sched/tune state");
     FairShare fs(c_.fairshare);
     for (const auto& [t, v] : j.at("tenants").items()) {
       if (!v.is_array() || v.size() != 3) throw std::runtime_error("bad usage of tenant " + t);
-      fs.tenants()[t].set({std::max(0.0, finite(v[0], "cpu usage")), std::max(0.0, finite(v[1], "memory usage")),
+      fs.tenants()[t].set({std::max(0.0, finite(v[0], "cpu usage")),
+                           std::max(0.0, finite(v[1], "memory usage")),
                            std::max(0.0, finite(v[2], "gpu usage"))});
     }
     StudyTracker tracker;

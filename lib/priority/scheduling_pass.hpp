@@ -38,7 +38,8 @@ class SchedulingPolicy final : public PriorityPolicy {
   explicit SchedulingPolicy(SchedConfig c);
 
   // `now` in seconds (epoch). Decisions come in the order of `jobs`.
-  std::vector<JobDecision> pass(double now, const Resources& capacity, const std::vector<JobView>& jobs) override;
+  std::vector<JobDecision> pass(double now, const Resources& capacity,
+                                const std::vector<JobView>& jobs) override;
 
   // The priority a pending job gets from fair share and age alone, and the
   // same after the study's yield level; exposed for tests.

@@ -66,8 +66,11 @@ std::optional<std::int64_t> SiteFactorPolicy::site_for(std::uint32_t job_id, std
 nlohmann::json SiteFactorPolicy::save() const {
   nlohmann::json given = nlohmann::json::object();
   for (const auto& [id, site] : given_) given[std::to_string(id)] = site;
-  return {{"version", 1}, {"host", "site_factor/tune"}, {"last_pass", last_pass_},
-          {"studies", tracker_.save()}, {"given", given}};
+  return {{"version", 1},
+          {"host", "site_factor/tune"},
+          {"last_pass", last_pass_},
+          {"studies", tracker_.save()},
+          {"given", given}};
 }
 
 void SiteFactorPolicy::restore(const nlohmann::json& j) {

@@ -7,7 +7,8 @@
 
 namespace tune {
 
-void StudyTracker::update(double now, const std::vector<JobView>& jobs, const AdaptiveOptions& o, bool enabled) {
+void StudyTracker::update(double now, const std::vector<JobView>& jobs, const AdaptiveOptions& o,
+                          bool enabled) {
   // Who waits: tenants with pending work, and since when.
   oldest_wait_.clear();
   for (const auto& j : jobs)
@@ -21,7 +22,7 @@ void StudyTracker::update(double now, const std::vector<JobView>& jobs, const Ad
   // have no study and are never touched by the adaptive part.
   of_.assign(jobs.size(), Membership{});
   changes_.clear();
-  std::unordered_map<const StudyState*, int> before;   // levels as this update found them
+  std::unordered_map<const StudyState*, int> before;           // levels as this update found them
   std::unordered_map<const StudyState*, std::int64_t> judged;  // n of a judgement in this update
   for (const auto& [id, s] : studies_) before.emplace(&s, s.yield.level());
   std::unordered_map<std::uint32_t, std::size_t> studies_per_user;
@@ -60,8 +61,9 @@ void StudyTracker::update(double now, const std::vector<JobView>& jobs, const Ad
   for (auto& [id, s] : studies_) {
     const auto t = tenant_of_study.find(&s);
     // Someone else waits: any waiting tenant other than the study's own.
-    const bool contended = oldest_wait_.size() > 1 || (oldest_wait_.size() == 1 && (t == tenant_of_study.end() ||
-                                                                                     !oldest_wait_.count(t->second)));
+    const bool contended =
+        oldest_wait_.size() > 1 ||
+        (oldest_wait_.size() == 1 && (t == tenant_of_study.end() || !oldest_wait_.count(t->second)));
     if (contended) s.last_contended = now;
     if (o.estimator == Estimator::Tail) {
       s.yield.settle(static_cast<int>(std::floor((now - s.last_contended) / o.relax_time)));
@@ -106,12 +108,16 @@ nlohmann::json StudyTracker::save() const {
   nlohmann::json studies = nlohmann::json::object();
   for (const auto& [id, s] : studies_) {
     const auto y = s.yield.save();
-    studies[id] = {{"level", y.level},         {"j", y.j},
-                   {"last_n", y.last_n},       {"gap_sum", y.gap_sum},
-                   {"gaps", y.gaps},           {"judged_n", y.judged_n},
+    studies[id] = {{"level", y.level},
+                   {"j", y.j},
+                   {"last_n", y.last_n},
+                   {"gap_sum", y.gap_sum},
+                   {"gaps", y.gaps},
+                   {"judged_n", y.judged_n},
                    {"estimate", y.estimate},
                    {"last_seen", s.last_seen},
-                   {"last_contended", s.last_contended}, {"last_change", s.last_change},
+                   {"last_contended", s.last_contended},
+                   {"last_change", s.last_change},
                    {"last_signal", std::max(s.last_signal, -1.0)},
                    {"signalled_at", s.signalled_at}};
   }

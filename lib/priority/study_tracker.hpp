@@ -62,7 +62,7 @@ struct YieldOptions {
 // A study's yield level changed in an update(): what the plugins log and the
 // simulator counts (a rise is a decision to lower the study).
 struct LevelChange {
-  std::string study;    // "uid:key"
+  std::string study;         // "uid:key"
   std::int64_t results = 0;  // n of the record that changed it (relaxation: the last seen)
   int from = 0, to = 0;
   bool judged = false;  // by the estimator judging a new record (else relaxation, or the
@@ -100,7 +100,9 @@ class StudyTracker {
   nlohmann::json save() const;
   void restore(const nlohmann::json& studies, const AdaptiveOptions& o);
 
-  static std::string study_id(std::uint32_t uid, const std::string& key) { return std::to_string(uid) + ":" + key; }
+  static std::string study_id(std::uint32_t uid, const std::string& key) {
+    return std::to_string(uid) + ":" + key;
+  }
   static constexpr std::size_t kMaxStudiesPerUser = 64;
   static constexpr double kForgetStudyAfter = 7 * 86400;
 

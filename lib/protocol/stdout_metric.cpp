@@ -15,7 +15,8 @@ StdoutMetric::StdoutMetric(const std::string& pattern) : pattern_(pattern) {
   try {
     regex_ = std::regex(pattern, std::regex::ECMAScript);
   } catch (const std::regex_error& e) {
-    throw std::invalid_argument("--metric-regex '" + pattern + "' is not a valid regular expression: " + e.what());
+    throw std::invalid_argument("--metric-regex '" + pattern +
+                                "' is not a valid regular expression: " + e.what());
   }
 }
 
@@ -31,7 +32,8 @@ void StdoutMetric::scan(const std::string& line) {
 void StdoutMetric::feed(std::string_view bytes) {
   while (!bytes.empty()) {
     const auto nl = bytes.find('\n');
-    if (partial_.size() < kMaxLine) partial_.append(bytes.substr(0, std::min(nl, kMaxLine - partial_.size())));
+    if (partial_.size() < kMaxLine)
+      partial_.append(bytes.substr(0, std::min(nl, kMaxLine - partial_.size())));
     if (nl == std::string_view::npos) return;
     scan(partial_);
     partial_.clear();

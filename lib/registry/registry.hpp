@@ -34,9 +34,9 @@ struct RegistryEntry {
 template <class Entry>
 class Registry {
  public:
-
   // `kind` as a message names it: "search algorithm", "placement policy".
-  Registry(std::string kind, std::vector<Entry> entries) : kind_(std::move(kind)), entries_(std::move(entries)) {}
+  Registry(std::string kind, std::vector<Entry> entries)
+      : kind_(std::move(kind)), entries_(std::move(entries)) {}
 
   const std::string& kind() const { return kind_; }
   const std::vector<Entry>& entries() const { return entries_; }

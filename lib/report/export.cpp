@@ -14,7 +14,9 @@ namespace {
 
 using nlohmann::json;
 
-std::string num(double v) { return to_string(ParamValue{v}); }
+std::string num(double v) {
+  return to_string(ParamValue{v});
+}
 
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
@@ -23,7 +25,9 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
-json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+json finite_or_null(double v) {
+  return std::isfinite(v) ? json(v) : json(nullptr);
+}
 
 // Optuna's datetime: ISO 8601 in local time with microseconds, no zone.
 std::string optuna_time(double epoch) {
@@ -54,8 +58,12 @@ std::string optuna_distribution(const Parameter& p) {
              {"low", static_cast<std::int64_t>(p.low)},
              {"high", static_cast<std::int64_t>(p.high)}}}};
       break;
-    case ParamKind::Number: d = {{"name", "CategoricalDistribution"}, {"attributes", {{"choices", p.numbers}}}}; break;
-    case ParamKind::Choice: d = {{"name", "CategoricalDistribution"}, {"attributes", {{"choices", p.choices}}}}; break;
+    case ParamKind::Number:
+      d = {{"name", "CategoricalDistribution"}, {"attributes", {{"choices", p.numbers}}}};
+      break;
+    case ParamKind::Choice:
+      d = {{"name", "CategoricalDistribution"}, {"attributes", {{"choices", p.choices}}}};
+      break;
   }
   return d.dump();
 }
@@ -63,7 +71,8 @@ std::string optuna_distribution(const Parameter& p) {
 // Optuna's internal representation: the value, or a category's index.
 json optuna_internal(const Parameter& p, const ParamValue& v) {
   if (p.kind == ParamKind::Number) {
-    const double x = std::holds_alternative<double>(v) ? std::get<double>(v) : static_cast<double>(std::get<std::int64_t>(v));
+    const double x = std::holds_alternative<double>(v) ? std::get<double>(v)
+                                                       : static_cast<double>(std::get<std::int64_t>(v));
     return static_cast<std::int64_t>(std::find(p.numbers.begin(), p.numbers.end(), x) - p.numbers.begin());
   }
   if (p.kind == ParamKind::Choice)
@@ -100,9 +109,9 @@ void write_trials_csv(const HistorySnapshot& h, std::ostream& out) {
     for (std::size_t k = 0; k < h.study.objectives.size(); ++k)
       out << "," << (k < t.values.size() ? num(t.values[k]) : "");
     for (const auto& v : t.params) out << "," << csv_field(to_string(v));
-    out << "," << num(t.start_time) << "," << num(t.end_time) << "," << num(t.wall_time()) << "," << t.rank << ","
-        << csv_field(t.host) << "," << t.exit_code << "," << t.signal << "," << t.peak_rss_kb << "," << t.last_step
-        << "," << csv_field(t.message) << "\n";
+    out << "," << num(t.start_time) << "," << num(t.end_time) << "," << num(t.wall_time()) << "," << t.rank
+        << "," << csv_field(t.host) << "," << t.exit_code << "," << t.signal << "," << t.peak_rss_kb << ","
+        << t.last_step << "," << csv_field(t.message) << "\n";
   }
 }
 
@@ -147,11 +156,18 @@ void write_study_json(const HistorySnapshot& h, std::ostream& out) {
                        {"value", finite_or_null(r.value)}});
   const auto& s = h.study;
   json objectives = json::array();
-  for (const auto& o : s.objectives) objectives.push_back({{"name", o.name}, {"direction", o.minimize ? "min" : "max"}});
-  json study = {{"name", s.name},       {"space", s.space.to_json()}, {"sampler", s.sampler},
-                {"seed", s.seed},       {"direction", s.minimize ? "min" : "max"}, {"objectives", objectives},
-                {"command", s.command}, {"program_version", s.program_version},
-                {"created", s.created}, {"tune_version", s.tune_version}};
+  for (const auto& o : s.objectives)
+    objectives.push_back({{"name", o.name}, {"direction", o.minimize ? "min" : "max"}});
+  json study = {{"name", s.name},
+                {"space", s.space.to_json()},
+                {"sampler", s.sampler},
+                {"seed", s.seed},
+                {"direction", s.minimize ? "min" : "max"},
+                {"objectives", objectives},
+                {"command", s.command},
+                {"program_version", s.program_version},
+                {"created", s.created},
+                {"tune_version", s.tune_version}};
   out << json{{"study", study}, {"trials", trials}, {"reports", reports}}.dump(2) << "\n";
 }
 
@@ -164,19 +180,27 @@ void write_optuna_journal(const HistorySnapshot& h, std::ostream& out) {
   json directions = json::array();
   if (s.objectives.empty()) directions.push_back(s.minimize ? 1 : 2);
   for (const auto& o : s.objectives) directions.push_back(o.minimize ? 1 : 2);
-  out << json{{"op_code", 0}, {"worker_id", worker}, {"study_name", s.name}, {"directions", directions}}.dump() << "\n";
+  out << json{{"op_code", 0}, {"worker_id", worker}, {"study_name", s.name}, {"directions", directions}}
+             .dump()
+      << "\n";
   const std::string metric = curve_metric(h);
-  const std::vector<std::pair<std::string, json>> attrs = {
-      {"tune_command", s.command},   {"tune_sampler", s.sampler},         {"tune_seed", s.seed},
-      {"tune_created", s.created},   {"tune_version", s.tune_version},    {"tune_intermediate_metric", metric},
-      {"tune_objectives", [&] {
-         json names = json::array();
-         if (s.objectives.empty()) names.push_back("objective");
-         for (const auto& o : s.objectives) names.push_back(o.name);
-         return names;
-       }()}};
+  const std::vector<std::pair<std::string, json>> attrs = {{"tune_command", s.command},
+                                                           {"tune_sampler", s.sampler},
+                                                           {"tune_seed", s.seed},
+                                                           {"tune_created", s.created},
+                                                           {"tune_version", s.tune_version},
+                                                           {"tune_intermediate_metric", metric},
+                                                           {"tune_objectives", [&] {
+                                                              json names = json::array();
+                                                              if (s.objectives.empty())
+                                                                names.push_back("objective");
+                                                              for (const auto& o : s.objectives)
+                                                                names.push_back(o.name);
+                                                              return names;
+                                                            }()}};
   for (const auto& [key, value] : attrs)
-    out << json{{"op_code", 2}, {"worker_id", worker}, {"study_id", 0}, {"user_attr", {{key, value}}}}.dump() << "\n";
+    out << json{{"op_code", 2}, {"worker_id", worker}, {"study_id", 0}, {"user_attr", {{key, value}}}}.dump()
+        << "\n";
   std::map<std::uint64_t, json> intermediate;
   for (const auto& r : h.reports)
     if (r.metric == metric && r.step >= 0 && std::isfinite(r.value))

@@ -26,8 +26,8 @@ void write_study_json(const HistorySnapshot& h, std::ostream& out);
 // invalid: FAIL, interrupted: WAITING, running: RUNNING), values, times
 // (local time, as Optuna writes them), the values by step of the metric
 // tune report draws the curves of (curve_metric: the pruning metric, else
-// the one reported with a step most often) as intermediate values, and tune's own fields as user attributes (tune_id, tune_state, host,
-// rank, exit_code, wall_time, message).
+// the one reported with a step most often) as intermediate values, and tune's own fields as user attributes
+// (tune_id, tune_state, host, rank, exit_code, wall_time, message).
 void write_optuna_journal(const HistorySnapshot& h, std::ostream& out);
 
 }  // namespace tune

@@ -14,7 +14,9 @@ namespace {
 constexpr int kMaxDepth = 64;  // Optuna's FanovaImportanceEvaluator
 
 // Squared error of y over rows[a, b) from prefix sums.
-double sse(double sum, double sum2, double n) { return n > 0 ? sum2 - sum * sum / n : 0; }
+double sse(double sum, double sum2, double n) {
+  return n > 0 ? sum2 - sum * sum / n : 0;
+}
 
 int grow(RegressionTree& tree, const std::vector<std::vector<double>>& X, const std::vector<double>& y,
          std::vector<std::size_t> rows, int depth, std::mt19937_64& rng) {
@@ -54,7 +56,8 @@ int grow(RegressionTree& tree, const std::vector<std::vector<double>>& X, const 
   }
   if (best_feature < 0) return index;
   std::vector<std::size_t> left, right;
-  for (auto r : rows) (X[static_cast<std::size_t>(best_feature)][r] <= best_threshold ? left : right).push_back(r);
+  for (auto r : rows)
+    (X[static_cast<std::size_t>(best_feature)][r] <= best_threshold ? left : right).push_back(r);
   rows.clear();
   rows.shrink_to_fit();
   tree.nodes[index].feature = best_feature;
@@ -186,7 +189,8 @@ std::pair<double, double> FanovaTree::marginalised(const std::vector<double>& sa
         continue;
       }
       bool below = false;
-      for (std::size_t g = 0; g < active.size() && !below; ++g) below = active[g] && subtree_features_[static_cast<std::size_t>(i)][g];
+      for (std::size_t g = 0; g < active.size() && !below; ++g)
+        below = active[g] && subtree_features_[static_cast<std::size_t>(i)][g];
       if (below) {
         stack.emplace_back(node.left, space);
         stack.emplace_back(node.right, std::move(space));
@@ -239,7 +243,8 @@ std::optional<ForestModel> ForestModel::fit(const SearchSpace& space, const std:
                                             const ImportanceOptions& options) {
   std::vector<const Trial*> ok;
   for (const auto& t : trials)
-    if (t.state == TrialState::Ok && t.objective && std::isfinite(*t.objective) && t.params.size() == space.dimensions())
+    if (t.state == TrialState::Ok && t.objective && std::isfinite(*t.objective) &&
+        t.params.size() == space.dimensions())
       ok.push_back(&t);
   if (ok.size() < 2) return std::nullopt;
   std::vector<double> y;
@@ -259,7 +264,8 @@ std::optional<ForestModel> ForestModel::fit(const SearchSpace& space, const std:
       m.left_out_.push_back(p.name);
       continue;
     }
-    if (p.cardinality() == 1 || (p.kind == ParamKind::Bound && !(p.low < p.high))) continue;  // one value: importance 0
+    if (p.cardinality() == 1 || (p.kind == ParamKind::Bound && !(p.low < p.high)))
+      continue;  // one value: importance 0
     if (p.kind == ParamKind::Choice) {
       for (const auto& c : p.choices) {
         m.columns_[j].push_back(static_cast<int>(X.size()));
@@ -311,7 +317,8 @@ std::vector<ParamImportance> ForestModel::importance() const {
   for (std::size_t j = out.size(); j-- > 0;)
     if (!models(j)) out.erase(out.begin() + static_cast<std::ptrdiff_t>(j));
   for (auto& p : out) p.importance /= total, p.spread /= total;
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.importance > b.importance; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.importance > b.importance; });
   return out;
 }
 
@@ -323,7 +330,8 @@ double ForestModel::marginal(const std::vector<std::pair<std::size_t, ParamValue
     for (std::size_t k = 0; k < columns_[j].size(); ++k) {
       const auto c = static_cast<std::size_t>(columns_[j][k]);
       active[c] = true;
-      sample[c] = p.kind == ParamKind::Choice ? (std::get<std::string>(v) == p.choices[k] ? 1.0 : 0.0) : number_of(v);
+      sample[c] =
+          p.kind == ParamKind::Choice ? (std::get<std::string>(v) == p.choices[k] ? 1.0 : 0.0) : number_of(v);
     }
   }
   double sum = 0;

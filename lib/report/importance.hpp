@@ -53,10 +53,11 @@ class FanovaTree {
   }
 
  private:
-  std::pair<double, double> marginalised(const std::vector<double>& sample, const std::vector<bool>& active) const;
+  std::pair<double, double> marginalised(const std::vector<double>& sample,
+                                         const std::vector<bool>& active) const;
   RegressionTree tree_;
   std::vector<std::pair<double, double>> bounds_;
-  std::vector<std::pair<double, double>> stats_;   // per node: mean value, weight (volume)
+  std::vector<std::pair<double, double>> stats_;        // per node: mean value, weight (volume)
   std::vector<std::vector<double>> midpoints_, sizes_;  // per feature: cells between split values
   std::vector<std::vector<bool>> subtree_features_;     // per node: features split on below it
   double variance_ = 0;

@@ -23,7 +23,8 @@ std::vector<const Trial*> by_end(const HistorySnapshot& h) {
   std::vector<const Trial*> ok;
   for (const auto& t : h.trials)
     if (t.state == TrialState::Ok && t.objective) ok.push_back(&t);
-  std::stable_sort(ok.begin(), ok.end(), [](const Trial* a, const Trial* b) { return a->end_time < b->end_time; });
+  std::stable_sort(ok.begin(), ok.end(),
+                   [](const Trial* a, const Trial* b) { return a->end_time < b->end_time; });
   return ok;
 }
 
@@ -32,7 +33,8 @@ std::vector<const Trial*> by_end(const HistorySnapshot& h) {
 double study_start(const HistorySnapshot& h) {
   double start = 0;
   for (const auto& t : h.trials)
-    if (t.id >= h.study.imported && t.start_time > 0 && (start == 0 || t.start_time < start)) start = t.start_time;
+    if (t.id >= h.study.imported && t.start_time > 0 && (start == 0 || t.start_time < start))
+      start = t.start_time;
   return start;
 }
 double minutes_in(const HistorySnapshot& h, const Trial& t) {
@@ -55,7 +57,8 @@ std::string left_out_text(const ForestModel& f) {
   std::string names;
   for (const auto& n : f.left_out()) names += (names.empty() ? "" : ", ") + n;
   return "left out: " + names +
-         " (conditional: not in every ok trial; as in Optuna, importance covers the parameters every trial has)";
+         " (conditional: not in every ok trial; as in Optuna, importance covers the parameters every trial "
+         "has)";
 }
 
 }  // namespace
@@ -122,7 +125,8 @@ std::vector<NamedChart> study_charts(const HistorySnapshot& h) {
   double best = 0;
   std::size_t finished = 0;
   for (const Trial* t : ok) {
-    best = finished++ == 0 ? *t->objective : (min ? std::min(best, *t->objective) : std::max(best, *t->objective));
+    best = finished++ == 0 ? *t->objective
+                           : (min ? std::min(best, *t->objective) : std::max(best, *t->objective));
     const double minutes = t->id < h.study.imported ? 0.0 : (t->end_time - t0) / 60;
     all_t.x.push_back(minutes);
     all_t.y.push_back(*t->objective);
@@ -134,10 +138,22 @@ std::vector<NamedChart> study_charts(const HistorySnapshot& h) {
     best_n.y.push_back(best);
   }
   const bool log_y = wants_log(all_t.y);
-  out.push_back({"best-vs-time", {"Best objective against time", "minutes since the first trial started",
-                                  "objective", false, log_y, {}, {all_t, best_t}}});
-  out.push_back({"best-vs-trials", {"Best objective against trials finished", "finished trials (ok)", "objective",
-                                    false, log_y, {}, {all_n, best_n}}});
+  out.push_back({"best-vs-time",
+                 {"Best objective against time",
+                  "minutes since the first trial started",
+                  "objective",
+                  false,
+                  log_y,
+                  {},
+                  {all_t, best_t}}});
+  out.push_back({"best-vs-trials",
+                 {"Best objective against trials finished",
+                  "finished trials (ok)",
+                  "objective",
+                  false,
+                  log_y,
+                  {},
+                  {all_n, best_n}}});
 
   // Each parameter against the objective.
   const auto& ps = h.study.space.parameters();
@@ -150,9 +166,13 @@ std::vector<NamedChart> study_charts(const HistorySnapshot& h) {
       const ParamValue& v = t->params[i];
       if (is_absent(v)) continue;  // the parameter did not exist in that trial
       double x = 0;
-      if (const auto* d = std::get_if<double>(&v)) x = *d;
-      else if (const auto* n = std::get_if<std::int64_t>(&v)) x = static_cast<double>(*n);
-      else x = static_cast<double>(std::find(p.choices.begin(), p.choices.end(), std::get<std::string>(v)) - p.choices.begin());
+      if (const auto* d = std::get_if<double>(&v))
+        x = *d;
+      else if (const auto* n = std::get_if<std::int64_t>(&v))
+        x = static_cast<double>(*n);
+      else
+        x = static_cast<double>(std::find(p.choices.begin(), p.choices.end(), std::get<std::string>(v)) -
+                                p.choices.begin());
       pts.x.push_back(x);
       pts.y.push_back(*t->objective);
     }
@@ -207,9 +227,11 @@ std::string report_summary(const HistorySnapshot& h, const StudyModel& m) {
   const auto& s = h.study;
   o << "study " << s.name << ": " << s.sampler << " search"
     << (s.pruner.rule != "none" ? " with " + s.pruner.rule + " pruning on " + s.pruner.metric : std::string())
-    << ", " << (s.multi_objective() ? std::to_string(s.objectives.size()) + " objectives"
-                                     : std::string(s.minimize ? "minimising" : "maximising") + " " +
-                                           (s.objectives.empty() ? std::string("the objective") : s.objectives[0].name))
+    << ", "
+    << (s.multi_objective()
+            ? std::to_string(s.objectives.size()) + " objectives"
+            : std::string(s.minimize ? "minimising" : "maximising") + " " +
+                  (s.objectives.empty() ? std::string("the objective") : s.objectives[0].name))
     << "\n";
   int counts[kTrialStates] = {};
   for (const auto& t : h.trials) ++counts[static_cast<int>(t.state)];
@@ -249,8 +271,8 @@ std::string report_summary(const HistorySnapshot& h, const StudyModel& m) {
       if (t.state == TrialState::Pruned) stops.push_back(t.last_step);
     }
     std::sort(stops.begin(), stops.end());
-    o << "pruning: " << stops.size() << " trials stopped early (median step " << stops[stops.size() / 2] << " of "
-      << full << "); " << run << " steps run instead of " << would << " ("
+    o << "pruning: " << stops.size() << " trials stopped early (median step " << stops[stops.size() / 2]
+      << " of " << full << "); " << run << " steps run instead of " << would << " ("
       << brief(100.0 * static_cast<double>(run) / static_cast<double>(would)) << "%)\n";
   }
   for (const auto& [name, imp] : m.by_objective) {
@@ -275,9 +297,11 @@ StudyModel fit_study_model(const HistorySnapshot& h) {
   if (h.study.multi_objective())
     for (std::size_t k = 0; k < h.study.objectives.size(); ++k) {
       std::vector<Trial> trials = h.trials;
-      for (auto& t : trials) t.objective = t.values.size() > k ? std::optional<double>(t.values[k]) : std::nullopt;
+      for (auto& t : trials)
+        t.objective = t.values.size() > k ? std::optional<double>(t.values[k]) : std::nullopt;
       const auto forest = ForestModel::fit(h.study.space, trials);
-      m.by_objective.emplace_back(h.study.objectives[k].name, forest ? forest->importance() : std::vector<ParamImportance>{});
+      m.by_objective.emplace_back(h.study.objectives[k].name,
+                                  forest ? forest->importance() : std::vector<ParamImportance>{});
     }
   return m;
 }
@@ -317,14 +341,17 @@ std::vector<std::pair<std::string, std::string>> model_svgs(const HistorySnapsho
   ParallelChart pc;
   pc.title = "Trials in parallel coordinates (best tenth in colour, darkest best; parameters by importance)";
   pc.axes.push_back({"objective", false, {}});
-  for (auto j : order) pc.axes.push_back({ps[j].name, ps[j].log, ps[j].kind == ParamKind::Choice ? ps[j].choices : std::vector<std::string>{}});
+  for (auto j : order)
+    pc.axes.push_back({ps[j].name, ps[j].log,
+                       ps[j].kind == ParamKind::Choice ? ps[j].choices : std::vector<std::string>{}});
   for (std::size_t r = 0; r < ranked.size(); ++r) {
     const Trial& t = *ranked[r];
     std::vector<double> row{*t.objective};
     for (auto j : order) {
       if (ps[j].kind == ParamKind::Choice && !is_absent(t.params[j])) {
         const auto& c = ps[j].choices;
-        row.push_back(static_cast<double>(std::find(c.begin(), c.end(), std::get<std::string>(t.params[j])) - c.begin()));
+        row.push_back(static_cast<double>(std::find(c.begin(), c.end(), std::get<std::string>(t.params[j])) -
+                                          c.begin()));
       } else {
         row.push_back(as_number(t.params[j]));
       }
@@ -337,7 +364,8 @@ std::vector<std::pair<std::string, std::string>> model_svgs(const HistorySnapsho
   // The fitted objective over the two most important numeric parameters.
   std::vector<std::size_t> numeric;
   for (auto j : order)
-    if (ps[j].kind != ParamKind::Choice && ps[j].cardinality() != 1 && m.forest && m.forest->models(j)) numeric.push_back(j);
+    if (ps[j].kind != ParamKind::Choice && ps[j].cardinality() != 1 && m.forest && m.forest->models(j))
+      numeric.push_back(j);
   if (m.forest && numeric.size() >= 2) {
     const auto a = numeric[0], b = numeric[1];
     const auto grid = [](const Parameter& p) {
@@ -362,7 +390,8 @@ std::vector<std::pair<std::string, std::string>> model_svgs(const HistorySnapsho
     hm.x = grid(ps[a]), hm.y = grid(ps[b]);
     for (double x : hm.x)
       for (double y : hm.y) hm.z.push_back(m.forest->marginal({{a, ParamValue{x}}, {b, ParamValue{y}}}));
-    for (const Trial* t : ranked) hm.px.push_back(as_number(t->params[a])), hm.py.push_back(as_number(t->params[b]));
+    for (const Trial* t : ranked)
+      hm.px.push_back(as_number(t->params[a])), hm.py.push_back(as_number(t->params[b]));
     out.emplace_back("contour", render_heatmap(hm));
   }
   return out;
@@ -370,13 +399,20 @@ std::vector<std::pair<std::string, std::string>> model_svgs(const HistorySnapsho
 
 Chart front_chart(const HistorySnapshot& h) {
   const auto& obj = h.study.objectives;
-  Chart c{"Trials and the Pareto front", obj[0].name + (obj[0].minimize ? " (lower is better)" : " (higher is better)"),
-          obj[1].name + (obj[1].minimize ? " (lower is better)" : " (higher is better)"), false, false, {}, {}};
+  Chart c{"Trials and the Pareto front",
+          obj[0].name + (obj[0].minimize ? " (lower is better)" : " (higher is better)"),
+          obj[1].name + (obj[1].minimize ? " (lower is better)" : " (higher is better)"),
+          false,
+          false,
+          {},
+          {}};
   ChartSeries all{"ok trials", {}, {}, false, true, "#bbbbbb"};
   for (const auto& t : h.trials)
-    if (t.state == TrialState::Ok && t.values.size() == obj.size()) all.x.push_back(t.values[0]), all.y.push_back(t.values[1]);
+    if (t.state == TrialState::Ok && t.values.size() == obj.size())
+      all.x.push_back(t.values[0]), all.y.push_back(t.values[1]);
   auto front = pareto_trials(h.study, h.trials);
-  std::stable_sort(front.begin(), front.end(), [](const Trial& a, const Trial& b) { return a.values[0] < b.values[0]; });
+  std::stable_sort(front.begin(), front.end(),
+                   [](const Trial& a, const Trial& b) { return a.values[0] < b.values[0]; });
   ChartSeries line{"Pareto front", {}, {}, true, true, kBlue};
   for (const auto& t : front) line.x.push_back(t.values[0]), line.y.push_back(t.values[1]);
   c.log_x = wants_log(all.x), c.log_y = wants_log(all.y);
@@ -390,21 +426,28 @@ std::string report_html(const HistorySnapshot& h, const StudyModel& m) {
     << xml_escape(h.study.name) << "</title>\n"
     << "<style>body{font-family:sans-serif;margin:1.5em;color:#222}"
        "pre{background:#f6f6f6;padding:.8em}figure{display:inline-block;margin:.4em}"
-       "table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left}</style>\n"
-    << "</head><body>\n<h1>Study " << xml_escape(h.study.name) << "</h1>\n<pre>" << xml_escape(report_summary(h, m))
-    << "command: " << xml_escape(h.study.command) << "\ncreated: " << xml_escape(h.study.created) << " by tune "
-    << xml_escape(h.study.tune_version) << "</pre>\n";
+       "table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid "
+       "#ddd;text-align:left}</style>\n"
+    << "</head><body>\n<h1>Study " << xml_escape(h.study.name) << "</h1>\n<pre>"
+    << xml_escape(report_summary(h, m)) << "command: " << xml_escape(h.study.command)
+    << "\ncreated: " << xml_escape(h.study.created) << " by tune " << xml_escape(h.study.tune_version)
+    << "</pre>\n";
   if (h.study.multi_objective()) {
     const auto front = pareto_trials(h.study, h.trials);
     std::vector<const Trial*> order;
     for (const auto& t : front) order.push_back(&t);
     const bool min0 = h.study.objectives[0].minimize;
-    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return min0 ? a->values[0] < b->values[0] : a->values[0] > b->values[0]; });
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) {
+      return min0 ? a->values[0] < b->values[0] : a->values[0] > b->values[0];
+    });
     o << "<h2>Pareto front</h2>\n<p>" << front.size()
-      << " trial(s) that no other trial beats in every objective: the study's answer, a trade-off to choose from.</p>\n";
-    if (h.study.objectives.size() == 2) o << "<figure id=\"front\">" << render_svg(front_chart(h)) << "</figure>\n";
+      << " trial(s) that no other trial beats in every objective: the study's answer, a trade-off to choose "
+         "from.</p>\n";
+    if (h.study.objectives.size() == 2)
+      o << "<figure id=\"front\">" << render_svg(front_chart(h)) << "</figure>\n";
     o << "<table><tr><th>trial</th>";
-    for (const auto& obj : h.study.objectives) o << "<th>" << xml_escape(obj.name) << " (" << (obj.minimize ? "min" : "max") << ")</th>";
+    for (const auto& obj : h.study.objectives)
+      o << "<th>" << xml_escape(obj.name) << " (" << (obj.minimize ? "min" : "max") << ")</th>";
     for (const auto& p : h.study.space.parameters()) o << "<th>" << xml_escape(p.name) << "</th>";
     o << "</tr>\n";
     for (const Trial* t : order) {
@@ -422,8 +465,7 @@ std::string report_html(const HistorySnapshot& h, const StudyModel& m) {
     o << "<th>seconds</th></tr>\n";
     for (std::size_t i = 0; i < ok.size() && i < 10; ++i) {
       o << "<tr><td>" << ok[i]->id << "</td><td>" << brief(*ok[i]->objective) << "</td>";
-      for (const auto& v : ok[i]->params)
-        o << "<td>" << xml_escape(brief(v)) << "</td>";
+      for (const auto& v : ok[i]->params) o << "<td>" << xml_escape(brief(v)) << "</td>";
       o << "<td>" << brief(ok[i]->wall_time()) << "</td></tr>\n";
     }
     o << "</table>\n";
@@ -431,21 +473,28 @@ std::string report_html(const HistorySnapshot& h, const StudyModel& m) {
   std::vector<std::pair<std::string, std::vector<ParamImportance>>> tables = m.by_objective;
   if (tables.empty()) tables.emplace_back("the objective", m.importance);
   if (!m.importance.empty()) {
-    o << "<h2>Which parameters matter</h2>\n<p>Share of the objective's variance each parameter explains on its own "
-         "(fANOVA over a random forest fitted to the ok trials, as Optuna's default importance evaluator).</p>\n";
+    o << "<h2>Which parameters matter</h2>\n<p>Share of the objective's variance each parameter explains on "
+         "its own "
+         "(fANOVA over a random forest fitted to the ok trials, as Optuna's default importance "
+         "evaluator).</p>\n";
     for (const auto& [name, imp] : tables) {
       if (imp.empty()) continue;
       o << "<table><tr><th>parameter</th><th>importance for " << xml_escape(name) << "</th><th></th></tr>\n";
       for (const auto& p : imp)
-        o << "<tr><td>" << xml_escape(p.name) << "</td><td>" << brief(p.importance) << "</td><td><div style=\"background:"
-          << kBlue << ";height:10px;width:" << static_cast<int>(std::lround(300 * p.importance)) << "px\"></div></td></tr>\n";
+        o << "<tr><td>" << xml_escape(p.name) << "</td><td>" << brief(p.importance)
+          << "</td><td><div style=\"background:" << kBlue
+          << ";height:10px;width:" << static_cast<int>(std::lround(300 * p.importance))
+          << "px\"></div></td></tr>\n";
       o << "</table>\n";
     }
-    if (m.forest && !m.forest->left_out().empty()) o << "<p>" << xml_escape(left_out_text(*m.forest)) << "</p>\n";
+    if (m.forest && !m.forest->left_out().empty())
+      o << "<p>" << xml_escape(left_out_text(*m.forest)) << "</p>\n";
   }
-  for (const auto& [name, svg] : model_svgs(h, m)) o << "<figure id=\"" << name << "\">" << svg << "</figure>\n";
+  for (const auto& [name, svg] : model_svgs(h, m))
+    o << "<figure id=\"" << name << "\">" << svg << "</figure>\n";
   o << "<h2>Charts</h2>\n";
-  for (const auto& c : study_charts(h)) o << "<figure id=\"" << xml_escape(c.name) << "\">" << render_svg(c.chart) << "</figure>\n";
+  for (const auto& c : study_charts(h))
+    o << "<figure id=\"" << xml_escape(c.name) << "\">" << render_svg(c.chart) << "</figure>\n";
   o << "</body></html>\n";
   return o.str();
 }

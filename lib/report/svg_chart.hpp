@@ -9,12 +9,12 @@
 namespace tune {
 
 struct ChartSeries {
-  std::string label;            // legend text; empty: not in the legend
+  std::string label;  // legend text; empty: not in the legend
   std::vector<double> x, y;
-  bool line = true;             // polyline (else markers only)
+  bool line = true;  // polyline (else markers only)
   bool markers = false;
   std::string color = "#1f77b4";
-  bool end_cross = false;       // an x at the last point (a pruned trial)
+  bool end_cross = false;  // an x at the last point (a pruned trial)
 };
 
 struct Chart {
@@ -46,8 +46,8 @@ std::string render_parallel(const ParallelChart& chart, int width = 760, int hei
 struct HeatMap {
   std::string title, x_label, y_label, z_label;
   bool log_x = false, log_y = false;
-  std::vector<double> x, y;  // grid centres, increasing
-  std::vector<double> z;     // z[i * y.size() + j] at (x[i], y[j])
+  std::vector<double> x, y;    // grid centres, increasing
+  std::vector<double> z;       // z[i * y.size() + j] at (x[i], y[j])
   std::vector<double> px, py;  // points (trials)
 };
 std::string render_heatmap(const HeatMap& map, int width = 560, int height = 400);

@@ -13,9 +13,9 @@
 namespace tune {
 namespace {
 
-constexpr int kCandidates = 1000;   // random points scored before local search
-constexpr int kStarts = 5;          // local searches from the best of them
-constexpr int kNearBest = 5;        // observed trials whose neighbourhoods are sampled too
+constexpr int kCandidates = 1000;  // random points scored before local search
+constexpr int kStarts = 5;         // local searches from the best of them
+constexpr int kNearBest = 5;       // observed trials whose neighbourhoods are sampled too
 constexpr int kPerNeighbourhood = 40;
 constexpr double kTrustStart = 0.8, kTrustMax = 1.6, kTrustMin = 0.01;  // trust region side, in the unit cube
 
@@ -28,7 +28,7 @@ constexpr double kSeparation = 2e-3;
 
 struct BayesSampler::Model {
   GaussianProcess gp;
-  double best;                          // smallest observed y (imputed points excluded)
+  double best;                           // smallest observed y (imputed points excluded)
   std::vector<Eigen::VectorXd> running;  // unit-cube points of the pending trials
   // The trust region: where proposals may go (unit cube; the interval
   // parameters' coordinates are limited, the discrete ones are free).
@@ -53,14 +53,16 @@ BayesSampler::BayesSampler(const SearchSpace& space, std::uint64_t seed, bool mi
       design_(static_cast<int>(space.dimensions()), seed),
       tpe_(space, seed, minimize),
       cmaes_(space, seed, minimize) {
-  for (const auto& p : space_.parameters()) feature_dims_ += p.kind == ParamKind::Choice ? static_cast<int>(p.choices.size()) : 1;
+  for (const auto& p : space_.parameters())
+    feature_dims_ += p.kind == ParamKind::Choice ? static_cast<int>(p.choices.size()) : 1;
 }
 
 Eigen::VectorXd BayesSampler::encode(const Assignment& a) const {
   const auto& ps = space_.parameters();
   Eigen::VectorXd u(static_cast<Eigen::Index>(ps.size()));
   // An inactive parameter's coordinate is a placeholder: features() ignores it.
-  for (std::size_t i = 0; i < ps.size(); ++i) u(static_cast<Eigen::Index>(i)) = is_absent(a[i]) ? 0.5 : ps[i].encode(a[i]);
+  for (std::size_t i = 0; i < ps.size(); ++i)
+    u(static_cast<Eigen::Index>(i)) = is_absent(a[i]) ? 0.5 : ps[i].encode(a[i]);
   return u;
 }
 
@@ -93,8 +95,10 @@ Eigen::VectorXd BayesSampler::features(const Eigen::VectorXd& u) const {
     const auto& p = ps[i];
     const double x = u(static_cast<Eigen::Index>(i));
     if (!on.empty() && !on[i]) {
-      if (p.kind == ParamKind::Choice) at += static_cast<Eigen::Index>(p.choices.size());
-      else f(at++) = -0.5;
+      if (p.kind == ParamKind::Choice)
+        at += static_cast<Eigen::Index>(p.choices.size());
+      else
+        f(at++) = -0.5;
       continue;
     }
     switch (p.kind) {
@@ -224,7 +228,8 @@ std::vector<BayesSampler::Point> BayesSampler::model_points(std::mt19937_64& rng
   const double stride = static_cast<double>(rest) / static_cast<double>(want);
   const double offset = unit_draw(rng) * stride;
   for (std::size_t k = 0; k < want; ++k)
-    kept.push_back(data[order[kModelCap / 2 + std::min(rest - 1, static_cast<std::size_t>(offset + k * stride))]]);
+    kept.push_back(
+        data[order[kModelCap / 2 + std::min(rest - 1, static_cast<std::size_t>(offset + k * stride))]]);
   return kept;
 }
 
@@ -299,8 +304,10 @@ double BayesSampler::trust_length() const {
     best = std::min(best, y), worst = std::max(worst, y);
     if (better) best_at = i;
     if (i < initial_) continue;
-    if (better) ++wins, losses = 0;
-    else if (points_[i].known > best_at) ++losses, wins = 0;
+    if (better)
+      ++wins, losses = 0;
+    else if (points_[i].known > best_at)
+      ++losses, wins = 0;
     if (wins >= 3) side = std::min(kTrustMax, 2 * side), wins = 0;
     if (losses >= patience) side /= 2, losses = 0;
     if (side < kTrustMin) side = kTrustStart;
@@ -308,7 +315,8 @@ double BayesSampler::trust_length() const {
   return side;
 }
 
-Eigen::VectorXd BayesSampler::model_proposal(std::uint64_t trial, std::span<const Assignment> pending, std::mt19937_64& rng) {
+Eigen::VectorXd BayesSampler::model_proposal(std::uint64_t trial, std::span<const Assignment> pending,
+                                             std::mt19937_64& rng) {
   const auto data = model_points(rng);
   const Eigen::Index n = static_cast<Eigen::Index>(data.size());
   Eigen::MatrixXd X(n, feature_dims_);
@@ -332,7 +340,8 @@ Eigen::VectorXd BayesSampler::model_proposal(std::uint64_t trial, std::span<cons
   // Refitted while the data is small, then each time it has grown by a tenth:
   // with 8 runners finishing together, 8 proposals in a row share one fit.
   if (!hyper_ || static_cast<double>(n) >= 1.1 * static_cast<double>(fitted_on_) || n < 30) {
-    hyper_ = GaussianProcess::fit(X.topRows(fit_n), y.head(fit_n), hyper_.value_or(GpHyper::initial(feature_dims_)));
+    hyper_ = GaussianProcess::fit(X.topRows(fit_n), y.head(fit_n),
+                                  hyper_.value_or(GpHyper::initial(feature_dims_)));
     fitted_on_ = static_cast<std::size_t>(n);
   }
   noise_share_ = std::exp(hyper_->log_noise) / (std::exp(hyper_->log_noise) + std::exp(hyper_->log_signal));
@@ -437,7 +446,9 @@ Eigen::VectorXd BayesSampler::maximise_ei(const Model& model, const std::vector<
                         c);
   const auto starts = std::min<std::size_t>(kStarts, scored.size());
   std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(starts), scored.end(),
-                    [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+                    [](const auto& a, const auto& b) {
+                      return a.first > b.first || (a.first == b.first && a.second < b.second);
+                    });
   Eigen::VectorXd best_u = U.row(scored.front().second).transpose();
   double best_ei = scored.front().first;
   for (std::size_t s = 0; s < starts; ++s) {
@@ -455,7 +466,7 @@ Eigen::VectorXd BayesSampler::maximise_ei(const Model& model, const std::vector<
 // neighbouring values of the discrete ones, until neither improves EI.
 double BayesSampler::local_search(const Model& model, Eigen::VectorXd& u) const {
   const auto& ps = space_.parameters();
-  std::vector<Eigen::Index> cont;        // indices of interval parameters in u
+  std::vector<Eigen::Index> cont;          // indices of interval parameters in u
   std::vector<Eigen::Index> cont_feature;  // ... and of their features
   Eigen::Index at = 0;
   for (std::size_t i = 0; i < ps.size(); ++i) {
@@ -528,11 +539,13 @@ double BayesSampler::local_search(const Model& model, Eigen::VectorXd& u) const 
         const std::size_t levels = p.cardinality();
         std::size_t at_level = 0;
         for (std::size_t l = 0; l < levels; ++l)
-          if ((p.kind == ParamKind::Number ? ParamValue{p.numbers[l]} : ParamValue{p.choices[l]}) == now) at_level = l;
+          if ((p.kind == ParamKind::Number ? ParamValue{p.numbers[l]} : ParamValue{p.choices[l]}) == now)
+            at_level = l;
         for (std::size_t l = 0; l < levels; ++l) {
           const std::size_t dist = l > at_level ? l - at_level : at_level - l;
           if (p.kind == ParamKind::Choice || (dist & (dist - 1)) == 0)
-            tries.push_back(p.kind == ParamKind::Number ? ParamValue{p.numbers[l]} : ParamValue{p.choices[l]});
+            tries.push_back(p.kind == ParamKind::Number ? ParamValue{p.numbers[l]}
+                                                        : ParamValue{p.choices[l]});
         }
       }
       for (const auto& value : tries) {

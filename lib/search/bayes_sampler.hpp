@@ -143,7 +143,8 @@ class BayesSampler final : public Sampler {
   static bool same_point(const Eigen::VectorXd& a, const Eigen::VectorXd& b) { return (a - b).norm() < 1e-9; }
   Assignment decode(const Eigen::VectorXd& u) const;
   std::vector<Point> model_points(std::mt19937_64& rng) const;
-  Eigen::VectorXd model_proposal(std::uint64_t trial, std::span<const Assignment> pending, std::mt19937_64& rng);
+  Eigen::VectorXd model_proposal(std::uint64_t trial, std::span<const Assignment> pending,
+                                 std::mt19937_64& rng);
   Eigen::VectorXd maximise_ei(const Model& model, const std::vector<Point>& data, std::mt19937_64& rng) const;
   double local_search(const Model& model, Eigen::VectorXd& u) const;
 
@@ -153,18 +154,18 @@ class BayesSampler final : public Sampler {
   std::uint64_t initial_;
   ScrambledHalton design_;
   int feature_dims_ = 0;
-  std::vector<Point> points_;          // trials with an objective
-  std::vector<Eigen::VectorXd> pruned_; // pruned trials, imputed when the model is built
-  std::optional<GpHyper> hyper_;       // warm start for the next fit
-  std::size_t fitted_on_ = 0;          // data size at the last fit
+  std::vector<Point> points_;            // trials with an objective
+  std::vector<Eigen::VectorXd> pruned_;  // pruned trials, imputed when the model is built
+  std::optional<GpHyper> hyper_;         // warm start for the next fit
+  std::size_t fitted_on_ = 0;            // data size at the last fit
   // The companion: a model-free sampler fed the same trials, which proposes
   // while the results are too noisy for the model and in the portfolio.
   Sampler& companion() { return space_.dimensions() >= kCmaesFrom ? static_cast<Sampler&>(cmaes_) : tpe_; }
   std::string_view companion_name() const { return space_.dimensions() >= kCmaesFrom ? "cmaes" : "tpe"; }
   TpeSampler tpe_;
   CmaesSampler cmaes_;
-  double noise_share_ = 0;             // of the last fit
-  bool by_companion_ = false;          // the last proposal came from companion(): noisy results
+  double noise_share_ = 0;     // of the last fit
+  bool by_companion_ = false;  // the last proposal came from companion(): noisy results
   bool ever_by_companion_ = false;
   bool by_replicates_ = false;        // ... because the replicates measured the noise
   std::size_t replicates_asked_ = 0;  // replicates handed out (or found among the results)

@@ -19,11 +19,17 @@ constexpr double kMinLogNoise = -18.4, kMaxLogNoise = 0.0;
 constexpr double kJitter = 1e-9;
 
 // Matern 5/2 as a function of the scaled distance r: (1 + sqrt5 r + 5/3 r^2) e^(-sqrt5 r).
-double matern(double r) { return (1 + kSqrt5 * r + 5.0 / 3.0 * r * r) * std::exp(-kSqrt5 * r); }
+double matern(double r) {
+  return (1 + kSqrt5 * r + 5.0 / 3.0 * r * r) * std::exp(-kSqrt5 * r);
+}
 // -(1/r) dm/dr = 5/3 (1 + sqrt5 r) e^(-sqrt5 r): finite at r = 0.
-double matern_slope(double r) { return 5.0 / 3.0 * (1 + kSqrt5 * r) * std::exp(-kSqrt5 * r); }
+double matern_slope(double r) {
+  return 5.0 / 3.0 * (1 + kSqrt5 * r) * std::exp(-kSqrt5 * r);
+}
 
-Eigen::VectorXd inverse_squared_lengths(const GpHyper& h) { return (-2.0 * h.log_length.array()).exp().matrix(); }
+Eigen::VectorXd inverse_squared_lengths(const GpHyper& h) {
+  return (-2.0 * h.log_length.array()).exp().matrix();
+}
 
 double scaled_distance(const Eigen::VectorXd& a, const Eigen::VectorXd& b, const Eigen::VectorXd& inv_l2) {
   return std::sqrt(((a - b).array().square() * inv_l2.array()).sum());
@@ -72,7 +78,9 @@ GpHyper unpack(const Eigen::VectorXd& v) {
 
 }  // namespace
 
-GpHyper GpHyper::initial(int dims) { return {Eigen::VectorXd::Constant(dims, std::log(0.3)), 0.0, std::log(1e-3)}; }
+GpHyper GpHyper::initial(int dims) {
+  return {Eigen::VectorXd::Constant(dims, std::log(0.3)), 0.0, std::log(1e-3)};
+}
 
 double GaussianProcess::kernel(const Eigen::VectorXd& a, const Eigen::VectorXd& b, const GpHyper& h) {
   return std::exp(h.log_signal) * matern(scaled_distance(a, b, inverse_squared_lengths(h)));
@@ -169,7 +177,9 @@ GaussianProcess::Prediction GaussianProcess::predict(const Eigen::VectorXd& x, b
     const double r = scaled_distance(x, X_.row(a).transpose(), inv_l2);
     k(a) = signal * matern(r);
     if (gradient)
-      dk.row(a) = (-signal * matern_slope(r) * (x - X_.row(a).transpose()).array() * inv_l2.array()).matrix().transpose();
+      dk.row(a) = (-signal * matern_slope(r) * (x - X_.row(a).transpose()).array() * inv_l2.array())
+                      .matrix()
+                      .transpose();
   }
   Prediction p;
   const Eigen::VectorXd v = llt_.solve(k);  // K^-1 k
@@ -192,7 +202,8 @@ void GaussianProcess::predict(const Eigen::MatrixXd& Xs, Eigen::VectorXd& mean, 
       Ks(a, c) = signal * matern(scaled_distance(Xs.row(c).transpose(), X_.row(a).transpose(), inv_l2));
   mean = (y_mean_ + y_scale_ * (Ks.transpose() * alpha_).array()).matrix();
   const Eigen::MatrixXd V = llt_.matrixL().solve(Ks);  // L^-1 K*, one triangular solve for all points
-  var = (y_scale_ * y_scale_ * (signal - V.colwise().squaredNorm().array())).cwiseMax(0.0).matrix().transpose();
+  var =
+      (y_scale_ * y_scale_ * (signal - V.colwise().squaredNorm().array())).cwiseMax(0.0).matrix().transpose();
 }
 
 Improvement expected_improvement(double mean, double sd, double best) {

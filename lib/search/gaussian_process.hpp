@@ -36,7 +36,7 @@ class GaussianProcess {
 
   struct Prediction {
     double mean = 0;
-    double var = 0;                // of the latent function, without noise
+    double var = 0;                 // of the latent function, without noise
     Eigen::VectorXd d_mean, d_var;  // gradients in x, if asked for
   };
   Prediction predict(const Eigen::VectorXd& x, bool gradient = false) const;

@@ -6,7 +6,8 @@
 namespace tune {
 
 GridSampler::GridSampler(const SearchSpace& space, int grid_points) : space_(space) {
-  if (grid_points < 1) throw SpaceError("--grid-points must be at least 1, got " + std::to_string(grid_points));
+  if (grid_points < 1)
+    throw SpaceError("--grid-points must be at least 1, got " + std::to_string(grid_points));
   for (const auto& p : space.parameters()) {
     std::vector<ParamValue> axis;
     const std::size_t n = p.cardinality();

@@ -23,7 +23,7 @@ class GridSampler final : public Sampler {
 
  private:
   Assignment point(std::uint64_t index) const;  // of the full product
-  SearchSpace space_;  // a copy: a grid may outlive the space it was built from
+  SearchSpace space_;                           // a copy: a grid may outlive the space it was built from
   std::vector<std::vector<ParamValue>> axes_;
   std::uint64_t total_ = 1;
   std::vector<std::uint64_t> kept_;  // conditional space: the product's indices kept, in order

@@ -19,7 +19,8 @@ std::vector<std::size_t> pareto_front(const std::vector<ObjectivePoint>& points)
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < points.size(); ++i) {
     bool dominated = false;
-    for (std::size_t j = 0; j < points.size() && !dominated; ++j) dominated = j != i && dominates(points[j], points[i]);
+    for (std::size_t j = 0; j < points.size() && !dominated; ++j)
+      dominated = j != i && dominates(points[j], points[i]);
     if (!dominated) out.push_back(i);
   }
   return out;
@@ -37,8 +38,10 @@ std::vector<std::size_t> peeled_ranks(const std::vector<ObjectivePoint>& points)
     for (auto k : pareto_front(pts)) on[k] = true;
     std::vector<std::size_t> rest;
     for (std::size_t k = 0; k < left.size(); ++k) {
-      if (on[k]) rank[left[k]] = r;
-      else rest.push_back(left[k]);
+      if (on[k])
+        rank[left[k]] = r;
+      else
+        rest.push_back(left[k]);
     }
     left = std::move(rest);
   }
@@ -64,8 +67,10 @@ std::vector<std::size_t> sweep_ranks(const std::vector<ObjectivePoint>& points) 
     std::size_t r = 0;
     while (r < fronts.size() && (fronts[r].f2 < f2 || (fronts[r].f2 == f2 && fronts[r].f1 < f1))) ++r;
     rank[i] = r;
-    if (r == fronts.size()) fronts.push_back({f2, f1});
-    else if (f2 < fronts[r].f2) fronts[r] = {f2, f1};
+    if (r == fronts.size())
+      fronts.push_back({f2, f1});
+    else if (f2 < fronts[r].f2)
+      fronts[r] = {f2, f1};
   }
   return rank;
 }

@@ -33,17 +33,25 @@ const Registry<PrunerEntry>& pruners() {
       "pruning rule",
       {
           {"none", {}, "every trial runs to its end", [](const PrunerOptions&) { return nullptr; }},
-          {"asha", {}, "asynchronous successive halving: rungs at min-resource * eta^k",
+          {"asha",
+           {},
+           "asynchronous successive halving: rungs at min-resource * eta^k",
            [](const PrunerOptions& o) { return std::make_unique<AshaPruner>(o); }},
-          {"median", {}, "the median stopping rule: worse than the median of finished trials at a step",
+          {"median",
+           {},
+           "the median stopping rule: worse than the median of finished trials at a step",
            [](const PrunerOptions& o) { return std::make_unique<MedianPruner>(o); }},
       });
   return registry;
 }
 
 nlohmann::json PrunerOptions::to_json() const {
-  return {{"rule", rule},           {"metric", metric},         {"min_resource", min_resource},
-          {"reduction_factor", reduction_factor}, {"min_trials", min_trials}, {"minimize", minimize}};
+  return {{"rule", rule},
+          {"metric", metric},
+          {"min_resource", min_resource},
+          {"reduction_factor", reduction_factor},
+          {"min_trials", min_trials},
+          {"minimize", minimize}};
 }
 
 PrunerOptions PrunerOptions::from_json(const nlohmann::json& j) {
@@ -66,9 +74,10 @@ void PrunerOptions::validate() const {
   if (!pruners().contains(rule)) throw std::invalid_argument("--prune: " + pruners().unknown(rule));
   if (rule == "none") return;
   if (metric.empty())
-    throw std::invalid_argument("--prune " + rule +
-                                " needs --prune-metric NAME: the reported metric to compare between trials (it must "
-                                "improve in the study's --direction)");
+    throw std::invalid_argument(
+        "--prune " + rule +
+        " needs --prune-metric NAME: the reported metric to compare between trials (it must "
+        "improve in the study's --direction)");
   if (min_resource < 1) throw std::invalid_argument("--min-resource must be a step >= 1");
   if (reduction_factor < 2) throw std::invalid_argument("--reduction-factor must be >= 2");
   if (min_trials < 1) throw std::invalid_argument("--prune-min-trials must be >= 1");
@@ -84,7 +93,8 @@ AshaPruner::AshaPruner(const PrunerOptions& o) : o_(o) {}
 std::int64_t AshaPruner::rung_step(std::size_t k) const {
   std::int64_t step = o_.min_resource;
   for (std::size_t i = 0; i < k; ++i) {
-    if (step > std::numeric_limits<std::int64_t>::max() / o_.reduction_factor) return std::numeric_limits<std::int64_t>::max();
+    if (step > std::numeric_limits<std::int64_t>::max() / o_.reduction_factor)
+      return std::numeric_limits<std::int64_t>::max();
     step *= o_.reduction_factor;
   }
   return step;
@@ -107,14 +117,15 @@ std::optional<std::string> AshaPruner::report(std::uint64_t trial, std::int64_t 
     values.push_back(v);
     std::vector<double> sorted = values;
     std::sort(sorted.begin(), sorted.end());
-    const std::size_t keep = std::max<std::size_t>(1, sorted.size() / static_cast<std::size_t>(o_.reduction_factor));
+    const std::size_t keep =
+        std::max<std::size_t>(1, sorted.size() / static_cast<std::size_t>(o_.reduction_factor));
     const double cut = sorted[keep - 1];
     if (v > cut || v == kWorst) {
       ++reached;
-      return "pruned by asha at step " + std::to_string(step) + ": " + o_.metric + "=" + shown(v, o_.minimize) +
-             " is not in the best " + std::to_string(keep) + " of " + std::to_string(sorted.size()) +
-             " trials at rung " + std::to_string(k) + " (step " + std::to_string(rung_step(k)) + ", cut " +
-             shown(cut, o_.minimize) + ")";
+      return "pruned by asha at step " + std::to_string(step) + ": " + o_.metric + "=" +
+             shown(v, o_.minimize) + " is not in the best " + std::to_string(keep) + " of " +
+             std::to_string(sorted.size()) + " trials at rung " + std::to_string(k) + " (step " +
+             std::to_string(rung_step(k)) + ", cut " + shown(cut, o_.minimize) + ")";
     }
   }
   return std::nullopt;
@@ -123,7 +134,8 @@ std::optional<std::string> AshaPruner::report(std::uint64_t trial, std::int64_t 
 MedianPruner::MedianPruner(const PrunerOptions& o) : o_(o) {}
 
 void MedianPruner::finished(std::uint64_t trial, bool completed) {
-  if (completed && std::find(completed_.begin(), completed_.end(), trial) == completed_.end()) completed_.push_back(trial);
+  if (completed && std::find(completed_.begin(), completed_.end(), trial) == completed_.end())
+    completed_.push_back(trial);
 }
 
 std::optional<double> MedianPruner::best_until(std::uint64_t trial, std::int64_t step) const {

@@ -77,8 +77,8 @@ class AshaPruner final : public Pruner {
 
  private:
   PrunerOptions o_;
-  std::vector<std::vector<double>> rungs_;         // values, smaller is better (negated when maximising)
-  std::map<std::uint64_t, std::size_t> reached_;   // trial -> rungs recorded so far
+  std::vector<std::vector<double>> rungs_;        // values, smaller is better (negated when maximising)
+  std::map<std::uint64_t, std::size_t> reached_;  // trial -> rungs recorded so far
 };
 
 class MedianPruner final : public Pruner {
@@ -93,7 +93,8 @@ class MedianPruner final : public Pruner {
   std::optional<double> best_until(std::uint64_t trial, std::int64_t step) const;
 
   PrunerOptions o_;
-  std::map<std::uint64_t, std::map<std::int64_t, double>> values_;  // trial -> step -> value (smaller is better)
+  std::map<std::uint64_t, std::map<std::int64_t, double>>
+      values_;  // trial -> step -> value (smaller is better)
   std::vector<std::uint64_t> completed_;
 };
 

@@ -18,24 +18,38 @@ const Registry<SamplerEntry>& samplers() {
   static const Registry<SamplerEntry> registry(
       "search algorithm",
       {
-          {"grid", {}, "every point of a grid over the space, in order",
+          {"grid",
+           {},
+           "every point of a grid over the space, in order",
            [](const SearchSpace& s, const SamplerOptions& o) {
              return std::make_unique<GridSampler>(s, o.grid_points);
            }},
-          {"random", {}, "each parameter drawn uniformly on its own scale",
+          {"random",
+           {},
+           "each parameter drawn uniformly on its own scale",
            [](const SearchSpace& s, const SamplerOptions& o) {
              return std::make_unique<RandomSampler>(s, o.seed);
            }},
-          {"qmc", {}, "a scrambled Halton sequence: random search spread evenly over the space",
-           [](const SearchSpace& s, const SamplerOptions& o) { return std::make_unique<QmcSampler>(s, o.seed); }},
+          {"qmc",
+           {},
+           "a scrambled Halton sequence: random search spread evenly over the space",
+           [](const SearchSpace& s, const SamplerOptions& o) {
+             return std::make_unique<QmcSampler>(s, o.seed);
+           }},
           // bayes's model costs tens of milliseconds a proposal; tpe, fed the
           // same results, costs a fraction of one.
-          {"bayes", {}, "a Gaussian process and expected improvement",
+          {"bayes",
+           {},
+           "a Gaussian process and expected improvement",
            [](const SearchSpace& s, const SamplerOptions& o) {
              return std::make_unique<BayesSampler>(s, o.seed, o.minimize);
            },
-           M::Chebyshev, "", "tpe"},
-          {"tpe", {}, "tree-structured Parzen estimators, as Optuna's default sampler",
+           M::Chebyshev,
+           "",
+           "tpe"},
+          {"tpe",
+           {},
+           "tree-structured Parzen estimators, as Optuna's default sampler",
            [](const SearchSpace& s, const SamplerOptions& o) {
              return std::make_unique<TpeSampler>(s, o.seed, o.minimize);
            },
@@ -43,11 +57,14 @@ const Registry<SamplerEntry>& samplers() {
           // CMA-ES ranks one objective: fed Pareto ranks (ties, and ranks
           // that change as the front grows) it searched worse than random on
           // ZDT1, so it is refused.
-          {"cmaes", {}, "covariance matrix adaptation evolution strategy",
+          {"cmaes",
+           {},
+           "covariance matrix adaptation evolution strategy",
            [](const SearchSpace& s, const SamplerOptions& o) {
              return std::make_unique<CmaesSampler>(s, o.seed, o.minimize);
            },
-           M::Refused, "--algo cmaes searches one objective; with several (--objective) use bayes or tpe"},
+           M::Refused,
+           "--algo cmaes searches one objective; with several (--objective) use bayes or tpe"},
       });
   return registry;
 }

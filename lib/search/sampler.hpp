@@ -27,7 +27,7 @@ struct Observation {
   std::uint64_t trial = 0;
   Assignment params;
   std::optional<double> objective;
-  bool pruned = false;  // stopped early by a pruner: worse than its peers so far
+  bool pruned = false;           // stopped early by a pruner: worse than its peers so far
   std::vector<double> values{};  // several objectives: each one's value (ok trials), else empty
   // How many results (finished trials with a finite objective, not pruned,
   // in the order the sampler was given them) were known when this trial was
@@ -39,8 +39,8 @@ struct Observation {
 
 struct SamplerOptions {
   std::uint64_t seed = 0;
-  int grid_points = 5;      // points per continuous interval (grid)
-  bool minimize = true;     // direction, for samplers that learn
+  int grid_points = 5;   // points per continuous interval (grid)
+  bool minimize = true;  // direction, for samplers that learn
   // Several objectives: each one's direction (two or more). bayes and tpe
   // then propose through ScalarisedSampler; grid and random ignore it.
   std::vector<bool> objectives_minimize{};

@@ -11,8 +11,13 @@
 
 namespace tune {
 
-ScalarisedSampler::ScalarisedSampler(Factory make, std::vector<bool> minimize, std::uint64_t seed, Method method)
-    : make_(std::move(make)), minimize_(std::move(minimize)), seed_(seed), method_(method), probe_(make_()),
+ScalarisedSampler::ScalarisedSampler(Factory make, std::vector<bool> minimize, std::uint64_t seed,
+                                     Method method)
+    : make_(std::move(make)),
+      minimize_(std::move(minimize)),
+      seed_(seed),
+      method_(method),
+      probe_(make_()),
       lo_(minimize_.size(), std::numeric_limits<double>::infinity()),
       hi_(minimize_.size(), -std::numeric_limits<double>::infinity()) {}
 
@@ -54,7 +59,8 @@ double ScalarisedSampler::scalarise(const std::vector<double>& values, const std
   return worst + 0.05 * sum;
 }
 
-std::optional<Assignment> ScalarisedSampler::propose(std::uint64_t trial, std::span<const Assignment> pending) {
+std::optional<Assignment> ScalarisedSampler::propose(std::uint64_t trial,
+                                                     std::span<const Assignment> pending) {
   const auto w = weights(trial);
   std::vector<double> rank(done_.size(), 0);
   if (method_ == Method::ParetoRank) {
@@ -65,7 +71,8 @@ std::optional<Assignment> ScalarisedSampler::propose(std::uint64_t trial, std::s
       if (done_[i].values.size() == minimize_.size()) {
         ok.push_back(i);
         pts.emplace_back();
-        for (std::size_t k = 0; k < minimize_.size(); ++k) pts.back().push_back(minimize_[k] ? done_[i].values[k] : -done_[i].values[k]);
+        for (std::size_t k = 0; k < minimize_.size(); ++k)
+          pts.back().push_back(minimize_[k] ? done_[i].values[k] : -done_[i].values[k]);
       }
     const auto ranks = pareto_ranks(pts);
     for (std::size_t k = 0; k < ok.size(); ++k) rank[ok[k]] = static_cast<double>(ranks[k]);
@@ -75,8 +82,9 @@ std::optional<Assignment> ScalarisedSampler::propose(std::uint64_t trial, std::s
     const auto& d = done_[i];
     Observation o = d;
     const bool ok = d.values.size() == minimize_.size();
-    o.objective = !ok ? std::nullopt
-                      : std::optional<double>(method_ == Method::ParetoRank ? rank[i] : scalarise(d.values, w));
+    o.objective =
+        !ok ? std::nullopt
+            : std::optional<double>(method_ == Method::ParetoRank ? rank[i] : scalarise(d.values, w));
     o.values.clear();
     inner->observe(o);
   }

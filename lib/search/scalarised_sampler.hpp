@@ -24,7 +24,8 @@ class ScalarisedSampler final : public Sampler {
   enum class Method { Chebyshev, ParetoRank };
   // `minimize[i]`: the direction of objective i (two or more); `make` builds
   // the inner sampler, which minimises.
-  ScalarisedSampler(Factory make, std::vector<bool> minimize, std::uint64_t seed, Method method = Method::Chebyshev);
+  ScalarisedSampler(Factory make, std::vector<bool> minimize, std::uint64_t seed,
+                    Method method = Method::Chebyshev);
   std::string_view name() const override { return probe_->name(); }
   std::optional<Assignment> propose(std::uint64_t trial, std::span<const Assignment> pending) override;
   void observe(const Observation& done) override;
@@ -44,7 +45,7 @@ class ScalarisedSampler final : public Sampler {
   Method method_;
   std::unique_ptr<Sampler> probe_;  // fed every result as its first objective: answers costly() and note()
   std::vector<Observation> done_;
-  std::vector<double> lo_, hi_;      // each objective's range over ok results (minimisation form)
+  std::vector<double> lo_, hi_;  // each objective's range over ok results (minimisation form)
 };
 
 }  // namespace tune

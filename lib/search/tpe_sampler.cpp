@@ -11,7 +11,9 @@
 namespace tune {
 namespace {
 
-double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::numbers::sqrt2); }
+double normal_cdf(double z) {
+  return 0.5 * std::erfc(-z / std::numbers::sqrt2);
+}
 
 // Optuna's default weights: equal up to 25 observations, then a linear ramp
 // from 1/n up to 1 for all but the newest 25 (observations in trial order).
@@ -19,8 +21,8 @@ std::vector<double> ramp_weights(std::size_t n) {
   std::vector<double> w(n, 1.0);
   if (n > 25)
     for (std::size_t i = 0; i < n - 25; ++i)
-      w[i] = 1.0 / static_cast<double>(n) +
-             (1.0 - 1.0 / static_cast<double>(n)) * static_cast<double>(i) / static_cast<double>(std::max<std::size_t>(1, n - 26));
+      w[i] = 1.0 / static_cast<double>(n) + (1.0 - 1.0 / static_cast<double>(n)) * static_cast<double>(i) /
+                                                static_cast<double>(std::max<std::size_t>(1, n - 26));
   return w;
 }
 
@@ -53,7 +55,8 @@ TpeSampler::Parzen::Parzen(const std::vector<double>& obs) {
   for (auto i : order) sorted.push_back(mu[i]);
   sorted.push_back(1.0);
   std::vector<double> width(m);
-  for (std::size_t k = 0; k < m; ++k) width[k] = std::max(sorted[k + 1] - sorted[k], sorted[k + 2] - sorted[k + 1]);
+  for (std::size_t k = 0; k < m; ++k)
+    width[k] = std::max(sorted[k + 1] - sorted[k], sorted[k + 2] - sorted[k + 1]);
   if (m >= 2) {  // the outermost centres look inwards only
     width[0] = sorted[2] - sorted[1];
     width[m - 1] = sorted[m] - sorted[m - 1];
@@ -97,7 +100,9 @@ double TpeSampler::Parzen::sample(std::mt19937_64& rng) const {
 TpeSampler::TpeSampler(const SearchSpace& space, std::uint64_t seed, bool minimize)
     : space_(space), seed_(seed), minimize_(minimize) {}
 
-std::size_t TpeSampler::good_count(std::size_t n) { return std::min<std::size_t>((n + 9) / 10, 25); }
+std::size_t TpeSampler::good_count(std::size_t n) {
+  return std::min<std::size_t>((n + 9) / 10, 25);
+}
 
 std::vector<double> TpeSampler::coordinates(const Assignment& a) const {
   // An inactive parameter (conditional space) is NaN: its estimators learn
@@ -157,7 +162,8 @@ std::optional<Assignment> TpeSampler::propose(std::uint64_t trial, std::span<con
         for (std::size_t i = 0; i < points.size(); ++i)
           if (is_good[i] == from_good && !std::isnan(points[i].u[j])) {
             const std::string chosen = std::get<std::string>(p.decode(points[i].u[j]));
-            cats.push_back(static_cast<std::size_t>(std::find(p.choices.begin(), p.choices.end(), chosen) - p.choices.begin()));
+            cats.push_back(static_cast<std::size_t>(std::find(p.choices.begin(), p.choices.end(), chosen) -
+                                                    p.choices.begin()));
           }
         const std::size_t n = cats.size();
         const auto w = mixture_weights(n);

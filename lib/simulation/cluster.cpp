@@ -11,7 +11,6 @@
 #include <sstream>
 
 #include "placement/description.hpp"
-
 #include "simulation/text.hpp"
 
 namespace tune::sim {
@@ -32,8 +31,10 @@ std::vector<std::pair<std::string, std::string>> words(const std::string& line) 
   std::string w;
   while (in >> w) {
     const auto eq = w.find('=');
-    if (eq == std::string::npos) out.emplace_back(w, "");
-    else out.emplace_back(w.substr(0, eq), w.substr(eq + 1));
+    if (eq == std::string::npos)
+      out.emplace_back(w, "");
+    else
+      out.emplace_back(w.substr(0, eq), w.substr(eq + 1));
   }
   return out;
 }
@@ -100,8 +101,10 @@ std::vector<std::string> expand_hostlist(const std::string& list) {
     if (c == '[') ++depth;
     if (c == ']') --depth;
     if (depth < 0) throw ClusterError("host list '" + list + "': ']' without '['");
-    if (c == ',' && depth == 0) parts.push_back(cur), cur.clear();
-    else cur += c;
+    if (c == ',' && depth == 0)
+      parts.push_back(cur), cur.clear();
+    else
+      cur += c;
   }
   if (depth != 0) throw ClusterError("host list '" + list + "': '[' without ']'");
   parts.push_back(cur);
@@ -112,16 +115,19 @@ std::vector<std::string> expand_hostlist(const std::string& list) {
       continue;
     }
     const auto close = p.find(']', open);
-    const std::string prefix = p.substr(0, open), suffix = p.substr(close + 1), inside = p.substr(open + 1, close - open - 1);
+    const std::string prefix = p.substr(0, open), suffix = p.substr(close + 1),
+                      inside = p.substr(open + 1, close - open - 1);
     std::istringstream in(inside);
     std::string range;
     while (std::getline(in, range, ',')) {
       const auto dash = range.find('-');
       const std::string a = range.substr(0, dash), b = dash == std::string::npos ? a : range.substr(dash + 1);
-      if (a.empty() || b.empty() || !std::all_of(a.begin(), a.end(), ::isdigit) || !std::all_of(b.begin(), b.end(), ::isdigit))
+      if (a.empty() || b.empty() || !std::all_of(a.begin(), a.end(), ::isdigit) ||
+          !std::all_of(b.begin(), b.end(), ::isdigit))
         throw ClusterError("host list '" + list + "': '" + range + "' is not a number or a range a-b");
       const long lo = std::stol(a), hi = std::stol(b);
-      if (hi < lo || hi - lo > 1000000) throw ClusterError("host list '" + list + "': range " + range + " is empty or too large");
+      if (hi < lo || hi - lo > 1000000)
+        throw ClusterError("host list '" + list + "': range " + range + " is empty or too large");
       for (long i = lo; i <= hi; ++i) {
         std::string num = std::to_string(i);
         if (num.size() < a.size()) num = std::string(a.size() - num.size(), '0') + num;  // node[001-100]
@@ -159,16 +165,21 @@ Cluster parse_slurm_conf(const std::string& text, const std::string& name, const
       }
       std::map<std::string, std::string> own;
       for (std::size_t i = 1; i < w.size(); ++i) own[lower(w[i].first)] = w[i].second;
-      const bool own_layout = !own.count("cpus") && (own.count("sockets") || own.count("corespersocket") || own.count("boards"));
+      const bool own_layout =
+          !own.count("cpus") && (own.count("sockets") || own.count("corespersocket") || own.count("boards"));
       long long cpus = 1;
-      if (v.count("cpus") && !own_layout) cpus = whole(v["cpus"], where, "CPUs");
+      if (v.count("cpus") && !own_layout)
+        cpus = whole(v["cpus"], where, "CPUs");
       else if (v.count("corespersocket") || v.count("sockets") || v.count("boards")) {
         const long long s = v.count("sockets") ? whole(v["sockets"], where, "Sockets") : 1;
-        const long long k = v.count("corespersocket") ? whole(v["corespersocket"], where, "CoresPerSocket") : 1;
-        const long long t = v.count("threadspercore") ? whole(v["threadspercore"], where, "ThreadsPerCore") : 1;
+        const long long k =
+            v.count("corespersocket") ? whole(v["corespersocket"], where, "CoresPerSocket") : 1;
+        const long long t =
+            v.count("threadspercore") ? whole(v["threadspercore"], where, "ThreadsPerCore") : 1;
         cpus = s * k * t;
       }
-      const double mem = v.count("realmemory") ? static_cast<double>(whole(v["realmemory"], where, "RealMemory")) : 1;
+      const double mem =
+          v.count("realmemory") ? static_cast<double>(whole(v["realmemory"], where, "RealMemory")) : 1;
       const int gpus = v.count("gres") ? gpus_of(v["gres"], where) : 0;
       std::vector<std::string> names;
       try {
@@ -176,7 +187,8 @@ Cluster parse_slurm_conf(const std::string& text, const std::string& name, const
       } catch (const ClusterError& e) {
         throw ClusterError(where + ": " + e.what());
       }
-      for (const auto& hn : names) c.topology.nodes.push_back(idle_node(hn, 0, static_cast<int>(cpus), mem, gpus));
+      for (const auto& hn : names)
+        c.topology.nodes.push_back(idle_node(hn, 0, static_cast<int>(cpus), mem, gpus));
     } else if (key == "schedulertype") {
       c.settings.backfill = lower(w[0].second) != "sched/builtin";
     } else if (key == "priorityweightage") {
@@ -186,7 +198,8 @@ Cluster parse_slurm_conf(const std::string& text, const std::string& name, const
     } else if (key == "prioritytype") {
       priority_type = lower(w[0].second);
     } else if (key == "prioritycalcperiod") {
-      c.settings.priority_calc_period = static_cast<double>(whole(w[0].second, where, "PriorityCalcPeriod")) * 60;
+      c.settings.priority_calc_period =
+          static_cast<double>(whole(w[0].second, where, "PriorityCalcPeriod")) * 60;
     } else if (key == "prioritydecayhalflife" || key == "prioritymaxage") {
       const auto secs = slurm_duration(w[0].second);
       if (!secs)
@@ -201,24 +214,33 @@ Cluster parse_slurm_conf(const std::string& text, const std::string& name, const
         const std::string k = lower(item.substr(0, eq));
         if (eq == std::string::npos) continue;
         const std::string v = item.substr(eq + 1);
-        if (k == "bf_interval") c.settings.bf_interval = std::max(1.0, static_cast<double>(whole(v, where, k)));
-        else if (k == "bf_window") c.settings.bf_window = static_cast<double>(whole(v, where, k)) * 60;
-        else if (k == "bf_resolution") c.settings.bf_resolution = std::max(1.0, static_cast<double>(whole(v, where, k)));
-        else if (k == "bf_max_job_test") c.settings.bf_max_job_test = static_cast<int>(whole(v, where, k));
-        else if (k == "sched_interval") c.settings.sched_interval = std::max(1.0, static_cast<double>(whole(v, where, k)));
-        else if (k == "default_queue_depth") c.settings.default_queue_depth = static_cast<int>(whole(v, where, k));
-        else if (k == "batch_sched_delay") c.settings.batch_sched_delay = whole(v, where, k);
+        if (k == "bf_interval")
+          c.settings.bf_interval = std::max(1.0, static_cast<double>(whole(v, where, k)));
+        else if (k == "bf_window")
+          c.settings.bf_window = static_cast<double>(whole(v, where, k)) * 60;
+        else if (k == "bf_resolution")
+          c.settings.bf_resolution = std::max(1.0, static_cast<double>(whole(v, where, k)));
+        else if (k == "bf_max_job_test")
+          c.settings.bf_max_job_test = static_cast<int>(whole(v, where, k));
+        else if (k == "sched_interval")
+          c.settings.sched_interval = std::max(1.0, static_cast<double>(whole(v, where, k)));
+        else if (k == "default_queue_depth")
+          c.settings.default_queue_depth = static_cast<int>(whole(v, where, k));
+        else if (k == "batch_sched_delay")
+          c.settings.batch_sched_delay = whole(v, where, k);
       }
     }
   }
   if (priority_type != "priority/multifactor") c.settings.weight_age = c.settings.weight_fairshare = 0;
   if (c.topology.nodes.empty())
-    throw ClusterError(name + ": no NodeName line; a slurm.conf describes its nodes with NodeName=... CPUs=... "
-                              "RealMemory=... Gres=gpu:N");
+    throw ClusterError(name +
+                       ": no NodeName line; a slurm.conf describes its nodes with NodeName=... CPUs=... "
+                       "RealMemory=... Gres=gpu:N");
   // topology.conf: SwitchName=s1 Nodes=node[1-16]; leaf switches give node switch ids.
   if (!topology_text.empty()) {
     std::map<std::string, int> index;
-    for (std::size_t i = 0; i < c.topology.nodes.size(); ++i) index[c.topology.nodes[i].name] = static_cast<int>(i);
+    for (std::size_t i = 0; i < c.topology.nodes.size(); ++i)
+      index[c.topology.nodes[i].name] = static_cast<int>(i);
     std::istringstream t(topology_text);
     int sw = 0, tn = 0;
     while (std::getline(t, line)) {
@@ -230,7 +252,8 @@ Cluster parse_slurm_conf(const std::string& text, const std::string& name, const
           for (const auto& hn : expand_hostlist(v)) {
             const auto it = index.find(hn);
             if (it == index.end())
-              throw ClusterError(topology_name + ":" + std::to_string(tn) + ": node " + hn + " is not in " + name);
+              throw ClusterError(topology_name + ":" + std::to_string(tn) + ": node " + hn + " is not in " +
+                                 name);
             c.topology.nodes[it->second].switch_id = sw;
           }
           ++sw;
@@ -245,7 +268,8 @@ Cluster scale_cluster(const Cluster& c, double share) {
   Cluster out = c;
   out.topology.nodes.clear();
   for (std::size_t i = 0; i < c.topology.nodes.size(); ++i)
-    if (std::floor((i + 1) * share) > std::floor(i * share)) out.topology.nodes.push_back(c.topology.nodes[i]);
+    if (std::floor((i + 1) * share) > std::floor(i * share))
+      out.topology.nodes.push_back(c.topology.nodes[i]);
   if (out.topology.nodes.empty()) out.topology.nodes.push_back(c.topology.nodes.front());
   char b[64];
   std::snprintf(b, sizeof b, ", %.3g of its nodes", share);

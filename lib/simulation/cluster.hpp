@@ -20,13 +20,13 @@ struct ClusterError : std::runtime_error {
 
 // What Slurm's schedulers do, with slurm.conf's names and Slurm 22.05's defaults.
 struct SchedulerSettings {
-  double sched_interval = 60;   // full main-scheduler pass
+  double sched_interval = 60;     // full main-scheduler pass
   int default_queue_depth = 100;  // jobs an event-triggered pass looks at
   // An event (submission, completion) asks for a pass; slurmctld's background
   // loop runs it once batch_sched_delay whole seconds have passed since the
   // last pass (controller.c, _slurmctld_background).
   double batch_sched_delay = 3;
-  bool backfill = true;         // SchedulerType=sched/backfill (sched/builtin: false)
+  bool backfill = true;  // SchedulerType=sched/backfill (sched/builtin: false)
   double bf_interval = 30;
   double bf_window = 1440 * 60;  // seconds (bf_window is in minutes in slurm.conf)
   double bf_resolution = 60;
@@ -52,7 +52,8 @@ struct Cluster {
 std::vector<std::string> expand_hostlist(const std::string& list);
 
 // slurm.conf text; topology.conf text may be empty. `name` stands for the file in messages.
-Cluster parse_slurm_conf(const std::string& text, const std::string& name, const std::string& topology_text = "",
+Cluster parse_slurm_conf(const std::string& text, const std::string& name,
+                         const std::string& topology_text = "",
                          const std::string& topology_name = "topology.conf");
 // Reads a cluster: slurm.conf (topology.conf beside it, if present), the
 // openb node list CSV, or a `tune place` description.

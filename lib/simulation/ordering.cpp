@@ -11,21 +11,57 @@ const Registry<OrderingSpec>& ordering_policies() {
   using B = OrderingBase;
   using L = Lowering;
   static const Registry<OrderingSpec> registry(
-      "priority policy",
-      {
-          {"fifo", {}, "priority/basic: submission order", B::Fifo, L::None, ""},
-          {"multifactor", {"fairshare"}, "priority/multifactor: age + classic fair share 2^(-U/S)", B::Multifactor, L::None, ""},
-          {"tune", {}, "sched/tune: DRF fair share and the adaptive priority", B::SchedTune, L::Tune, "sched/tune"},
-          {"multifactor+tune", {}, "priority/multifactor with site_factor/tune's SITE term", B::Multifactor, L::Tune, "site_factor/tune"},
-          {"oracle", {}, "fifo, a study that never meets its target lowered from its first job", B::Fifo, L::Oracle, ""},
-          {"multifactor+oracle", {}, "multifactor, such a study's jobs at priority 1 from its first", B::Multifactor, L::Oracle, ""},
-          {"evidence-oracle", {}, "fifo, such a study lowered once its results hold its final best twice", B::Fifo, L::EvidenceOracle, ""},
-          {"multifactor+evidence-oracle", {}, "multifactor, the same at priority 1", B::Multifactor, L::EvidenceOracle, ""},
-      });
+      "priority policy", {
+                             {"fifo", {}, "priority/basic: submission order", B::Fifo, L::None, ""},
+                             {"multifactor",
+                              {"fairshare"},
+                              "priority/multifactor: age + classic fair share 2^(-U/S)",
+                              B::Multifactor,
+                              L::None,
+                              ""},
+                             {"tune",
+                              {},
+                              "sched/tune: DRF fair share and the adaptive priority",
+                              B::SchedTune,
+                              L::Tune,
+                              "sched/tune"},
+                             {"multifactor+tune",
+                              {},
+                              "priority/multifactor with site_factor/tune's SITE term",
+                              B::Multifactor,
+                              L::Tune,
+                              "site_factor/tune"},
+                             {"oracle",
+                              {},
+                              "fifo, a study that never meets its target lowered from its first job",
+                              B::Fifo,
+                              L::Oracle,
+                              ""},
+                             {"multifactor+oracle",
+                              {},
+                              "multifactor, such a study's jobs at priority 1 from its first",
+                              B::Multifactor,
+                              L::Oracle,
+                              ""},
+                             {"evidence-oracle",
+                              {},
+                              "fifo, such a study lowered once its results hold its final best twice",
+                              B::Fifo,
+                              L::EvidenceOracle,
+                              ""},
+                             {"multifactor+evidence-oracle",
+                              {},
+                              "multifactor, the same at priority 1",
+                              B::Multifactor,
+                              L::EvidenceOracle,
+                              ""},
+                         });
   return registry;
 }
 
-const OrderingSpec& ordering_policy(std::string_view name) { return ordering_policies().at(name); }
+const OrderingSpec& ordering_policy(std::string_view name) {
+  return ordering_policies().at(name);
+}
 
 Ordering::Ordering(const OrderingSpec& spec, const SchedConfig& tune, const SchedulerSettings& s,
                    double weight_fairshare, double weight_age, const Resources& capacity, double gpu_billing,

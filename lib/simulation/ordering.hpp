@@ -33,7 +33,8 @@ struct OrderingSpec {
   std::string description;  // one line: what it models
   OrderingBase base;
   Lowering lowering;
-  std::string plugin;  // Lowering::Tune: the plugin's policy, by its name in lib/priority's priority_policies()
+  std::string
+      plugin;  // Lowering::Tune: the plugin's policy, by its name in lib/priority's priority_policies()
 };
 
 // Every policy tune simulate knows, in the order the tables list them.
@@ -102,8 +103,8 @@ class Ordering {
   double gpu_billing_;
   int accounts_;
   std::unique_ptr<PriorityPolicy> plugin_;  // sched/tune's or site_factor/tune's, by name
-  std::vector<double> base_;              // multifactor's priority without the SITE term
-  std::vector<std::int64_t> site_term_;   // site_factor/tune's term
+  std::vector<double> base_;                // multifactor's priority without the SITE term
+  std::vector<std::int64_t> site_term_;     // site_factor/tune's term
   std::unordered_map<std::string, double> usage_;
   double last_decay_ = 0;
 };

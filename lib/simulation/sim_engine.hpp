@@ -112,11 +112,11 @@ struct StudyRun {
   StudyRun(StudyReplay r, std::uint32_t u) : replay(std::move(r)), uid(u) {}
   StudyReplay replay;
   std::uint32_t uid = 0;
-  int appcore = -1, whole = -1;  // its running or pending AppCore / allocation job
+  int appcore = -1, whole = -1;         // its running or pending AppCore / allocation job
   std::unique_ptr<ReplayAppCore> core;  // trials mode: from its AppCore's start
-  std::set<int> trial_jobs;      // live trial jobs (pending or running)
-  bool stopped = false;   // its AppCore done, or its allocation's trials all replayed
-  bool draining = false;  // a whole allocation yielding
+  std::set<int> trial_jobs;             // live trial jobs (pending or running)
+  bool stopped = false;                 // its AppCore done, or its allocation's trials all replayed
+  bool draining = false;                // a whole allocation yielding
   double drain_until = 0;
   std::vector<std::pair<double, std::size_t>> slots;  // a whole allocation's running trials: end, trial
 };
@@ -292,7 +292,7 @@ class Sim : public OrderingHost {
   std::vector<int> study_order_;                     // by submission
   std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>>
       study_events_;
-  std::unordered_map<int, BoundTrial> bound_;           // running trial job -> its trial
+  std::unordered_map<int, BoundTrial> bound_;  // running trial job -> its trial
   std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>>
       trial_ends_;                                      // when trial jobs' trials end
   std::unordered_set<int> cut_;                         // trial jobs whose trial the study interrupted

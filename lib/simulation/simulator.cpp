@@ -272,7 +272,8 @@ void Sim::start(int j, const Placement& p, bool backfilled) {
     // The AppCore submits its first trial jobs once `tune run` is up.
     const SimStudy& st = w_.studies[job.study];
     study_res_[job.study].started = now_;
-    studies_[job.study].core = std::make_unique<ReplayAppCore>(*this, job.study, st.parallel, st.trials_per_job);
+    studies_[job.study].core =
+        std::make_unique<ReplayAppCore>(*this, job.study, st.parallel, st.trials_per_job);
     study_events_.emplace(now_ + kAppCoreStartup, job.study);
   } else if (job.kind == SimJob::Kind::Trial) {
     trial_job_started(j);

@@ -60,14 +60,14 @@ struct SimOptions {
   std::string priority = "fifo";
   std::string placement = "cons_tres";  // a name make_placement() knows
   PlacementOptions placement_options;   // select_gang.conf's, for gang and fgd
-  SchedConfig tune;                    // sched/tune's settings (priority "tune")
+  SchedConfig tune;                     // sched/tune's settings (priority "tune")
   // Classic fair share: PriorityWeightFairshare and PriorityWeightAge when
   // slurm.conf sets none; a GPU bills as many CPUs as the cluster has per GPU.
   double weight_fairshare = 10000, weight_age = 1000;
-  int cpus_per_gpu = 0;     // CPUs a job with GPUs but no CPU count gets per GPU (0: one per job)
-  double sample_every = 0;  // seconds between utilisation/fragmentation samples (0: bf_interval)
+  int cpus_per_gpu = 0;               // CPUs a job with GPUs but no CPU count gets per GPU (0: one per job)
+  double sample_every = 0;            // seconds between utilisation/fragmentation samples (0: bf_interval)
   std::string study_mode = "trials";  // trials | whole: how the workload's studies meet the cluster
-  double drain = 60;                  // a yielding whole study lets running trials finish this long (tune run --drain)
+  double drain = 60;  // a yielding whole study lets running trials finish this long (tune run --drain)
   // Seconds slurmctld's periodic passes (main, backfill, priority) are into
   // their periods when the workload starts: unknown for a recorded history.
   double timer_phase = 0;
@@ -87,11 +87,11 @@ struct StudyResult {
   double submitted = 0, started = -1;  // started: its AppCore or first allocation
   double reached = -1;                 // when its best first met the target; -1: never
   double ended = -1;                   // its last job's end
-  int trials = 0;       // results recorded
-  int interrupted = 0;  // trials cut short by a yield or the study's stop
-  int jobs = 0;         // Slurm jobs it used (AppCore and trial jobs, or allocations)
-  int yields = 0;       // yield signals it obeyed (whole allocation)
-  int max_level = 0;    // highest sched/tune yield level it reached
+  int trials = 0;                      // results recorded
+  int interrupted = 0;                 // trials cut short by a yield or the study's stop
+  int jobs = 0;                        // Slurm jobs it used (AppCore and trial jobs, or allocations)
+  int yields = 0;                      // yield signals it obeyed (whole allocation)
+  int max_level = 0;                   // highest sched/tune yield level it reached
   // The estimator's judgements of its records, and the results it had at
   // each decision that lowered it (a level rise).
   int judgements = 0;
@@ -112,13 +112,13 @@ struct Sample {
 
 struct SimResult {
   std::string priority, placement, study_mode;
-  std::vector<JobResult> jobs;  // the workload's jobs in order, then study_jobs
-  std::vector<SimJob> study_jobs;  // the jobs studies submitted, in the order they were
+  std::vector<JobResult> jobs;       // the workload's jobs in order, then study_jobs
+  std::vector<SimJob> study_jobs;    // the jobs studies submitted, in the order they were
   std::vector<StudyResult> studies;  // same order as the workload's
   std::vector<Sample> samples;
   int never_fit = 0;  // jobs larger than any node set of the cluster
   long long events = 0, main_passes = 0, backfill_passes = 0, priority_passes = 0, placement_calls = 0;
-  double seconds = 0;  // wall time of the simulation
+  double seconds = 0;           // wall time of the simulation
   double priority_seconds = 0;  // of which in the priority pass
 };
 

@@ -7,18 +7,19 @@
 #include <queue>
 
 #include "simulation/text.hpp"
-#include "study/progress.hpp"
 #include "simulation/workload.hpp"
+#include "study/progress.hpp"
 
 namespace tune::sim {
 namespace {
 
-double number(const std::string& value, const std::string& key, const std::string& spec, double lo, double hi) {
+double number(const std::string& value, const std::string& key, const std::string& spec, double lo,
+              double hi) {
   char* end = nullptr;
   const double v = std::strtod(value.c_str(), &end);
   if (value.empty() || *end != '\0' || !std::isfinite(v) || v < lo || v > hi)
-    throw WorkloadError("--study " + spec + ": " + key + "=" + value + " is not a number from " + std::to_string(lo) +
-                        " to " + std::to_string(hi));
+    throw WorkloadError("--study " + spec + ": " + key + "=" + value + " is not a number from " +
+                        std::to_string(lo) + " to " + std::to_string(hi));
   return v;
 }
 
@@ -36,7 +37,8 @@ double seconds(const std::string& value, const std::string& key, const std::stri
 int concurrency(const std::vector<Trial>& trials) {
   std::vector<std::pair<double, int>> ev;
   for (const auto& t : trials)
-    if (t.end_time > t.start_time && t.start_time > 0) ev.push_back({t.start_time, 1}), ev.push_back({t.end_time, -1});
+    if (t.end_time > t.start_time && t.start_time > 0)
+      ev.push_back({t.start_time, 1}), ev.push_back({t.end_time, -1});
   std::sort(ev.begin(), ev.end());  // an end before a start at the same instant
   int now = 0, most = 0;
   for (const auto& [t, d] : ev) most = std::max(most, now += d);
@@ -63,27 +65,38 @@ SimStudy study_from_history(const HistorySnapshot& h, const std::string& source)
     s.trials.push_back(st);
   }
   if (s.trials.empty())
-    throw WorkloadError(source + ": the history has no finished trial to replay (run the study first, or pick "
-                                 "another history)");
+    throw WorkloadError(source +
+                        ": the history has no finished trial to replay (run the study first, or pick "
+                        "another history)");
   s.parallel = concurrency(done);
   return s;
 }
 
-void apply_study_setting(SimStudy& s, const std::string& key, const std::string& value, const std::string& spec) {
-  if (key == "target") s.target = number(value, key, spec, -1e300, 1e300);
+void apply_study_setting(SimStudy& s, const std::string& key, const std::string& value,
+                         const std::string& spec) {
+  if (key == "target")
+    s.target = number(value, key, spec, -1e300, 1e300);
   else if (key == "account" || key == "user") {
     if (value.empty() || value.find_first_of(" \t|,") != std::string::npos)
-      throw WorkloadError("--study " + spec + ": " + key + " must be a non-empty name without spaces, '|' or ','");
+      throw WorkloadError("--study " + spec + ": " + key +
+                          " must be a non-empty name without spaces, '|' or ','");
     (key == "account" ? s.account : s.user) = value;
-  } else if (key == "submit") s.submit = seconds(value, key, spec);
-  else if (key == "parallel") s.parallel = static_cast<int>(number(value, key, spec, 1, 100000));
-  else if (key == "trials-per-job") s.trials_per_job = static_cast<int>(number(value, key, spec, 1, 100000));
-  else if (key == "cpus") s.cpus = static_cast<int>(number(value, key, spec, 1, 1e6));
-  else if (key == "gpus") s.gpus = static_cast<int>(number(value, key, spec, 0, 1e5));
-  else if (key == "mem") s.mem_mb = number(value, key, spec, 0, 1e9);
+  } else if (key == "submit")
+    s.submit = seconds(value, key, spec);
+  else if (key == "parallel")
+    s.parallel = static_cast<int>(number(value, key, spec, 1, 100000));
+  else if (key == "trials-per-job")
+    s.trials_per_job = static_cast<int>(number(value, key, spec, 1, 100000));
+  else if (key == "cpus")
+    s.cpus = static_cast<int>(number(value, key, spec, 1, 1e6));
+  else if (key == "gpus")
+    s.gpus = static_cast<int>(number(value, key, spec, 0, 1e5));
+  else if (key == "mem")
+    s.mem_mb = number(value, key, spec, 0, 1e9);
   else if (key == "trial-time-limit") {
     s.trial_time_limit = seconds(value, key, spec);
-    if (s.trial_time_limit <= 0) throw WorkloadError("--study " + spec + ": trial-time-limit must be above 0");
+    if (s.trial_time_limit <= 0)
+      throw WorkloadError("--study " + spec + ": trial-time-limit must be above 0");
   } else if (key == "time-limit") {
     s.time_limit = s.appcore_time_limit = seconds(value, key, spec);
     if (s.time_limit <= 0) throw WorkloadError("--study " + spec + ": time-limit must be above 0");
@@ -107,7 +120,8 @@ SimStudy read_study(const std::string& spec) {
     start = comma + 1;
   }
   const std::string path = trim(parts.front());
-  if (path.empty()) throw WorkloadError("--study " + spec + ": give the history file first: PATH[,key=value...]");
+  if (path.empty())
+    throw WorkloadError("--study " + spec + ": give the history file first: PATH[,key=value...]");
   HistorySnapshot h;
   try {
     h = read_history(path, false);

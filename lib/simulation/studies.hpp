@@ -27,15 +27,15 @@ struct SimStudy {
   std::string source;  // the history file
   std::string account, user;
   bool minimize = true;
-  std::optional<double> target;  // the study stops once its best meets it
-  double submit = 0;             // seconds from the workload's start
-  int parallel = 1;              // trial jobs at once, or runner slots of one allocation
-  int trials_per_job = 1;        // trials one trial job runs back to back (tune run --trials-per-job)
-  int cpus = 1, gpus = 0;        // per trial
-  double mem_mb = 0;             // per trial (0: none asked, as a trace job without one)
-  double trial_time_limit = 0;   // per trial job; 0: set by apply_time_limits()
-  double time_limit = 0;          // its whole allocation's; 0: set by apply_time_limits()
-  double appcore_time_limit = 0;  // its AppCore's; 0: set by apply_time_limits()
+  std::optional<double> target;    // the study stops once its best meets it
+  double submit = 0;               // seconds from the workload's start
+  int parallel = 1;                // trial jobs at once, or runner slots of one allocation
+  int trials_per_job = 1;          // trials one trial job runs back to back (tune run --trials-per-job)
+  int cpus = 1, gpus = 0;          // per trial
+  double mem_mb = 0;               // per trial (0: none asked, as a trace job without one)
+  double trial_time_limit = 0;     // per trial job; 0: set by apply_time_limits()
+  double time_limit = 0;           // its whole allocation's; 0: set by apply_time_limits()
+  double appcore_time_limit = 0;   // its AppCore's; 0: set by apply_time_limits()
   std::vector<StudyTrial> trials;  // in the order the study handed them out
 };
 
@@ -49,7 +49,8 @@ SimStudy read_study(const std::string& spec);
 // The same from an already-read history; `source` names it in messages.
 SimStudy study_from_history(const HistorySnapshot& h, const std::string& source);
 // Applies one "key=value" of a spec.
-void apply_study_setting(SimStudy& s, const std::string& key, const std::string& value, const std::string& spec);
+void apply_study_setting(SimStudy& s, const std::string& key, const std::string& value,
+                         const std::string& spec);
 
 // Whether `best` meets the study's target.
 bool meets_target(const SimStudy& s, double best);
@@ -77,7 +78,7 @@ class StudyReplay {
   const std::string& key() const { return key_; }
   int results() const { return static_cast<int>(done_.size()); }
   const std::optional<double>& best() const { return best_; }
-  double reached() const { return reached_; }  // -1: not yet
+  double reached() const { return reached_; }               // -1: not yet
   const std::vector<Trial>& done() const { return done_; }  // results in the order they arrived
 
  private:

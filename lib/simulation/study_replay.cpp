@@ -281,7 +281,9 @@ void Sim::count_false_lowerings(std::vector<StudyResult>& out) const {
 
 // --- the AppCore's side -------------------------------------------------------
 
-double ReplayHost::now() const { return sim_.now_; }
+double ReplayHost::now() const {
+  return sim_.now_;
+}
 
 void ReplayHost::record(const TrialRun& run, const std::string&, const std::string&) {
   --running_;
@@ -301,7 +303,9 @@ bool ReplayHost::stopping() const {
   return reason_ != StopReason::None || (sim_.studies_[s_].replay.handed_all() && running_ == 0);
 }
 
-std::optional<std::uint64_t> ReplayHost::remaining() const { return sim_.studies_[s_].replay.remaining(); }
+std::optional<std::uint64_t> ReplayHost::remaining() const {
+  return sim_.studies_[s_].replay.remaining();
+}
 
 std::optional<Trial> ReplayHost::next_trial(const std::string& node, double now) {
   if (reason_ != StopReason::None) return std::nullopt;
@@ -332,7 +336,8 @@ std::uint32_t SimTrialJobs::submit(const std::string& comment) {
   if (sim_.adaptive()) sim_.trial_comment_[j] = comment;
   if (!sim_.submit(j)) {
     sim_.res_[j].cancelled = true;
-    throw JobQueueError("sbatch: error: Batch job submission failed: Requested node configuration is not available");
+    throw JobQueueError(
+        "sbatch: error: Batch job submission failed: Requested node configuration is not available");
   }
   sim_.studies_[s_].trial_jobs.insert(j);
   return static_cast<std::uint32_t>(j + 1);

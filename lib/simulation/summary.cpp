@@ -27,7 +27,8 @@ std::string dur(double s) {
   return fmt("%.1fd", s / 86400);
 }
 
-const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
+const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+                         "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
 
 }  // namespace
 
@@ -57,7 +58,8 @@ Summary summarise(const std::string& label, const Cluster& c, const Workload& w,
   double last = first, gpu_work = 0, cpu_work = 0, bound = 0;
   double last_arrival_end = 0, gpu_window = 0, cpu_window = 0;
   std::pair<double, double> win{first, first};
-  if (!w.jobs.empty()) win = load_window(w);
+  if (!w.jobs.empty())
+    win = load_window(w);
   else
     for (const auto& x : r.jobs) win.second = std::max(win.second, x.end);  // studies alone: their whole run
   for (std::size_t i = 0; i < r.jobs.size(); ++i) {
@@ -119,7 +121,8 @@ Summary summarise(const std::string& label, const Cluster& c, const Workload& w,
   s.jain = b > 0 ? a * a / (slowdown.size() * b) : 1;
   s.completion_bound = s.started ? bound / s.started : 0;
   const bool gpus = c.gpus() > 0 && gpu_work > 0;
-  s.makespan_bound = std::max(last_arrival_end - first, gpus ? gpu_work / c.gpus() : cpu_work / std::max(1, c.cpus()));
+  s.makespan_bound =
+      std::max(last_arrival_end - first, gpus ? gpu_work / c.gpus() : cpu_work / std::max(1, c.cpus()));
   s.seconds = r.seconds;
   s.events = r.events;
   s.events_per_second = r.seconds > 0 ? r.events / r.seconds : 0;
@@ -151,14 +154,14 @@ Summary summarise(const std::string& label, const Cluster& c, const Workload& w,
 std::string format_table(const std::vector<Summary>& rows) {
   std::ostringstream o;
   char b[512];
-  std::snprintf(b, sizeof b, "%-26s %7s %8s %8s %8s %8s %9s %9s %9s %7s %7s %6s %6s %6s %9s\n", "POLICY", "JOBS",
-                "WAIT", "WAIT-P95", "WAIT-MAX", "JCT", "JCT-BOUND", "1GPU-WAIT", "nGPU-WAIT", "GPU-USE", "USE-Q",
-                "FRAG", "JAIN", "BF%", "MAKESPAN");
+  std::snprintf(b, sizeof b, "%-26s %7s %8s %8s %8s %8s %9s %9s %9s %7s %7s %6s %6s %6s %9s\n", "POLICY",
+                "JOBS", "WAIT", "WAIT-P95", "WAIT-MAX", "JCT", "JCT-BOUND", "1GPU-WAIT", "nGPU-WAIT",
+                "GPU-USE", "USE-Q", "FRAG", "JAIN", "BF%", "MAKESPAN");
   o << b;
   for (const auto& s : rows) {
     std::snprintf(b, sizeof b, "%-26s %7d %8s %8s %8s %8s %9s %9s %9s %6.1f%% %7s %6s %6.3f %5.1f%% %9s\n",
-                  s.label.c_str(), s.started, dur(s.wait.mean).c_str(), dur(s.wait.p95).c_str(), dur(s.wait.max).c_str(),
-                  dur(s.completion.mean).c_str(), dur(s.completion_bound).c_str(),
+                  s.label.c_str(), s.started, dur(s.wait.mean).c_str(), dur(s.wait.p95).c_str(),
+                  dur(s.wait.max).c_str(), dur(s.completion.mean).c_str(), dur(s.completion_bound).c_str(),
                   s.wait_one_gpu.n ? dur(s.wait_one_gpu.mean).c_str() : "-",
                   s.wait_multi_gpu.n ? dur(s.wait_multi_gpu.mean).c_str() : "-", 100 * s.gpu_utilisation,
                   s.gpu_use_queued < 0 ? "-" : fmt("%.1f%%", 100 * s.gpu_use_queued).c_str(),
@@ -211,9 +214,12 @@ void write_jobs_csv(std::ostream& out, const Workload& w, const SimResult& r, co
     const JobResult& x = r.jobs[i];
     out << csv(j.name) << ',' << csv(j.account) << ',' << csv(j.user) << ',' << j.gpus << ',' << j.cpus << ','
         << j.submit << ',';
-    if (x.start < 0) out << ",,,";
-    else out << x.start << ',' << x.end << ',' << x.start - j.submit << ',';
-    out << (j.kind == SimJob::Kind::Trace ? j.runtime : std::max(0.0, x.end - x.start)) << ',' << j.time_limit << ',' << (x.timed_out ? 1 : 0) << ',' << (x.backfilled ? 1 : 0);
+    if (x.start < 0)
+      out << ",,,";
+    else
+      out << x.start << ',' << x.end << ',' << x.start - j.submit << ',';
+    out << (j.kind == SimJob::Kind::Trace ? j.runtime : std::max(0.0, x.end - x.start)) << ',' << j.time_limit
+        << ',' << (x.timed_out ? 1 : 0) << ',' << (x.backfilled ? 1 : 0);
     if (t) {
       std::string names;
       for (int n : x.nodes) names += (names.empty() ? "" : " ") + t->nodes[n].name;
@@ -230,18 +236,24 @@ void write_jobs_csv(std::ostream& out, const Workload& w, const SimResult& r, co
 std::string format_studies(const std::vector<Summary>& rows) {
   std::ostringstream o;
   char b[512];
-  std::snprintf(b, sizeof b, "%-38s %8s %10s %10s %10s %10s %8s %8s %7s %6s  %s\n", "STUDIES", "REACHED", "TTT",
-                "TTT-ALL", "TTT-BOUND", "TTT-MAX", "TRIALS", "CUT", "YIELDS", "LEVEL", "FALSE-LOWERED/LOWERED (JUDGED)");
+  std::snprintf(b, sizeof b, "%-38s %8s %10s %10s %10s %10s %8s %8s %7s %6s  %s\n", "STUDIES", "REACHED",
+                "TTT", "TTT-ALL", "TTT-BOUND", "TTT-MAX", "TRIALS", "CUT", "YIELDS", "LEVEL",
+                "FALSE-LOWERED/LOWERED (JUDGED)");
   o << b;
   for (const auto& s : rows) {
     char lowered[96] = "-";
     if (s.judgements > 0)
-      std::snprintf(lowered, sizeof lowered, "%d/%d %s (%d)", s.false_lowerings, s.lowerings,
-                    s.lowerings ? (std::to_string(static_cast<int>(std::lround(100.0 * s.false_lowerings / s.lowerings))) + "%").c_str() : "-",
-                    s.judgements);
+      std::snprintf(
+          lowered, sizeof lowered, "%d/%d %s (%d)", s.false_lowerings, s.lowerings,
+          s.lowerings
+              ? (std::to_string(static_cast<int>(std::lround(100.0 * s.false_lowerings / s.lowerings))) + "%")
+                    .c_str()
+              : "-",
+          s.judgements);
     std::snprintf(b, sizeof b, "%-38s %8s %10s %10s %10s %10s %8d %8d %7d %6d  %s\n", s.label.c_str(),
                   (std::to_string(s.time_to_target.n) + "/" + std::to_string(s.studies)).c_str(),
-                  s.time_to_target.n ? dur(s.time_to_target.mean).c_str() : "-", dur(s.study_time_all).c_str(),
+                  s.time_to_target.n ? dur(s.time_to_target.mean).c_str() : "-",
+                  dur(s.study_time_all).c_str(),
                   s.time_to_target.n ? dur(s.time_to_target_bound).c_str() : "-",
                   s.time_to_target.n ? dur(s.time_to_target.max).c_str() : "-", s.study_trials, s.interrupted,
                   s.yields, s.max_level, lowered);
@@ -263,12 +275,15 @@ std::string format_study_detail(const Workload& w, const std::vector<std::string
   o << "\n";
   for (std::size_t i = 0; i < w.studies.size(); ++i) {
     const auto alone = alone_time_to_target(w.studies[i]);
-    std::snprintf(b, sizeof b, "%-24s %10s", (w.studies[i].name + " (" + w.studies[i].account + ")").substr(0, 24).c_str(),
+    std::snprintf(b, sizeof b, "%-24s %10s",
+                  (w.studies[i].name + " (" + w.studies[i].account + ")").substr(0, 24).c_str(),
                   alone ? dur(*alone).c_str() : "-");
     o << b;
     for (const auto* r : results) {
       const StudyResult& x = r->studies[i];
-      std::string cell = x.reached >= 0 ? dur(x.reached - x.submitted) : x.killed ? "AppCore limit" : "not reached";
+      std::string cell = x.reached >= 0 ? dur(x.reached - x.submitted)
+                         : x.killed     ? "AppCore limit"
+                                        : "not reached";
       if (x.max_level > 0) cell += " L" + std::to_string(x.max_level);
       if (x.yields > 0) cell += " Y" + std::to_string(x.yields);
       std::snprintf(b, sizeof b, " %22s", cell.c_str());
@@ -321,7 +336,8 @@ std::string format_replicates(const std::vector<std::vector<Summary>>& reps) {
     out += buf;
     if (studies) {
       out.pop_back();  // the row's newline
-      std::snprintf(buf, sizeof buf, " %26s %26s\n", cell([](const Summary& s) { return s.time_to_target.mean; }, 0).c_str(),
+      std::snprintf(buf, sizeof buf, " %26s %26s\n",
+                    cell([](const Summary& s) { return s.time_to_target.mean; }, 0).c_str(),
                     cell([](const Summary& s) { return s.study_time_all; }, 0).c_str());
       out += buf;
     }
@@ -333,7 +349,9 @@ std::string html_page(const std::string& title, const std::vector<Summary>& rows
                       const std::vector<const SimResult*>& results) {
   std::ostringstream o;
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>" << xml_escape(title)
-    << "</title>\n<style>body{font-family:sans-serif;margin:1.5em;color:#222}pre{background:#f6f6f6;padding:.8em}"
+    << "</"
+       "title>\n<style>body{font-family:sans-serif;margin:1.5em;color:#222}pre{background:#f6f6f6;padding:."
+       "8em}"
        "figure{display:inline-block;margin:.5em}</style></head><body>\n<h1>"
     << xml_escape(title) << "</h1>\n<pre>" << xml_escape(format_table(rows)) << "\n"
     << xml_escape(format_by_gpus(rows)) << "</pre>\n";
@@ -355,7 +373,8 @@ std::string html_page(const std::string& title, const std::vector<Summary>& rows
     cdf.series.push_back(c);
     const auto& samples = results[i]->samples;
     const std::size_t step = std::max<std::size_t>(1, samples.size() / 600);
-    for (std::size_t k = 0; k < samples.size(); k += step) b.x.push_back(samples[k].time / 3600), b.y.push_back(samples[k].busy_gpus);
+    for (std::size_t k = 0; k < samples.size(); k += step)
+      b.x.push_back(samples[k].time / 3600), b.y.push_back(samples[k].busy_gpus);
     busy.series.push_back(b);
   }
   o << "<figure>" << render_svg(by) << "</figure>\n";

@@ -25,16 +25,16 @@ struct Summary {
   int jobs = 0, started = 0, never_fit = 0, timed_out = 0, backfilled = 0;
   Stats wait, completion;
   std::vector<double> wait_percentiles;  // 0th, 1st, ..., 100th percentile of the wait (101 values)
-  std::map<int, Stats> wait_by_gpus;            // exact GPU count of the job
+  std::map<int, Stats> wait_by_gpus;     // exact GPU count of the job
   std::map<std::string, Stats> wait_by_account;
-  Stats wait_one_gpu, wait_multi_gpu;           // 1 GPU, more than 1
-  double makespan = 0;                          // first submission to last end
+  Stats wait_one_gpu, wait_multi_gpu;               // 1 GPU, more than 1
+  double makespan = 0;                              // first submission to last end
   double gpu_utilisation = 0, cpu_utilisation = 0;  // busy share in the load window (see load_window())
   double fragmentation = -1;  // mean over samples while a multi-GPU job waited; -1: none waited
   // Busy share of the GPUs while some job waits (mean over samples; -1: none
   // waited): how close to full the placement ran the cluster when it mattered.
   double gpu_use_queued = -1;
-  double jain = 1;            // over accounts, of 1 / mean bounded slowdown (1: all served alike)
+  double jain = 1;  // over accounts, of 1 / mean bounded slowdown (1: all served alike)
   // Lower bounds: every job starting at its submission (mean completion time),
   // and max(last submission's end, work / capacity) for the makespan.
   double completion_bound = 0, makespan_bound = 0;

@@ -50,9 +50,9 @@ inline std::optional<double> slurm_duration(const std::string& text) {
     if (parts.size() > 2) v += parts[2];
     return v;
   }
-  if (parts.size() == 1) return parts[0] * 60;                // MM
-  if (parts.size() == 2) return parts[0] * 60 + parts[1];     // MM:SS
-  return parts[0] * 3600 + parts[1] * 60 + parts[2];         // HH:MM:SS
+  if (parts.size() == 1) return parts[0] * 60;             // MM
+  if (parts.size() == 2) return parts[0] * 60 + parts[1];  // MM:SS
+  return parts[0] * 3600 + parts[1] * 60 + parts[2];       // HH:MM:SS
 }
 
 }  // namespace tune::sim

@@ -40,9 +40,9 @@ Agreement compare_with_history(const Workload& w, const SimResult& r, double tie
     errors.push_back(std::abs(r.jobs[i].start - j.recorded_start));
   }
   if (a.jobs == 0)
-    throw std::invalid_argument(
-        "no job of " + w.source +
-        " has a recorded start to compare with (sacct output and SWF have one; arrivals must not be compressed)");
+    throw std::invalid_argument("no job of " + w.source +
+                                " has a recorded start to compare with (sacct output and SWF have one; "
+                                "arrivals must not be compressed)");
   a.wait_recorded = wait_rec / a.jobs;
   a.wait_simulated = wait_sim / a.jobs;
   a.wait_error = relative_error(a.wait_simulated, a.wait_recorded);
@@ -78,14 +78,16 @@ Agreement compare_with_history(const Workload& w, const SimResult& r, double tie
 std::string format_agreements(const std::vector<std::pair<std::string, Agreement>>& rows) {
   std::string out;
   char buf[400];
-  std::snprintf(buf, sizeof buf, "%-24s %6s %9s %9s %6s %9s %9s %6s %7s %9s %9s\n", "POLICY", "JOBS", "WAIT-REC",
-                "WAIT-SIM", "ERR", "SPAN-REC", "SPAN-SIM", "ERR", "ORDER", "DSTART-50", "DSTART-95");
+  std::snprintf(buf, sizeof buf, "%-24s %6s %9s %9s %6s %9s %9s %6s %7s %9s %9s\n", "POLICY", "JOBS",
+                "WAIT-REC", "WAIT-SIM", "ERR", "SPAN-REC", "SPAN-SIM", "ERR", "ORDER", "DSTART-50",
+                "DSTART-95");
   out += buf;
   for (const auto& [label, a] : rows) {
-    std::snprintf(buf, sizeof buf, "%-24s %6d %8.1fs %8.1fs %5.1f%% %8.0fs %8.0fs %5.1f%% %6.1f%% %8.0fs %8.0fs\n",
-                  label.c_str(), a.jobs, a.wait_recorded, a.wait_simulated, 100 * a.wait_error, a.makespan_recorded,
-                  a.makespan_simulated, 100 * a.makespan_error, 100 * a.order_agreement, a.start_error_median,
-                  a.start_error_p95);
+    std::snprintf(buf, sizeof buf,
+                  "%-24s %6d %8.1fs %8.1fs %5.1f%% %8.0fs %8.0fs %5.1f%% %6.1f%% %8.0fs %8.0fs\n",
+                  label.c_str(), a.jobs, a.wait_recorded, a.wait_simulated, 100 * a.wait_error,
+                  a.makespan_recorded, a.makespan_simulated, 100 * a.makespan_error, 100 * a.order_agreement,
+                  a.start_error_median, a.start_error_p95);
     out += buf;
   }
   return out;

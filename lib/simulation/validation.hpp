@@ -13,9 +13,9 @@
 namespace tune::sim {
 
 struct Agreement {
-  int jobs = 0;                                   // with a recorded start, started in the simulation
-  double wait_recorded = 0, wait_simulated = 0;   // mean wait
-  double wait_error = 0;                          // |simulated - recorded| / recorded (0 when both are 0)
+  int jobs = 0;                                  // with a recorded start, started in the simulation
+  double wait_recorded = 0, wait_simulated = 0;  // mean wait
+  double wait_error = 0;                         // |simulated - recorded| / recorded (0 when both are 0)
   double makespan_recorded = 0, makespan_simulated = 0, makespan_error = 0;
   // Of the pairs of jobs whose recorded starts differ by more than `tie`
   // seconds, the share the simulation starts in the same order.

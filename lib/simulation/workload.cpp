@@ -1,19 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "simulation/workload.hpp"
 
-#include "priority/job_facts.hpp"
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <ctime>
 #include <fstream>
 #include <iomanip>
-#include <optional>
 #include <map>
+#include <optional>
 #include <random>
 #include <sstream>
 
+#include "priority/job_facts.hpp"
 #include "simulation/text.hpp"
 
 namespace tune::sim {
@@ -23,8 +22,10 @@ std::vector<std::string> split(const std::string& line, char sep) {
   std::vector<std::string> out;
   std::string cur;
   for (char c : line) {
-    if (c == sep) out.push_back(cur), cur.clear();
-    else if (c != '\r') cur += c;
+    if (c == sep)
+      out.push_back(cur), cur.clear();
+    else if (c != '\r')
+      cur += c;
   }
   out.push_back(cur);
   return out;
@@ -98,7 +99,8 @@ int need(const std::map<std::string, int>& cols, const std::string& name, const 
          const std::string& format) {
   const auto it = cols.find(name);
   if (it == cols.end())
-    throw WorkloadError(source + ":1: the " + format + " header has no '" + name + "' column; see tune-simulate(1), INPUTS");
+    throw WorkloadError(source + ":1: the " + format + " header has no '" + name +
+                        "' column; see tune-simulate(1), INPUTS");
   return it->second;
 }
 
@@ -108,15 +110,15 @@ void read_sacct(std::istream& in, Workload& w) {
   std::getline(in, line);
   const auto header = split(line, '|');
   const auto cols = columns(header);
-  const int c_submit = need(cols, "submit", w.source, "sacct"), c_start = need(cols, "start", w.source, "sacct"),
-            c_end = need(cols, "end", w.source, "sacct");
+  const int c_submit = need(cols, "submit", w.source, "sacct"),
+            c_start = need(cols, "start", w.source, "sacct"), c_end = need(cols, "end", w.source, "sacct");
   auto opt = [&](const char* n) {
     const auto it = cols.find(n);
     return it == cols.end() ? -1 : it->second;
   };
   const int c_id = opt("jobid"), c_name = opt("jobname"), c_user = opt("user"), c_account = opt("account"),
-            c_limit = opt("timelimit"), c_nodes = opt("nnodes"), c_cpus = opt("ncpus"), c_tres = opt("alloctres"),
-            c_mem = opt("reqmem");
+            c_limit = opt("timelimit"), c_nodes = opt("nnodes"), c_cpus = opt("ncpus"),
+            c_tres = opt("alloctres"), c_mem = opt("reqmem");
   int n = 1, unknown = 0;
   while (std::getline(in, line)) {
     ++n;
@@ -126,7 +128,8 @@ void read_sacct(std::istream& in, Workload& w) {
     // A '|' inside a job name splits it: fold the extra fields back into the name.
     if (f.size() > header.size() && c_name >= 0) {
       const std::size_t extra = f.size() - header.size();
-      for (std::size_t k = 0; k < extra; ++k) f[c_name] += "|" + f[c_name + 1], f.erase(f.begin() + c_name + 1);
+      for (std::size_t k = 0; k < extra; ++k)
+        f[c_name] += "|" + f[c_name + 1], f.erase(f.begin() + c_name + 1);
     }
     if (f.size() != header.size())
       where.fail("has " + std::to_string(f.size()) + " fields, the header " + std::to_string(header.size()),
@@ -134,7 +137,8 @@ void read_sacct(std::istream& in, Workload& w) {
     const auto submit = slurm_time(f[c_submit], where, "Submit");
     const auto start = slurm_time(f[c_start], where, "Start");
     const auto end = slurm_time(f[c_end], where, "End");
-    if (!submit || !start || !end || *end < *start) {  // never started (cancelled while pending) or still running
+    if (!submit || !start || !end ||
+        *end < *start) {  // never started (cancelled while pending) or still running
       ++unknown;
       continue;
     }
@@ -148,7 +152,8 @@ void read_sacct(std::istream& in, Workload& w) {
     j.runtime = *end - *start;
     if (c_limit >= 0) {
       const std::string l = trim(f[c_limit]);
-      if (!l.empty() && l != "UNLIMITED" && l != "Partition_Limit" && l != "INVALID") j.time_limit = duration_of(l, where, "Timelimit");
+      if (!l.empty() && l != "UNLIMITED" && l != "Partition_Limit" && l != "INVALID")
+        j.time_limit = duration_of(l, where, "Timelimit");
     }
     if (c_nodes >= 0) j.nodes = static_cast<int>(number(f[c_nodes], where, "NNodes"));
     if (c_cpus >= 0) j.cpus = std::max(1, static_cast<int>(number(f[c_cpus], where, "NCPUS")));
@@ -157,8 +162,10 @@ void read_sacct(std::istream& in, Workload& w) {
         const auto eq = kv.find('=');
         if (eq == std::string::npos) continue;
         const std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
-        if (k == "gres/gpu") j.gpus = static_cast<int>(number(v, where, "AllocTRES gres/gpu"));
-        else if (k == "mem") j.mem_mb = slurm_mem(v, where);
+        if (k == "gres/gpu")
+          j.gpus = static_cast<int>(number(v, where, "AllocTRES gres/gpu"));
+        else if (k == "mem")
+          j.mem_mb = slurm_mem(v, where);
       }
     if (j.mem_mb == 0 && c_mem >= 0) j.mem_mb = slurm_mem(f[c_mem], where);
     w.jobs.push_back(j);
@@ -180,7 +187,8 @@ void read_swf(std::istream& in, Workload& w) {
     std::vector<double> f;
     std::string x;
     while (s >> x) f.push_back(number(x, where, "field " + std::to_string(f.size() + 1)));
-    if (f.size() < 18) where.fail("has " + std::to_string(f.size()) + " fields, SWF has 18", "fix or remove the line");
+    if (f.size() < 18)
+      where.fail("has " + std::to_string(f.size()) + " fields, SWF has 18", "fix or remove the line");
     const double run = f[3], procs = f[4] > 0 ? f[4] : f[7];
     if (run < 0 || procs <= 0 || f[1] < 0) {
       ++skipped;
@@ -195,7 +203,9 @@ void read_swf(std::istream& in, Workload& w) {
     if (f[8] > 0) j.time_limit = f[8];
     if (f[9] > 0) j.mem_mb = f[9] * procs / 1024;  // KB per processor
     j.user = f[11] >= 0 ? std::to_string(static_cast<long long>(f[11])) : "";
-    j.account = tenant_of(f[12] >= 0 ? "group" + std::to_string(static_cast<long long>(f[12])) : std::string(), j.user, "default");
+    j.account =
+        tenant_of(f[12] >= 0 ? "group" + std::to_string(static_cast<long long>(f[12])) : std::string(),
+                  j.user, "default");
     w.jobs.push_back(j);
   }
   w.skipped = skipped;
@@ -257,8 +267,10 @@ void read_csv(std::istream& in, Workload& w, const std::string& format) {
       if (const int c = opt("user"); c >= 0) j.user = trim(f[c]);
       const int c_acct = opt("account");
       j.account = tenant_of(c_acct >= 0 ? trim(f[c_acct]) : std::string(), j.user, j.account);
-      if (const int c = opt("time_limit"); c >= 0 && !trim(f[c]).empty()) j.time_limit = number(f[c], where, "time_limit");
-      if (const int c = opt("num_cpu"); c >= 0) j.cpus = std::max(1, static_cast<int>(number(f[c], where, "num_cpu")));
+      if (const int c = opt("time_limit"); c >= 0 && !trim(f[c]).empty())
+        j.time_limit = number(f[c], where, "time_limit");
+      if (const int c = opt("num_cpu"); c >= 0)
+        j.cpus = std::max(1, static_cast<int>(number(f[c], where, "num_cpu")));
       if (const int c = opt("num_node"); c >= 0) j.nodes = static_cast<int>(number(f[c], where, "num_node"));
     }
     if (j.runtime < 0 || j.gpus < 0 || j.submit < 0)
@@ -295,20 +307,27 @@ Workload parse_workload(const std::string& text, const std::string& source, cons
   const std::string first = text.substr(0, text.find('\n'));
   const std::string f = format.empty() ? detect(first) : format;
   if (f.empty())
-    throw WorkloadError(source + ":1: unknown workload format (header '" + first.substr(0, 60) +
-                        "'); use sacct --parsable2 output, SWF, or a Tiresias, Philly-style or openb CSV, or name it "
-                        "with --format");
+    throw WorkloadError(
+        source + ":1: unknown workload format (header '" + first.substr(0, 60) +
+        "'); use sacct --parsable2 output, SWF, or a Tiresias, Philly-style or openb CSV, or name it "
+        "with --format");
   std::istringstream in(text);
-  if (f == "sacct") read_sacct(in, w);
-  else if (f == "swf") read_swf(in, w);
-  else if (f == "tiresias" || f == "openb" || f == "philly") read_csv(in, w, f);
-  else throw WorkloadError("unknown workload format '" + f + "': use sacct, swf, philly, tiresias or openb");
+  if (f == "sacct")
+    read_sacct(in, w);
+  else if (f == "swf")
+    read_swf(in, w);
+  else if (f == "tiresias" || f == "openb" || f == "philly")
+    read_csv(in, w, f);
+  else
+    throw WorkloadError("unknown workload format '" + f + "': use sacct, swf, philly, tiresias or openb");
   w.source = source + " (" + f + ")";
   if (!w.timed) return w;
   if (w.jobs.empty())
-    throw WorkloadError(source + ": holds no job that ran" +
-                        (w.skipped ? " (" + std::to_string(w.skipped) + " skipped: " + w.skipped_why + ")" : std::string()));
-  std::stable_sort(w.jobs.begin(), w.jobs.end(), [](const SimJob& a, const SimJob& b) { return a.submit < b.submit; });
+    throw WorkloadError(
+        source + ": holds no job that ran" +
+        (w.skipped ? " (" + std::to_string(w.skipped) + " skipped: " + w.skipped_why + ")" : std::string()));
+  std::stable_sort(w.jobs.begin(), w.jobs.end(),
+                   [](const SimJob& a, const SimJob& b) { return a.submit < b.submit; });
   const double t0 = w.jobs.front().submit;
   for (auto& j : w.jobs) {
     j.submit -= t0;
@@ -336,7 +355,8 @@ void borrow_times(Workload& w, const Workload& donor, std::uint64_t seed) {
     const SimJob* d = it->second[std::uniform_int_distribution<std::size_t>(0, it->second.size() - 1)(rng)];
     j.submit = d->submit, j.runtime = d->runtime;
   }
-  std::stable_sort(w.jobs.begin(), w.jobs.end(), [](const SimJob& a, const SimJob& b) { return a.submit < b.submit; });
+  std::stable_sort(w.jobs.begin(), w.jobs.end(),
+                   [](const SimJob& a, const SimJob& b) { return a.submit < b.submit; });
   w.timed = true;
   w.source += ", times drawn from " + donor.source + " by GPU count (seed " + std::to_string(seed) + ")";
 }
@@ -347,7 +367,8 @@ Workload jitter_arrivals(const Workload& w, double seconds, std::uint64_t seed) 
   std::uniform_real_distribution<double> shift(0, seconds);
   for (auto& j : out.jobs) j.submit += shift(rng), j.recorded_start = -1;
   for (auto& s : out.studies) s.submit += shift(rng);
-  std::stable_sort(out.jobs.begin(), out.jobs.end(), [](const SimJob& a, const SimJob& b) { return a.submit < b.submit; });
+  std::stable_sort(out.jobs.begin(), out.jobs.end(),
+                   [](const SimJob& a, const SimJob& b) { return a.submit < b.submit; });
   return out;
 }
 
@@ -359,9 +380,11 @@ void apply_time_limits(Workload& w, double factor) {
     for (const auto& t : s.trials) longest = std::max(longest, t.duration), total += t.duration;
     if (s.trial_time_limit <= 0) s.trial_time_limit = std::max(60.0, std::ceil(longest * factor / 60) * 60);
     if (s.time_limit <= 0)
-      s.time_limit = std::max(60.0, std::ceil((total / std::max(1, s.parallel) + longest) * factor / 60) * 60);
+      s.time_limit =
+          std::max(60.0, std::ceil((total / std::max(1, s.parallel) + longest) * factor / 60) * 60);
     // Users give an AppCore room for a study slowed by others.
-    if (s.appcore_time_limit <= 0) s.appcore_time_limit = std::max(s.time_limit, std::ceil(total / 60) * 60 + 3600);
+    if (s.appcore_time_limit <= 0)
+      s.appcore_time_limit = std::max(s.time_limit, std::ceil(total / 60) * 60 + 3600);
   }
 }
 

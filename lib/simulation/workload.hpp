@@ -23,13 +23,13 @@ struct SimJob {
   std::string name;
   std::string account = "default";
   std::string user;
-  double submit = 0;      // seconds from the trace's start
-  double runtime = 0;     // what the job really ran (it ends earlier only at its time limit)
-  double time_limit = 0;  // seconds; 0: not in the trace, set by apply_time_limits()
-  int nodes = 0;          // 0: as many as the GPUs need (one if they fit on one node)
-  int gpus = 0;           // in total
-  int cpus = 1;           // in total
-  double mem_mb = 0;      // in total
+  double submit = 0;           // seconds from the trace's start
+  double runtime = 0;          // what the job really ran (it ends earlier only at its time limit)
+  double time_limit = 0;       // seconds; 0: not in the trace, set by apply_time_limits()
+  int nodes = 0;               // 0: as many as the GPUs need (one if they fit on one node)
+  int gpus = 0;                // in total
+  int cpus = 1;                // in total
+  double mem_mb = 0;           // in total
   double recorded_start = -1;  // when it started in the history (sacct Start, SWF wait); -1: not recorded
   // What the job is: a job of the trace, or one a replayed study submitted
   // (its AppCore, one trial, or the whole study in one allocation).
@@ -38,7 +38,7 @@ struct SimJob {
 };
 
 struct Workload {
-  std::string source;  // file and format, for reports
+  std::string source;        // file and format, for reports
   std::vector<SimJob> jobs;  // sorted by submit time
   int skipped = 0;           // lines that describe no job that ran (never started, cancelled pending, ...)
   std::string skipped_why;

@@ -39,15 +39,15 @@ double finite_number(const json& v, const std::string& param, const char* what) 
 }
 
 ParamKind parse_kind(const json& v, const std::string& param) {
-  if (!v.is_string())
-    fail(param, "\"type\" must be one of \"bound\", \"int\", \"number\", \"choice\"");
+  if (!v.is_string()) fail(param, "\"type\" must be one of \"bound\", \"int\", \"number\", \"choice\"");
   const auto s = v.get<std::string>();
   if (s == "bound") return ParamKind::Bound;
   if (s == "int") return ParamKind::Int;
   if (s == "number") return ParamKind::Number;
   if (s == "choice") return ParamKind::Choice;
-  fail(param, "unknown type \"" + s + "\"; use \"bound\" (interval), \"int\" (integer range), "
-                                      "\"number\" (listed numbers) or \"choice\" (listed strings)");
+  fail(param, "unknown type \"" + s +
+                  "\"; use \"bound\" (interval), \"int\" (integer range), "
+                  "\"number\" (listed numbers) or \"choice\" (listed strings)");
 }
 
 Parameter parse_parameter(const json& p, std::size_t index) {
@@ -59,9 +59,9 @@ Parameter parse_parameter(const json& p, std::size_t index) {
   out.name = p["name"].get<std::string>();
   const auto& name = out.name;
   // Names reach the environment (TUNE_PARAM_<name>) and argv placeholders.
-  const bool ok_name = std::all_of(name.begin(), name.end(), [](unsigned char c) {
-    return std::isalnum(c) || c == '_';
-  }) && !std::isdigit(static_cast<unsigned char>(name[0]));
+  const bool ok_name =
+      std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; }) &&
+      !std::isdigit(static_cast<unsigned char>(name[0]));
   if (!ok_name) fail(name, "names may hold only letters, digits and '_', and not start with a digit");
   if (!p.contains("type")) fail(name, "needs a \"type\"");
   out.kind = parse_kind(p["type"], name);
@@ -112,7 +112,8 @@ Parameter parse_parameter(const json& p, std::size_t index) {
       if (value.empty()) fail(name, "\"value\" lists no choices");
       std::set<std::string> seen;
       for (const auto& v : value) {
-        if (!v.is_string()) fail(name, "choices must be strings, got " + v.dump() + "; use type \"number\" for numbers");
+        if (!v.is_string())
+          fail(name, "choices must be strings, got " + v.dump() + "; use type \"number\" for numbers");
         if (!seen.insert(v.get<std::string>()).second) fail(name, "lists " + v.dump() + " twice");
         out.choices.push_back(v.get<std::string>());
       }
@@ -123,7 +124,8 @@ Parameter parse_parameter(const json& p, std::size_t index) {
 }
 
 // "when": {"parent": [values...]} (a single value may stand for a list of one).
-std::vector<Condition> parse_when(const json& when, const std::string& name, const std::vector<Parameter>& earlier) {
+std::vector<Condition> parse_when(const json& when, const std::string& name,
+                                  const std::vector<Parameter>& earlier) {
   const std::string example = "e.g. \"when\": {\"optimizer\": [\"sgd\"]}";
   if (!when.is_object() || when.empty())
     fail(name, "\"when\" must be an object naming a parameter and the values it must take, " + example);
@@ -135,20 +137,25 @@ std::vector<Condition> parse_when(const json& when, const std::string& name, con
     if (at == earlier.size()) {
       if (parent_name == name) fail(name, "\"when\" names the parameter itself");
       fail(name, "\"when\" names '" + parent_name +
-                     "', which is not a parameter listed before this one; list a parameter before those that depend on it");
+                     "', which is not a parameter listed before this one; list a parameter before those that "
+                     "depend on it");
     }
     const Parameter& parent = earlier[at];
     if (parent.kind == ParamKind::Bound)
       fail(name, "\"when\" names '" + parent_name +
-                     "', a bound (continuous) parameter; a condition needs a parent with listed values: choice, number or int");
+                     "', a bound (continuous) parameter; a condition needs a parent with listed values: "
+                     "choice, number or int");
     const json list = values.is_array() ? values : json::array({values});
-    if (list.empty()) fail(name, "\"when\": '" + parent_name + "' lists no values, so the parameter would never exist");
+    if (list.empty())
+      fail(name, "\"when\": '" + parent_name + "' lists no values, so the parameter would never exist");
     Condition c;
     c.parent = at;
     for (const auto& v : list) {
       ParamValue pv;
       if (parent.kind == ParamKind::Choice) {
-        if (!v.is_string()) fail(name, "\"when\": '" + parent_name + "' is a choice; give its values as strings, not " + v.dump());
+        if (!v.is_string())
+          fail(name,
+               "\"when\": '" + parent_name + "' is a choice; give its values as strings, not " + v.dump());
         pv = v.get<std::string>();
       } else if (!v.is_number()) {
         fail(name, "\"when\": '" + parent_name + "' takes numbers, not " + v.dump());
@@ -171,7 +178,9 @@ std::vector<Condition> parse_when(const json& when, const std::string& name, con
   return out;
 }
 
-double clamp01(double u) { return std::isnan(u) ? 0.0 : std::clamp(u, 0.0, 1.0); }
+double clamp01(double u) {
+  return std::isnan(u) ? 0.0 : std::clamp(u, 0.0, 1.0);
+}
 
 // Index of bin u in n equal bins of [0,1].
 std::size_t bin_of(double u, std::size_t n) {
@@ -209,8 +218,8 @@ ParamValue Parameter::decode(double u) const {
   u = clamp01(u);
   switch (kind) {
     case ParamKind::Bound: {
-      const double x = log ? std::exp(std::log(low) + u * (std::log(high) - std::log(low)))
-                           : low + u * (high - low);
+      const double x =
+          log ? std::exp(std::log(low) + u * (std::log(high) - std::log(low))) : low + u * (high - low);
       return std::clamp(x, low, high);
     }
     case ParamKind::Int: {
@@ -234,8 +243,10 @@ double Parameter::encode(const ParamValue& value) const {
   switch (kind) {
     case ParamKind::Bound: {
       const double x = as_double();
-      if (!(x >= low && x <= high)) fail(name, to_string(value) + " lies outside [" + to_string(low) + ", " + to_string(high) + "]");
-      return log ? (std::log(x) - std::log(low)) / (std::log(high) - std::log(low)) : (x - low) / (high - low);
+      if (!(x >= low && x <= high))
+        fail(name, to_string(value) + " lies outside [" + to_string(low) + ", " + to_string(high) + "]");
+      return log ? (std::log(x) - std::log(low)) / (std::log(high) - std::log(low))
+                 : (x - low) / (high - low);
     }
     case ParamKind::Int: {
       const double x = as_double();
@@ -288,8 +299,9 @@ SearchSpace SearchSpace::parse(std::string_view json_text, std::string_view sour
 
 SearchSpace SearchSpace::from_json(const json& doc) {
   if (!doc.is_object() || !doc.contains("parameters") || !doc["parameters"].is_array())
-    throw SpaceError("expected an object with a \"parameters\" array, e.g. "
-                     "{\"parameters\": [{\"name\": \"lr\", \"type\": \"bound\", \"value\": [0.001, 0.1]}]}");
+    throw SpaceError(
+        "expected an object with a \"parameters\" array, e.g. "
+        "{\"parameters\": [{\"name\": \"lr\", \"type\": \"bound\", \"value\": [0.001, 0.1]}]}");
   SearchSpace space;
   const json& params = doc["parameters"];
   if (params.empty()) throw SpaceError("\"parameters\" is empty: a study needs at least one parameter");
@@ -352,12 +364,14 @@ std::string SearchSpace::condition_text(std::size_t index) const {
 
 void SearchSpace::check(const std::vector<ParamValue>& values, const std::string& where) const {
   if (values.size() != params_.size())
-    throw SpaceError(where + ": " + std::to_string(values.size()) + " values for " + std::to_string(params_.size()) + " parameters");
+    throw SpaceError(where + ": " + std::to_string(values.size()) + " values for " +
+                     std::to_string(params_.size()) + " parameters");
   const auto on = active(values);
   for (std::size_t i = 0; i < params_.size(); ++i) {
     if (on[i] && is_absent(values[i]))
-      throw SpaceError(where + ": parameter '" + params_[i].name + "' has no value" +
-                       (params_[i].when.empty() ? std::string() : " (it " + condition_text(i) + ", which holds here)"));
+      throw SpaceError(
+          where + ": parameter '" + params_[i].name + "' has no value" +
+          (params_[i].when.empty() ? std::string() : " (it " + condition_text(i) + ", which holds here)"));
     if (!on[i] && !is_absent(values[i]))
       throw SpaceError(where + ": parameter '" + params_[i].name + "' " + condition_text(i) +
                        ", which does not hold here; leave it out");
@@ -410,8 +424,10 @@ std::string to_string(const ParamValue& value) {
 json to_json(const ParamValue& value) {
   return std::visit(
       [](const auto& v) {
-        if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::monostate>) return json(nullptr);
-        else return json(v);
+        if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::monostate>)
+          return json(nullptr);
+        else
+          return json(v);
       },
       value);
 }

@@ -6,8 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -36,25 +36,27 @@ std::string_view kind_name(ParamKind kind);
 // parameter is inactive in that trial (a condition of its "when" fails).
 using ParamValue = std::variant<std::monostate, double, std::int64_t, std::string>;
 
-inline bool is_absent(const ParamValue& v) { return std::holds_alternative<std::monostate>(v); }
+inline bool is_absent(const ParamValue& v) {
+  return std::holds_alternative<std::monostate>(v);
+}
 
 // "when": {"optimizer": ["sgd", "nesterov"]}: the parameter exists only in
 // trials whose `parent` took one of `values`. Parents are choice, number or
 // int parameters listed before the child; a child of a conditional parent is
 // active only where its parent is (nesting to any depth).
 struct Condition {
-  std::size_t parent = 0;         // index in SearchSpace::parameters()
+  std::size_t parent = 0;          // index in SearchSpace::parameters()
   std::vector<ParamValue> values;  // of the parent's type
 };
 
 struct Parameter {
   std::string name;
   ParamKind kind = ParamKind::Bound;
-  double low = 0, high = 0;           // Bound and Int
-  bool log = false;                   // Bound and Int: sample on a log scale
-  std::vector<double> numbers{};      // Number
-  std::vector<std::string> choices{}; // Choice
-  std::vector<Condition> when{};      // all must hold; empty: always active
+  double low = 0, high = 0;            // Bound and Int
+  bool log = false;                    // Bound and Int: sample on a log scale
+  std::vector<double> numbers{};       // Number
+  std::vector<std::string> choices{};  // Choice
+  std::vector<Condition> when{};       // all must hold; empty: always active
 
   // Number of distinct values, or 0 for a continuous parameter.
   std::size_t cardinality() const;

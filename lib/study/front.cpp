@@ -16,7 +16,8 @@ std::vector<Trial> pareto_trials(const StudyInfo& study, const std::vector<Trial
   std::vector<const Trial*> ok;
   std::vector<ObjectivePoint> points;
   for (const auto& t : trials)
-    if (t.state == TrialState::Ok && !study.objectives.empty() && t.values.size() == study.objectives.size()) {
+    if (t.state == TrialState::Ok && !study.objectives.empty() &&
+        t.values.size() == study.objectives.size()) {
       ok.push_back(&t);
       points.push_back(minimisation_form(study, t.values));
     }

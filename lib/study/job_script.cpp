@@ -23,7 +23,10 @@ std::string q(const std::string& s) {
 
 std::string setup_lines(const std::string& file) {
   std::ifstream in(file);
-  if (!in) throw std::invalid_argument("--setup " + file + ": cannot read it; give a file of shell lines (module load ..., conda activate ...)");
+  if (!in)
+    throw std::invalid_argument(
+        "--setup " + file +
+        ": cannot read it; give a file of shell lines (module load ..., conda activate ...)");
   std::stringstream text;
   text << in.rdbuf();
   std::string s = text.str();
@@ -95,8 +98,8 @@ std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary
     << "# time limit) on to the study, which drains and exits 75, and then requeues\n"
     << "# this job to resume it; after SIGTERM (scancel, preemption) it does not.\n"
     << "exec " << q(tune_binary) << " wrap "
-    << (o.trial_jobs ? "-- " : "--mpi -- mpirun -np \"$((SLURM_NTASKS + 1))\" ")
-    << q(tune_binary) << " run --history \"$history\" \"${resume[@]}\" \\\n"
+    << (o.trial_jobs ? "-- " : "--mpi -- mpirun -np \"$((SLURM_NTASKS + 1))\" ") << q(tune_binary)
+    << " run --history \"$history\" \"${resume[@]}\" \\\n"
     << " " << study_run_arguments(o, q);
   s << " \\\n  --";
   const auto words = o.command.empty() ? split_command(o.program) : o.command;

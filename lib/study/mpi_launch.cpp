@@ -72,7 +72,8 @@ std::vector<EnvChange> mpi_study_env(const std::function<const char*(const char*
   if (per_task > 0) {
     const char* n = get("SLURM_NTASKS");
     const long tasks = n && *n ? count_of(n) : 0;
-    if (tasks <= 0) throw std::invalid_argument("SLURM_NTASKS is not set: the job's task count is needed for its GPUs");
+    if (tasks <= 0)
+      throw std::invalid_argument("SLURM_NTASKS is not set: the job's task count is needed for its GPUs");
     out.push_back({"SLURM_GPUS", std::to_string(per_task * tasks)});
   }
   return out;

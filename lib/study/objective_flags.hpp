@@ -22,7 +22,8 @@ struct ObjectiveFlags {
 // objective: "" or "loss,latency" (names as the report protocol's keys);
 // direction: "min"/"max", or one per objective ("min,max"); target: "" or a
 // number per objective. Throws std::invalid_argument naming the flag and the fix.
-ObjectiveFlags parse_objective_flags(std::string_view objective, std::string_view direction, std::string_view target);
+ObjectiveFlags parse_objective_flags(std::string_view objective, std::string_view direction,
+                                     std::string_view target);
 
 // --metric-regex reads one objective from stdout, so it does not go with
 // --objective naming several (or one by name). Throws std::invalid_argument.

@@ -47,7 +47,8 @@ void attribute_to_prune(TrialRun& run, bool prune_requested) {
 Outcome classify(const TrialRun& run) {
   const auto with_report_error = [&](std::string msg) {
     if (run.bad_report_lines > 0)
-      msg += "; " + std::to_string(run.bad_report_lines) + " malformed report line(s), first: " + run.first_report_error;
+      msg += "; " + std::to_string(run.bad_report_lines) +
+             " malformed report line(s), first: " + run.first_report_error;
     return msg;
   };
   if (run.interrupted) return {TrialState::Interrupted, {}, "interrupted: the study was stopping"};
@@ -61,7 +62,8 @@ Outcome classify(const TrialRun& run) {
   if (!run.exited) return {TrialState::Failed, {}, with_report_error("killed by " + signal_name(run.signal))};
   if (run.exit_code != 0)
     return {TrialState::Failed, {}, with_report_error("exit code " + std::to_string(run.exit_code))};
-  if (!run.objective) return {TrialState::Invalid, {}, with_report_error("exited 0 but reported no objective")};
+  if (!run.objective)
+    return {TrialState::Invalid, {}, with_report_error("exited 0 but reported no objective")};
   if (!std::isfinite(*run.objective)) {
     char v[32];
     std::snprintf(v, sizeof v, "%g", *run.objective);

@@ -17,16 +17,16 @@ struct TrialRun {
   bool exited = false;                      // exited normally (else: signalled)
   std::int32_t exit_code = -1;
   std::int32_t signal = 0;
-  bool timed_out = false;                   // killed for exceeding the trial time limit
-  bool interrupted = false;                 // killed because the study is stopping
-  bool pruned = false;                      // killed because a pruner stopped it early
-  std::optional<double> objective;          // the last objective reported (may be NaN)
+  bool timed_out = false;           // killed for exceeding the trial time limit
+  bool interrupted = false;         // killed because the study is stopping
+  bool pruned = false;              // killed because a pruner stopped it early
+  std::optional<double> objective;  // the last objective reported (may be NaN)
   std::size_t bad_report_lines = 0;
   std::string first_report_error;
   std::int64_t last_step = -1;
   double start_time = 0, end_time = 0;
   std::int64_t peak_rss_kb = -1;
-  double time_limit = 0;                    // seconds, for the message
+  double time_limit = 0;  // seconds, for the message
 };
 
 struct Outcome {

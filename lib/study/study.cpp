@@ -56,8 +56,10 @@ Study::Study(History& history, Sampler& sampler, StudyLimits limits, double now,
   // a result that came while it was being made.
   std::vector<const Trial*> finished;
   for (const auto& t : history_.trials()) {
-    if (is_final(t.state)) finished.push_back(&t);
-    else if (!limits_.trials || t.id < *limits_.trials) rerun_.push_back(t.id);  // running when the last run died, or interrupted
+    if (is_final(t.state))
+      finished.push_back(&t);
+    else if (!limits_.trials || t.id < *limits_.trials)
+      rerun_.push_back(t.id);  // running when the last run died, or interrupted
   }
   const auto imported = [&](const Trial& t) { return t.id < info.imported; };
   std::stable_sort(finished.begin(), finished.end(), [&](const Trial* a, const Trial* b) {
@@ -70,7 +72,8 @@ Study::Study(History& history, Sampler& sampler, StudyLimits limits, double now,
   for (const Trial* t : finished) {
     Observation o = observation(*t);
     if (!imported(*t)) o.known = known_at(t->start_time);
-    if (counts_as_result(o)) ends.push_back(imported(*t) ? -std::numeric_limits<double>::infinity() : t->end_time);
+    if (counts_as_result(o))
+      ends.push_back(imported(*t) ? -std::numeric_limits<double>::infinity() : t->end_time);
     observe(o);
     if (pruner_) pruner_->finished(t->id, t->state == TrialState::Ok);
     if (t->state == TrialState::Ok) note_ok(*t);
@@ -86,7 +89,9 @@ std::optional<std::string> Study::take_sampler_news() {
   return sampler_note_;
 }
 
-bool Study::better(double a, double b) const { return history_.study().minimize ? a < b : a > b; }
+bool Study::better(double a, double b) const {
+  return history_.study().minimize ? a < b : a > b;
+}
 
 Observation Study::observation(const Trial& t) const {
   const bool ok = t.state == TrialState::Ok;
@@ -94,7 +99,8 @@ Observation Study::observation(const Trial& t) const {
           ok && history_.study().multi_objective() ? t.values : std::vector<double>{}};
 }
 
-std::optional<std::vector<double>> Study::named_values(std::uint64_t trial, std::vector<std::string>& missing) const {
+std::optional<std::vector<double>> Study::named_values(std::uint64_t trial,
+                                                       std::vector<std::string>& missing) const {
   std::vector<double> out;
   const auto it = latest_.find(trial);
   for (const auto& o : history_.study().objectives) {
@@ -110,10 +116,12 @@ std::optional<std::vector<double>> Study::named_values(std::uint64_t trial, std:
 
 bool Study::meets_targets(const Trial& t) const {
   const auto& objectives = history_.study().objectives;
-  if (t.state != TrialState::Ok || t.values.size() != objectives.size() || limits_.targets.size() != objectives.size())
+  if (t.state != TrialState::Ok || t.values.size() != objectives.size() ||
+      limits_.targets.size() != objectives.size())
     return false;
   for (std::size_t i = 0; i < objectives.size(); ++i)
-    if (objectives[i].minimize ? t.values[i] > limits_.targets[i] : t.values[i] < limits_.targets[i]) return false;
+    if (objectives[i].minimize ? t.values[i] > limits_.targets[i] : t.values[i] < limits_.targets[i])
+      return false;
   return true;
 }
 
@@ -133,8 +141,10 @@ void Study::observe(Observation o) {
   }
   if (counts_as_result(o)) ++results_seen_;
   if (stand_in_) stand_in_->observe(o);
-  if (job_.valid()) held_.push_back(o);  // the worker is inside the sampler
-  else sampler_.observe(o);
+  if (job_.valid())
+    held_.push_back(o);  // the worker is inside the sampler
+  else
+    sampler_.observe(o);
 }
 
 bool Study::may_propose() const {
@@ -147,8 +157,8 @@ std::vector<Assignment> Study::pending() const {
   return out;
 }
 
-std::optional<Trial> Study::start_new(std::optional<Assignment> params, Sampler& by, std::size_t known, int rank,
-                                      const std::string& host, double now) {
+std::optional<Trial> Study::start_new(std::optional<Assignment> params, Sampler& by, std::size_t known,
+                                      int rank, const std::string& host, double now) {
   if (!params) {
     exhausted_ = true;
     check_stop_rules();
@@ -205,7 +215,9 @@ std::optional<Assignment> Study::propose(Sampler& by) {
   return by.propose(next_id_ - first_proposal_, pending());
 }
 
-bool Study::costly_next() const { return next_id_ >= first_proposal_ && sampler_.costly(next_id_ - first_proposal_); }
+bool Study::costly_next() const {
+  return next_id_ >= first_proposal_ && sampler_.costly(next_id_ - first_proposal_);
+}
 
 Study::Offer Study::offer_trial(int rank, const std::string& host, double now) {
   if (!stand_in_ || (!job_.valid() && !costly_next())) return {next_trial(rank, host, now)};
@@ -220,7 +232,9 @@ Study::Offer Study::offer_trial(int rank, const std::string& host, double now) {
   waiting_rank_ = rank;
   waiting_host_ = host;
   job_known_ = results_seen_;
-  job_ = std::async(std::launch::async, [this, id = next_id_ - first_proposal_, p = pending()] { return sampler_.propose(id, p); });
+  job_ = std::async(std::launch::async, [this, id = next_id_ - first_proposal_, p = pending()] {
+    return sampler_.propose(id, p);
+  });
   return {std::nullopt, true};
 }
 
@@ -229,14 +243,16 @@ void Study::await_proposal(double seconds) const {
 }
 
 std::optional<Study::Collected> Study::collect(double now) {
-  if (!job_.valid() || job_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return std::nullopt;
+  if (!job_.valid() || job_.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+    return std::nullopt;
   auto params = job_.get();  // rethrows what the sampler threw
   for (const auto& o : held_) sampler_.observe(o);
   held_.clear();
   Collected out{waiting_rank_, std::nullopt};
   waiting_rank_ = -1;
   tick(now);
-  if (!stopping() && may_propose()) out.trial = start_new(std::move(params), sampler_, job_known_, out.rank, waiting_host_, now);
+  if (!stopping() && may_propose())
+    out.trial = start_new(std::move(params), sampler_, job_known_, out.rank, waiting_host_, now);
   check_stop_rules();
   return out;
 }
@@ -285,7 +301,8 @@ const Trial& Study::on_result(const TrialRun& run, int rank, const std::string& 
   t.objective = o.objective;
   t.message = o.message;
   t.values = t.state == TrialState::Ok && values ? *values : std::vector<double>{};
-  if (!missing.empty() && t.state == TrialState::Invalid && o.message.rfind("exited 0 but reported no objective", 0) == 0) {
+  if (!missing.empty() && t.state == TrialState::Invalid &&
+      o.message.rfind("exited 0 but reported no objective", 0) == 0) {
     std::string names;
     for (const auto& m : missing) names += (names.empty() ? "" : ", ") + m;
     t.message = "exited 0 but reported no " + names + " (the study's objectives: report each as name=value)" +
@@ -406,7 +423,8 @@ std::string Study::stop_message() const {
   std::string m(stop_reason_name(reason_));
   if (reason_ == StopReason::TooManyFailures)
     m += ": the last " + std::to_string(consecutive_failures_) +
-         " trials all failed; the program looks broken (see the trial logs and `tune status`; --max-failures " +
+         " trials all failed; the program looks broken (see the trial logs and `tune status`; "
+         "--max-failures " +
          "changes the limit)";
   return m;
 }
@@ -427,7 +445,8 @@ void Study::note_ok(const Trial& t) {
   for (const auto& [id, q] : front_)
     if (dominates(q, p)) return;
   std::erase_if(front_, [&](const auto& member) { return dominates(p, member.second); });
-  const auto at = std::find_if(front_.begin(), front_.end(), [&](const auto& member) { return member.first > t.id; });
+  const auto at =
+      std::find_if(front_.begin(), front_.end(), [&](const auto& member) { return member.first > t.id; });
   front_.emplace(at, t.id, std::move(p));
 }
 

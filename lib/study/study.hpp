@@ -21,22 +21,22 @@
 namespace tune {
 
 struct StudyLimits {
-  std::optional<std::uint64_t> trials{};   // --trials: ids 0..N-1
-  std::optional<double> time_limit{};      // --time-limit, seconds of this run
-  std::optional<double> target{};          // --target: stop once the best reaches it
-  std::vector<double> targets{};           // several objectives: stop once one ok trial meets them all
-  int max_failures = 10;                   // --max-failures: consecutive non-ok outcomes; 0 = never stop
+  std::optional<std::uint64_t> trials{};  // --trials: ids 0..N-1
+  std::optional<double> time_limit{};     // --time-limit, seconds of this run
+  std::optional<double> target{};         // --target: stop once the best reaches it
+  std::vector<double> targets{};          // several objectives: stop once one ok trial meets them all
+  int max_failures = 10;                  // --max-failures: consecutive non-ok outcomes; 0 = never stop
 };
 
 enum class StopReason {
   None,
-  TrialsDone,       // every trial of --trials ran
-  SpaceExhausted,   // the grid has no more points
+  TrialsDone,      // every trial of --trials ran
+  SpaceExhausted,  // the grid has no more points
   TargetReached,
-  TimeLimit,        // --time-limit of this run
+  TimeLimit,  // --time-limit of this run
   TooManyFailures,
-  Signal,           // SIGTERM/SIGUSR1: stop, and come back with --resume
-  Refused,          // Slurm refused the study's trial jobs (bad partition, account, size)
+  Signal,   // SIGTERM/SIGUSR1: stop, and come back with --resume
+  Refused,  // Slurm refused the study's trial jobs (bad partition, account, size)
 };
 std::string_view stop_reason_name(StopReason r);
 // The study is over: no --resume will run its interrupted trials again
@@ -130,7 +130,8 @@ class Study {
  private:
   bool better(double a, double b) const;
   // Named objectives: each one's value from the trial's reports, if all came.
-  std::optional<std::vector<double>> named_values(std::uint64_t trial, std::vector<std::string>& missing) const;
+  std::optional<std::vector<double>> named_values(std::uint64_t trial,
+                                                  std::vector<std::string>& missing) const;
   bool meets_targets(const Trial& t) const;
   Observation observation(const Trial& t) const;
   std::optional<double> pruning_value(const Report& report) const;
@@ -144,7 +145,8 @@ class Study {
   std::optional<Trial> start_new(std::optional<Assignment> params, Sampler& by, std::size_t known, int rank,
                                  const std::string& host, double now);
   std::optional<Trial> start(Trial t, int rank, const std::string& host, double now);
-  std::optional<Trial> start_rerun(int rank, const std::string& host, double now);  // the oldest rerun, if any
+  std::optional<Trial> start_rerun(int rank, const std::string& host,
+                                   double now);  // the oldest rerun, if any
   // The next new trial's parameters: an enqueued set while any is left, then
   // `by`'s proposal (numbered from 0 after the imported and enqueued trials).
   std::optional<Assignment> propose(Sampler& by);
@@ -163,27 +165,28 @@ class Study {
   std::future<std::optional<Assignment>> job_;  // the sampler's proposal under way on the worker
   int waiting_rank_ = -1;
   std::string waiting_host_;
-  std::vector<Observation> held_;               // results that arrived while it works
-  std::size_t results_seen_ = 0;                // results given to the samplers (held ones too)
-  std::size_t job_known_ = 0;                   // ... when the proposal under way began
+  std::vector<Observation> held_;                        // results that arrived while it works
+  std::size_t results_seen_ = 0;                         // results given to the samplers (held ones too)
+  std::size_t job_known_ = 0;                            // ... when the proposal under way began
   std::map<std::uint64_t, std::size_t> known_at_start_;  // running trials: results known at their proposal
   std::uint64_t stand_in_trials_ = 0;
   StudyLimits limits_;
   double started_;
-  std::vector<std::uint64_t> rerun_;              // ids to run again, oldest first
+  std::vector<std::uint64_t> rerun_;             // ids to run again, oldest first
   std::map<std::uint64_t, Assignment> running_;  // id -> params, for samplers' `pending`
   std::uint64_t next_id_ = 0;
-  std::vector<Assignment> enqueued_;              // --enqueue sets, run as trials imported..first_proposal_-1
-  std::uint64_t first_proposal_ = 0;              // imported + enqueued trials: the sampler numbers from here
+  std::vector<Assignment> enqueued_;  // --enqueue sets, run as trials imported..first_proposal_-1
+  std::uint64_t first_proposal_ = 0;  // imported + enqueued trials: the sampler numbers from here
   bool exhausted_ = false;
   int consecutive_failures_ = 0;
   std::optional<std::uint64_t> best_;
   // Multi-objective: the Pareto front so far, by id, each with its values in minimisation form.
   std::vector<std::pair<std::uint64_t, std::vector<double>>> front_;
-  bool targets_met_ = false;          // named targets: some ok trial meets them all
-  std::map<std::uint64_t, std::map<std::string, double>> latest_;  // named objectives: last value per running trial
+  bool targets_met_ = false;  // named targets: some ok trial meets them all
+  std::map<std::uint64_t, std::map<std::string, double>>
+      latest_;  // named objectives: last value per running trial
   std::unique_ptr<Pruner> pruner_;
-  std::string sampler_note_;        // the note of the last proposal
+  std::string sampler_note_;  // the note of the last proposal
   bool sampler_note_changed_ = false;
   std::map<std::uint64_t, std::string> prune_reason_;  // running trials the pruner stopped
   StopReason reason_ = StopReason::None;

@@ -21,8 +21,10 @@ std::vector<std::string> time_notes(const SubmitOptions& o, const std::optional<
     if (!p)
       what = "the job gets its partition's default time limit (Slurm did not say which)";
     else if (p->default_minutes)
-      what = "the job gets partition " + p->name + "'s default time limit, " + minutes_text(*p->default_minutes) +
-             (p->max_minutes ? " (at most " + minutes_text(*p->max_minutes) + ")" : std::string(" (no maximum)"));
+      what = "the job gets partition " + p->name + "'s default time limit, " +
+             minutes_text(*p->default_minutes) +
+             (p->max_minutes ? " (at most " + minutes_text(*p->max_minutes) + ")"
+                             : std::string(" (no maximum)"));
     else if (p->max_minutes)
       what = "the job gets partition " + p->name + "'s maximum time limit, " + minutes_text(*p->max_minutes);
     else

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "study/text_input.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <algorithm>
 #include <cmath>
 
 namespace tune {
@@ -29,10 +29,22 @@ double parse_duration(std::string_view text, std::string_view what) {
     double unit = 1;
     std::string_view num = text;
     switch (text.back()) {
-      case 's': unit = 1; num.remove_suffix(1); break;
-      case 'm': unit = 60; num.remove_suffix(1); break;
-      case 'h': unit = 3600; num.remove_suffix(1); break;
-      case 'd': unit = 86400; num.remove_suffix(1); break;
+      case 's':
+        unit = 1;
+        num.remove_suffix(1);
+        break;
+      case 'm':
+        unit = 60;
+        num.remove_suffix(1);
+        break;
+      case 'h':
+        unit = 3600;
+        num.remove_suffix(1);
+        break;
+      case 'd':
+        unit = 86400;
+        num.remove_suffix(1);
+        break;
       default: break;
     }
     double v = 0;
@@ -85,18 +97,21 @@ std::vector<std::string> split_command(std::string_view text) {
       in_word = false;
     } else if (c == '\'') {
       const auto end = text.find('\'', i + 1);
-      if (end == std::string_view::npos) throw std::invalid_argument("unterminated ' in the command: " + std::string(text));
+      if (end == std::string_view::npos)
+        throw std::invalid_argument("unterminated ' in the command: " + std::string(text));
       word.append(text.substr(i + 1, end - i - 1));
       i = end;
       in_word = true;
     } else if (c == '"') {
       ++i;
       for (; i < text.size() && text[i] != '"'; ++i) {
-        if (text[i] == '\\' && i + 1 < text.size() && std::string_view("\\\"$`").find(text[i + 1]) != std::string_view::npos)
+        if (text[i] == '\\' && i + 1 < text.size() &&
+            std::string_view("\\\"$`").find(text[i + 1]) != std::string_view::npos)
           ++i;
         word += text[i];
       }
-      if (i >= text.size()) throw std::invalid_argument("unterminated \" in the command: " + std::string(text));
+      if (i >= text.size())
+        throw std::invalid_argument("unterminated \" in the command: " + std::string(text));
       in_word = true;
     } else if (c == '\\' && i + 1 < text.size()) {
       word += text[++i];
@@ -112,7 +127,8 @@ std::vector<std::string> split_command(std::string_view text) {
 
 std::string shell_quote(std::string_view word) {
   const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](unsigned char c) {
-    return std::isalnum(c) || std::string_view("@%+=:,./_-{}").find(static_cast<char>(c)) != std::string_view::npos;
+    return std::isalnum(c) ||
+           std::string_view("@%+=:,./_-{}").find(static_cast<char>(c)) != std::string_view::npos;
   });
   if (plain) return std::string(word);
   std::string out = "'";
@@ -129,10 +145,10 @@ long parse_megabytes(std::string_view text, std::string_view what) {
   } catch (...) {
   }
   const std::string unit = t.substr(used);
-  const long mult = unit.empty() || unit == "M" || unit == "m"   ? 1
-                    : unit == "G" || unit == "g"                 ? 1024
-                    : unit == "T" || unit == "t"                 ? 1024 * 1024
-                                                                 : -1;
+  const long mult = unit.empty() || unit == "M" || unit == "m" ? 1
+                    : unit == "G" || unit == "g"               ? 1024
+                    : unit == "T" || unit == "t"               ? 1024 * 1024
+                                                               : -1;
   if (v <= 0 || mult < 0 || v > (1L << 40) / mult)
     throw std::invalid_argument(std::string(what) + ": '" + t + "' is not a memory size; use e.g. 512M, 4G");
   return v * mult;

@@ -7,8 +7,8 @@
 
 namespace tune {
 
-int trial_jobs_to_submit(int parallel, int live_jobs, std::uint64_t unclaimed, std::optional<std::uint64_t> remaining,
-                         int trials_per_job) {
+int trial_jobs_to_submit(int parallel, int live_jobs, std::uint64_t unclaimed,
+                         std::optional<std::uint64_t> remaining, int trials_per_job) {
   int room = std::max(0, parallel - live_jobs);
   if (!remaining) return room;
   if (*remaining <= unclaimed) return 0;
@@ -47,14 +47,15 @@ LostTrial lost_trial(JobEnd end, std::uint64_t job_id, const std::string& reason
   }
 }
 
-std::vector<std::string> trial_job_environment(const std::vector<std::string>& env,
-                                               const std::vector<std::pair<std::string, std::string>>& extra) {
-  static constexpr std::array<std::string_view, 11> kJobPrefixes = {
-      "SLURM_", "SBATCH_", "SRUN_", "SALLOC_", "PMI_", "PMIX_", "OMPI_", "PRTE_", "HYDRA_", "MPIR_", "I_MPI_"};
+std::vector<std::string> trial_job_environment(
+    const std::vector<std::string>& env, const std::vector<std::pair<std::string, std::string>>& extra) {
+  static constexpr std::array<std::string_view, 11> kJobPrefixes = {"SLURM_", "SBATCH_", "SRUN_", "SALLOC_",
+                                                                    "PMI_",   "PMIX_",   "OMPI_", "PRTE_",
+                                                                    "HYDRA_", "MPIR_",   "I_MPI_"};
   // Also variables Slurm sets for a job's GPUs and the AppCore's own trial.
   static constexpr std::array<std::string_view, 6> kJobNames = {"CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
                                                                 "ROCR_VISIBLE_DEVICES", "ZE_AFFINITY_MASK",
-                                                                "SLURMD_NODENAME", "TUNE_CHANNEL"};
+                                                                "SLURMD_NODENAME",      "TUNE_CHANNEL"};
   std::vector<std::string> out;
   for (const auto& e : env) {
     const auto eq = e.find('=');
@@ -62,8 +63,8 @@ std::vector<std::string> trial_job_environment(const std::vector<std::string>& e
     const std::string_view name(e.data(), eq);
     // SLURM_CONF names the cluster, not the job: a trial's srun needs it.
     const bool job_owned =
-        (name != "SLURM_CONF" &&
-         std::any_of(kJobPrefixes.begin(), kJobPrefixes.end(), [&](auto p) { return name.substr(0, p.size()) == p; })) ||
+        (name != "SLURM_CONF" && std::any_of(kJobPrefixes.begin(), kJobPrefixes.end(),
+                                             [&](auto p) { return name.substr(0, p.size()) == p; })) ||
         std::find(kJobNames.begin(), kJobNames.end(), name) != kJobNames.end();
     if (!job_owned) out.push_back(e);
   }
@@ -76,7 +77,9 @@ Spread spread_of(std::vector<double> v) {
   s.n = v.size();
   if (v.empty()) return s;
   std::sort(v.begin(), v.end());
-  const auto rank = [&](double q) { return v[std::min(v.size() - 1, static_cast<std::size_t>(std::ceil(q * v.size())) - 1)]; };
+  const auto rank = [&](double q) {
+    return v[std::min(v.size() - 1, static_cast<std::size_t>(std::ceil(q * v.size())) - 1)];
+  };
   s.median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
   s.p95 = rank(0.95);
   return s;

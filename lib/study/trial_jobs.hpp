@@ -18,13 +18,13 @@ namespace tune {
 // One trial job's request, as the user gave it (--cpus-per-trial, ...).
 struct TrialJobSpec {
   int cpus_per_task = 1;
-  long mem_mb = 1024;       // per node
+  long mem_mb = 1024;  // per node
   int gpus_per_node = 0;
   int nodes = 1;
   int tasks = 1;            // tasks of the trial's program (srun across its nodes when > 1)
   double time_limit_s = 0;  // 0: the partition's default
   std::string partition, account, qos, constraint, reservation;
-  int nice = 0;             // sbatch --nice: lowers the jobs' priority (>= 0 for users)
+  int nice = 0;  // sbatch --nice: lowers the jobs' priority (>= 0 for users)
 };
 
 // Trial jobs to submit now so that at most `parallel` exist (pending and
@@ -32,11 +32,22 @@ struct TrialJobSpec {
 // counts the trials the live jobs may still ask for (each job runs up to
 // --trials-per-job), `remaining` the trials the study still hands out
 // (nothing: no limit).
-int trial_jobs_to_submit(int parallel, int live_jobs, std::uint64_t unclaimed, std::optional<std::uint64_t> remaining,
-                         int trials_per_job);
+int trial_jobs_to_submit(int parallel, int live_jobs, std::uint64_t unclaimed,
+                         std::optional<std::uint64_t> remaining, int trials_per_job);
 
 // How Slurm ended a trial job, as far as the AppCore needs to know.
-enum class JobEnd { Completed, Failed, Cancelled, Timeout, NodeFail, Preempted, OutOfMemory, BootFail, Deadline, Vanished };
+enum class JobEnd {
+  Completed,
+  Failed,
+  Cancelled,
+  Timeout,
+  NodeFail,
+  Preempted,
+  OutOfMemory,
+  BootFail,
+  Deadline,
+  Vanished
+};
 std::string_view job_end_name(JobEnd e);
 
 // What slurmctld says of a trial job.

@@ -16,8 +16,12 @@ std::vector<std::uint32_t> ids_of(const Map& m) {
   return ids;
 }
 
-RefusalVerdict waits(bool limit) { return RefusalVerdict{true, limit, ""}; }
-RefusalVerdict stops(std::string fix) { return RefusalVerdict{false, false, std::move(fix)}; }
+RefusalVerdict waits(bool limit) {
+  return RefusalVerdict{true, limit, ""};
+}
+RefusalVerdict stops(std::string fix) {
+  return RefusalVerdict{false, false, std::move(fix)};
+}
 
 }  // namespace
 
@@ -32,10 +36,11 @@ RefusalVerdict judge_refusal(const JobQueueError& e, bool submitted_before, std:
           "waiting does not lift: lower --cpus-per-trial, --mem-per-trial, --gpus-per-trial or "
           "--trial-time-limit, or choose another --qos or --account (sacctmgr show assoc user=$USER; "
           "sacctmgr show qos)");
-    case RefusalCause::Partition: return stops("check --partition (sinfo -s lists the partitions open to you)");
-    case RefusalCause::Account:
-      return stops("check --account (sacctmgr show assoc user=$USER lists yours)");
-    case RefusalCause::Qos: return stops("check --qos (sacctmgr show assoc user=$USER format=qos lists yours)");
+    case RefusalCause::Partition:
+      return stops("check --partition (sinfo -s lists the partitions open to you)");
+    case RefusalCause::Account: return stops("check --account (sacctmgr show assoc user=$USER lists yours)");
+    case RefusalCause::Qos:
+      return stops("check --qos (sacctmgr show assoc user=$USER format=qos lists yours)");
     case RefusalCause::Constraint: return stops("check --constraint (sinfo -o '%N %f' lists the features)");
     case RefusalCause::Reservation: return stops("check --reservation (scontrol show reservation)");
     case RefusalCause::Size:
@@ -43,7 +48,8 @@ RefusalVerdict judge_refusal(const JobQueueError& e, bool submitted_before, std:
           "lower --cpus-per-trial, --mem-per-trial or --gpus-per-trial: no node of the partition has that "
           "much (sinfo -o '%P %c %m %G')");
     case RefusalCause::TimeLimit:
-      return stops("lower --trial-time-limit (x --trials-per-job) below the partition's limit (sinfo -o '%P %l')");
+      return stops(
+          "lower --trial-time-limit (x --trials-per-job) below the partition's limit (sinfo -o '%P %l')");
     case RefusalCause::Unknown: break;
   }
   if (submitted_before) return waits(false);
@@ -138,7 +144,8 @@ void TrialJobsController::tick() {
 std::optional<double> TrialJobsController::due() const {
   std::optional<double> at;
   if (lookup_soon_ && !jobs_.empty()) at = last_lookup_ + 1;
-  if (submit_after_ > host_.now() && !host_.study().stopping()) at = std::min(at.value_or(submit_after_), submit_after_);
+  if (submit_after_ > host_.now() && !host_.study().stopping())
+    at = std::min(at.value_or(submit_after_), submit_after_);
   return at;
 }
 

@@ -23,8 +23,9 @@ namespace tune {
 
 // The loop's timing rules, in one place.
 struct TrialJobsRules {
-  double retry_refused_after = 10;     // a submission refused for the moment or by a limit is tried again after this,
-  double retry_refused_max = 300;      // doubling while the refusals go on, up to this
+  double retry_refused_after =
+      10;  // a submission refused for the moment or by a limit is tried again after this,
+  double retry_refused_max = 300;  // doubling while the refusals go on, up to this
 
   double cancel_after_interrupt = 30;  // a job that has not ended its interrupted trial by then is scancelled
   int cancel_rounds = 20;              // at the end: rounds of cancel-and-check before giving up on a job
@@ -33,7 +34,7 @@ struct TrialJobsRules {
   // before it is scancelled: cancelled, a job whose trial succeeded would
   // show CANCELLED in sacct.
   int leave_rounds = 8;
-  double poll_every = 10;              // seconds between looks at the jobs in slurmctld (--slurm-poll)
+  double poll_every = 10;  // seconds between looks at the jobs in slurmctld (--slurm-poll)
 };
 
 // A trial job's time limit: its trials back to back plus a minute, so that
@@ -58,7 +59,8 @@ enum class RefusalCause {
 };
 
 struct JobQueueError : std::runtime_error {
-  explicit JobQueueError(const std::string& what, RefusalCause cause = RefusalCause::Unknown, int user_jobs = -1)
+  explicit JobQueueError(const std::string& what, RefusalCause cause = RefusalCause::Unknown,
+                         int user_jobs = -1)
       : std::runtime_error(what), cause(cause), user_jobs(user_jobs) {}
   RefusalCause cause;
   int user_jobs;  // the user's jobs in the queue when Slurm refused (-1: not known)
@@ -148,7 +150,9 @@ class LiveStudy final : public LoopStudy {
   std::optional<Trial> next_trial(const std::string& node, double now) override {
     return s_.next_trial(0, node, now);
   }
-  bool on_report(std::uint64_t trial, const Report& r, double now) override { return s_.on_report(trial, r, now); }
+  bool on_report(std::uint64_t trial, const Report& r, double now) override {
+    return s_.on_report(trial, r, now);
+  }
   void on_lost(std::uint64_t trial, TrialState state, const std::string& message, double now) override {
     s_.on_lost(trial, state, message, now);
   }

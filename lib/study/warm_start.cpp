@@ -48,9 +48,12 @@ std::optional<ParamValue> convert(const ParamValue& v, const Parameter& p) {
     return std::nullopt;
   }
   double d;
-  if (const auto* i = std::get_if<std::int64_t>(&v)) d = static_cast<double>(*i);
-  else if (const auto* x = std::get_if<double>(&v)) d = *x;
-  else return std::nullopt;
+  if (const auto* i = std::get_if<std::int64_t>(&v))
+    d = static_cast<double>(*i);
+  else if (const auto* x = std::get_if<double>(&v))
+    d = *x;
+  else
+    return std::nullopt;
   return value_from_json(json(d), p);
 }
 
@@ -62,11 +65,13 @@ std::vector<Assignment> parse_enqueued(const std::string& json_text, const Searc
   try {
     doc = json::parse(json_text);
   } catch (const json::parse_error& e) {
-    throw WarmStartError(source + ": not valid JSON (" + e.what() +
-                         "); give a list of objects, one per trial, e.g. [{\"lr\": 0.01, \"optimizer\": \"sgd\"}]");
+    throw WarmStartError(
+        source + ": not valid JSON (" + e.what() +
+        "); give a list of objects, one per trial, e.g. [{\"lr\": 0.01, \"optimizer\": \"sgd\"}]");
   }
   if (!doc.is_array())
-    throw WarmStartError(source + ": expected a JSON list of parameter sets, e.g. [{\"lr\": 0.01, \"optimizer\": \"sgd\"}]");
+    throw WarmStartError(
+        source + ": expected a JSON list of parameter sets, e.g. [{\"lr\": 0.01, \"optimizer\": \"sgd\"}]");
   std::vector<Assignment> out;
   for (std::size_t k = 0; k < doc.size(); ++k) {
     const json& entry = doc[k];
@@ -75,7 +80,9 @@ std::vector<Assignment> parse_enqueued(const std::string& json_text, const Searc
     for (const auto& [name, value] : entry.items()) {
       bool known = false;
       for (const auto& p : space.parameters()) known = known || p.name == name;
-      if (!known) throw WarmStartError(where + " names '" + name + "', which is not a parameter of the space; remove it");
+      if (!known)
+        throw WarmStartError(where + " names '" + name +
+                             "', which is not a parameter of the space; remove it");
     }
     Assignment a;
     for (const auto& p : space.parameters()) {
@@ -83,7 +90,8 @@ std::vector<Assignment> parse_enqueued(const std::string& json_text, const Searc
       // writes it): whether it must be there is checked below.
       if (!entry.contains(p.name) || (!p.when.empty() && entry.at(p.name).is_null())) {
         if (p.when.empty())
-          throw WarmStartError(where + " has no value for '" + p.name + "'; give every parameter of the space");
+          throw WarmStartError(where + " has no value for '" + p.name +
+                               "'; give every parameter of the space");
         a.emplace_back(std::monostate{});
         continue;
       }
@@ -142,25 +150,29 @@ std::vector<Assignment> enqueued_from_json(const std::string& json_text, const S
 Imported import_trials(const HistorySnapshot& old, const std::string& old_path, const SearchSpace& space,
                        bool minimize, const std::vector<ObjectiveSpec>& objectives) {
   const auto aim = [](const std::vector<ObjectiveSpec>& objs, bool min) {
-    return (objs.empty() ? std::string("objective") : objective_text(objs)) + ", " + direction_text(objs, min);
+    return (objs.empty() ? std::string("objective") : objective_text(objs)) + ", " +
+           direction_text(objs, min);
   };
   if (aim(old.study.objectives, old.study.minimize) != aim(objectives, minimize) &&
       (!old.study.objectives.empty() || !objectives.empty()))
-    throw WarmStartError("--warm-start " + old_path + ": that study's objectives (" + aim(old.study.objectives, old.study.minimize) +
-                         ") differ from this one's (" + aim(objectives, minimize) + "); its results would mislead the search");
+    throw WarmStartError("--warm-start " + old_path + ": that study's objectives (" +
+                         aim(old.study.objectives, old.study.minimize) + ") differ from this one's (" +
+                         aim(objectives, minimize) + "); its results would mislead the search");
   if (old.study.minimize != minimize)
-    throw WarmStartError("--warm-start " + old_path + ": that study " + (old.study.minimize ? "minimised" : "maximised") +
-                         " its objective and this one " + (minimize ? "minimises" : "maximises") +
-                         "; its results would mislead the search (give the same --direction, or no --warm-start)");
+    throw WarmStartError(
+        "--warm-start " + old_path + ": that study " + (old.study.minimize ? "minimised" : "maximised") +
+        " its objective and this one " + (minimize ? "minimises" : "maximises") +
+        "; its results would mislead the search (give the same --direction, or no --warm-start)");
   std::vector<std::size_t> index;  // of each new parameter in the old space
   for (const auto& p : space.parameters()) {
     const auto& olds = old.study.space.parameters();
     std::size_t i = 0;
     while (i < olds.size() && olds[i].name != p.name) ++i;
     if (i == olds.size())
-      throw WarmStartError("--warm-start " + old_path + ": its study has no parameter '" + p.name +
-                           "', so its trials say nothing about it; warm-start from a study whose space has every "
-                           "parameter of this one");
+      throw WarmStartError(
+          "--warm-start " + old_path + ": its study has no parameter '" + p.name +
+          "', so its trials say nothing about it; warm-start from a study whose space has every "
+          "parameter of this one");
     index.push_back(i);
   }
   Imported out;

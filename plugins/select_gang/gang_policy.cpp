@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <deque>
 #include <memory>
-#include <unordered_set>
 #include <string>
+#include <unordered_set>
 
 #include "../c_boundary.hpp"
 #include "placement/gang_config.hpp"
@@ -32,9 +32,13 @@ gang_settings_t* gang_settings_load(const char* path, char* err, size_t errlen) 
                                       [&] { return new gang_settings(tune::load_gang_config(path)); });
 }
 
-void gang_settings_free(gang_settings_t* s) { delete s; }
+void gang_settings_free(gang_settings_t* s) {
+  delete s;
+}
 
-const char* gang_placement_name(const gang_settings_t* s) { return s->config.placement.c_str(); }
+const char* gang_placement_name(const gang_settings_t* s) {
+  return s->config.placement.c_str();
+}
 
 int gang_enabled_for(const gang_settings_t* s, const char* partition) {
   return s->config.applies_to(partition ? partition : "");
@@ -61,7 +65,8 @@ int gang_place(gang_settings_t* s, const gang_node_t* nodes, int n, const gang_j
     j.cpus_per_task = std::max(1, job->cpus_per_task);
     j.set_gpus({job->gpus_per_job, job->gpus_per_node, job->gpus_per_task, job->gpus_per_socket});
     j.cpus_per_gpu = job->cpus_per_gpu;
-    j.mem_per_cpu_mb = job->mem_per_cpu_mb, j.mem_per_gpu_mb = job->mem_per_gpu_mb, j.mem_per_node_mb = job->mem_per_node_mb;
+    j.mem_per_cpu_mb = job->mem_per_cpu_mb, j.mem_per_gpu_mb = job->mem_per_gpu_mb,
+    j.mem_per_node_mb = job->mem_per_node_mb;
     j.exclusive = job->exclusive;
     if (job->job_id && s->seen.insert(job->job_id).second) {
       s->policy->observe(j);

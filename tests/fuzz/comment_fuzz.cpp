@@ -5,12 +5,11 @@
 // never above what the same job gets with no Comment, and its SITE term is
 // never positive (strategy-proof), with either estimator; the tail
 // estimator's chance is a probability and its level in range.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
-
-#include <cmath>
 
 #include "adaptive/progress_record.hpp"
 #include "adaptive/tail_estimate.hpp"
@@ -58,7 +57,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     r2.comment = comment;
     const auto a = with.pass(now, cluster, {commented, other, r2});
     const auto b = without.pass(now, cluster, {mine, other, running});
-    if (!a[0].priority || !b[0].priority || *a[0].priority > *b[0].priority || *a[0].priority < 1) std::abort();
+    if (!a[0].priority || !b[0].priority || *a[0].priority > *b[0].priority || *a[0].priority < 1)
+      std::abort();
     if (*a[1].priority != *b[1].priority) std::abort();  // another user's job is untouched
     commented.base_priority = 50000, other.base_priority = 40000;
     const auto s = site.pass(now, {commented, other, r2});

@@ -3,15 +3,15 @@
 // property of a pass, and sched_tune.conf.
 #include <gtest/gtest.h>
 
-#include <csignal>
 #include <cmath>
+#include <csignal>
 #include <random>
 
 #include "adaptive/progress_record.hpp"
 #include "adaptive/yield_level.hpp"
 #include "priority/job_summary.hpp"
-#include "priority/scheduling_pass.hpp"
 #include "priority/sched_config.hpp"
+#include "priority/scheduling_pass.hpp"
 #include "priority_fixture.hpp"
 
 namespace tune {
@@ -59,7 +59,8 @@ TEST(YieldLevel, GapNearItsMeanCountsAsAPlateau) {
   EXPECT_FALSE(y.observe(rec(11, {1.0, 1.1, 1.2, 1.3, 1.4}), o));
   EXPECT_TRUE(y.observe(rec(16, {1.0, 1.1, 1.2, 1.3, 1.4}), o));
   EXPECT_NEAR(y.mean_gap(), 0.1, 1e-12);
-  EXPECT_FALSE(y.observe(rec(21, {0.5, 0.8, 1.0, 1.1, 1.2}), o)) << "an improvement: g = 20% of 0.5, not ~ 10%";
+  EXPECT_FALSE(y.observe(rec(21, {0.5, 0.8, 1.0, 1.1, 1.2}), o))
+      << "an improvement: g = 20% of 0.5, not ~ 10%";
   EXPECT_EQ(y.level(), 1);
 }
 
@@ -101,7 +102,8 @@ TEST(YieldLevel, MaximiseUsesTheSameGapsAndRepeatedRecordsDoNothing) {
   AdaptiveOptions o;
   YieldLevel y;
   EXPECT_TRUE(y.observe(rec(20, {0.95, 0.95, 0.949, 0.948, 0.947}, false), o));
-  EXPECT_FALSE(y.observe(rec(20, {0.95, 0.95, 0.949, 0.948, 0.947}, false), o)) << "a requeued job repeats its Comment";
+  EXPECT_FALSE(y.observe(rec(20, {0.95, 0.95, 0.949, 0.948, 0.947}, false), o))
+      << "a requeued job repeats its Comment";
   EXPECT_FALSE(y.observe(rec(5, {0.95, 0.95, 0.949, 0.948, 0.947}, false), o));
   EXPECT_EQ(y.level(), 1);
 }
@@ -142,8 +144,9 @@ std::string plateau(int n) {
 TEST(SchedulingPass, PlateauedStudysPendingJobFallsBehindAndRelaxesWhenNobodyWaits) {
   SchedulingPolicy p(fast());
   // bob's pending job is waiting: contention.
-  auto d = p.pass(100, kCluster, {job(1, 1, "alice", JobView::State::Pending, 0, plateau(20)),
-                                  job(2, 2, "bob", JobView::State::Pending, 50)});
+  auto d = p.pass(100, kCluster,
+                  {job(1, 1, "alice", JobView::State::Pending, 0, plateau(20)),
+                   job(2, 2, "bob", JobView::State::Pending, 50)});
   EXPECT_EQ(p.studies().at("1:s").yield.level(), 1);
   EXPECT_LT(*d[0].priority, *d[1].priority);
   d = p.pass(110, kCluster, {job(1, 1, "alice", JobView::State::Pending, 0, plateau(30))});
@@ -192,20 +195,23 @@ TEST(SchedulingPass, TrialJobsOfAPlateauedStudyFallBehindButAreNeverSignalled) {
   for (double now : {110.0, 120.0, 131.0, 232.0}) {
     n += 10;
     const auto d = p.pass(now, kCluster,
-                          {as(1, JobView::State::Running, n, ";role=appcore"), as(2, JobView::State::Running, n - 10, ";role=trial"),
+                          {as(1, JobView::State::Running, n, ";role=appcore"),
+                           as(2, JobView::State::Running, n - 10, ";role=trial"),
                            as(3, JobView::State::Pending, n, ";role=trial"), waiting});
     EXPECT_EQ(d[0].signal, 0) << "the AppCore of trial jobs never yields by signal (t=" << now << ")";
     EXPECT_EQ(d[1].signal, 0) << "a running trial job finishes its trial (t=" << now << ")";
     ASSERT_TRUE(d[2].priority && d[3].priority);
     EXPECT_LT(*d[2].priority, *d[3].priority) << "the plateaued study's pending trial job falls behind bob's";
   }
-  EXPECT_GE(p.studies().at("1:s").yield.level(), 2) << "one study, whichever of its jobs carried the record; a whole study would be signalled at this level";
+  EXPECT_GE(p.studies().at("1:s").yield.level(), 2) << "one study, whichever of its jobs carried the record; "
+                                                       "a whole study would be signalled at this level";
 }
 
 TEST(SchedulingPass, StudyStateIsPerUserAndKey) {
   SchedulingPolicy p(fast());
-  p.pass(100, kCluster, {job(1, 1, "alice", JobView::State::Running, 0, plateau(20)),
-                         job(2, 2, "bob", JobView::State::Pending, 0, plateau(40))});
+  p.pass(100, kCluster,
+         {job(1, 1, "alice", JobView::State::Running, 0, plateau(20)),
+          job(2, 2, "bob", JobView::State::Pending, 0, plateau(40))});
   EXPECT_EQ(p.studies().at("1:s").yield.level(), 1);
   EXPECT_EQ(p.studies().at("2:s").yield.level(), 1);
   // A requeued alice job with the same record inherits level 1 and adds nothing.
@@ -216,12 +222,41 @@ TEST(SchedulingPass, StudyStateIsPerUserAndKey) {
 // Strategy-proof: whatever a job's owner writes in its Comment, the job's
 // priority is never above the priority the same job gets with no Comment.
 std::string hostile(std::mt19937_64& rng) {
-  static const std::vector<std::string> pieces = {
-      "tune:", "study=", "s", "x", ";", "n=", "dir=min", "dir=max", "top=", "1", "-1", "0.5", "nan", "inf", "1e308",
-      "-1e308", "99999999999", ",", "=", " ", "\n", "\xff", std::string(1, '\0'), "tune:study=s;n=50;dir=min;top=1,1,1,1,1",
-      "tune:study=s;n=50;dir=max;top=9,8,7,6,5", ";tgt=", ";tgt=1e300", ";left=0", ";left=1000000000", "0.9",
-      "tune:study=s;n=50;dir=max;top=0.9,0.9,0.9;tgt=0.5;left=99", "tune:study=s;n=50;dir=min;top=1,2,3;tgt=-1e308;left=0",
-      "level=0", "prio=4294967295", std::string(300, 'a')};
+  static const std::vector<std::string> pieces = {"tune:",
+                                                  "study=",
+                                                  "s",
+                                                  "x",
+                                                  ";",
+                                                  "n=",
+                                                  "dir=min",
+                                                  "dir=max",
+                                                  "top=",
+                                                  "1",
+                                                  "-1",
+                                                  "0.5",
+                                                  "nan",
+                                                  "inf",
+                                                  "1e308",
+                                                  "-1e308",
+                                                  "99999999999",
+                                                  ",",
+                                                  "=",
+                                                  " ",
+                                                  "\n",
+                                                  "\xff",
+                                                  std::string(1, '\0'),
+                                                  "tune:study=s;n=50;dir=min;top=1,1,1,1,1",
+                                                  "tune:study=s;n=50;dir=max;top=9,8,7,6,5",
+                                                  ";tgt=",
+                                                  ";tgt=1e300",
+                                                  ";left=0",
+                                                  ";left=1000000000",
+                                                  "0.9",
+                                                  "tune:study=s;n=50;dir=max;top=0.9,0.9,0.9;tgt=0.5;left=99",
+                                                  "tune:study=s;n=50;dir=min;top=1,2,3;tgt=-1e308;left=0",
+                                                  "level=0",
+                                                  "prio=4294967295",
+                                                  std::string(300, 'a')};
   std::uniform_int_distribution<std::size_t> pick(0, pieces.size() - 1), len(0, 24);
   std::string out;
   for (std::size_t i = 0, n = len(rng); i < n; ++i) out += pieces[pick(rng)];
@@ -241,7 +276,8 @@ TEST(SchedulingPass, NoCommentEverRaisesAJobsPriority) {
     for (int i = 0; i < jobs; ++i) {
       const auto uid = static_cast<std::uint32_t>(1 + rng() % 3);
       const auto st = rng() % 3 ? JobView::State::Pending : JobView::State::Running;
-      JobView j = job(static_cast<std::uint32_t>(i + 1), uid, "t" + std::to_string(uid), st, static_cast<double>(rng() % 100));
+      JobView j = job(static_cast<std::uint32_t>(i + 1), uid, "t" + std::to_string(uid), st,
+                      static_cast<double>(rng() % 100));
       b.push_back(j);
       j.comment = hostile(rng);
       a.push_back(j);
@@ -273,7 +309,8 @@ TEST(ProgressRecord, RoundTripsAndKeepsTheUsersText) {
   EXPECT_EQ(parse_progress(*merged), r);
   ProgressRecord r2 = r;
   r2.trials = 43;
-  EXPECT_EQ(*merge_progress(*merged, r2), "my notes: run 3 " + format_progress(r2)) << "replaced, not appended";
+  EXPECT_EQ(*merge_progress(*merged, r2), "my notes: run 3 " + format_progress(r2))
+      << "replaced, not appended";
   EXPECT_EQ(user_text(*merged), "my notes: run 3");
   EXPECT_FALSE(merge_progress(std::string(1020, 'x'), r)) << "would exceed Slurm's 1,024 characters";
 }
@@ -286,20 +323,36 @@ TEST(ProgressRecord, RoleOfTheJobRoundTrips) {
   EXPECT_EQ(parse_progress(format_progress(r)), r);
   r.role = StudyRole::AppCore;
   EXPECT_EQ(parse_progress(format_progress(r)), r);
-  for (const char* bad : {"tune:study=s;n=4;dir=min;top=1;role=boss", "tune:study=s;n=4;dir=min;top=1;role=trial;role=trial",
-                          "tune:study=s;n=4;dir=min;top=1;role="})
+  for (const char* bad :
+       {"tune:study=s;n=4;dir=min;top=1;role=boss", "tune:study=s;n=4;dir=min;top=1;role=trial;role=trial",
+        "tune:study=s;n=4;dir=min;top=1;role="})
     EXPECT_FALSE(parse_progress(bad)) << bad;
 }
 
 TEST(ProgressRecord, RejectsAnythingMalformed) {
   for (const char* bad : {
-           "", "tune:", "tune:study=s", "tune:study=s;n=5;dir=min", "tune:study=s;n=5;dir=up;top=1",
-           "tune:study=s;n=5;dir=min;top=nan", "tune:study=s;n=5;dir=min;top=inf,1", "tune:study=s;n=5;dir=min;top=1e400",
-           "tune:study=s;n=-1;dir=min;top=", "tune:study=s;n=99999999999;dir=min;top=1", "tune:study=s;n=1;dir=min;top=1,2",
-           "tune:study=s;n=5;dir=min;top=2,1", "tune:study=s;n=5;dir=max;top=1,2", "tune:study=a b;n=5;dir=min;top=1",
-           "tune:study=s/..;n=5;dir=min;top=1", "tune:study=s;study=t;n=5;dir=min;top=1", "tune:study=s;n=5;dir=min;top=1;x=1",
-           "tune:study=s;n=5;dir=min;top=1,", "tune:study=s;n=5;dir=min;top=1 trailing", "xtune:study=s;n=5;dir=min;top=1",
-           "tune:study=;n=5;dir=min;top=1", "tune:study=s;n=0x5;dir=min;top=1",
+           "",
+           "tune:",
+           "tune:study=s",
+           "tune:study=s;n=5;dir=min",
+           "tune:study=s;n=5;dir=up;top=1",
+           "tune:study=s;n=5;dir=min;top=nan",
+           "tune:study=s;n=5;dir=min;top=inf,1",
+           "tune:study=s;n=5;dir=min;top=1e400",
+           "tune:study=s;n=-1;dir=min;top=",
+           "tune:study=s;n=99999999999;dir=min;top=1",
+           "tune:study=s;n=1;dir=min;top=1,2",
+           "tune:study=s;n=5;dir=min;top=2,1",
+           "tune:study=s;n=5;dir=max;top=1,2",
+           "tune:study=a b;n=5;dir=min;top=1",
+           "tune:study=s/..;n=5;dir=min;top=1",
+           "tune:study=s;study=t;n=5;dir=min;top=1",
+           "tune:study=s;n=5;dir=min;top=1;x=1",
+           "tune:study=s;n=5;dir=min;top=1,",
+           "tune:study=s;n=5;dir=min;top=1 trailing",
+           "xtune:study=s;n=5;dir=min;top=1",
+           "tune:study=;n=5;dir=min;top=1",
+           "tune:study=s;n=0x5;dir=min;top=1",
        })
     EXPECT_FALSE(parse_progress(bad)) << bad;
   EXPECT_FALSE(parse_progress("tune:study=" + std::string(65, 'k') + ";n=5;dir=min;top=1"));
@@ -311,7 +364,8 @@ TEST(ProgressRecord, RejectsAnythingMalformed) {
 
 TEST(JobSummary, RoundTrips) {
   JobSummary s;
-  s.tenant = "physics", s.dominant_share = 0.3125, s.factor = 0.805, s.study = "k-1", s.level = 2, s.priority = 80512;
+  s.tenant = "physics", s.dominant_share = 0.3125, s.factor = 0.805, s.study = "k-1", s.level = 2,
+  s.priority = 80512;
   const auto back = parse_summary("admin text " + format_summary(s));
   ASSERT_TRUE(back);
   EXPECT_EQ(back->tenant, "physics");
@@ -342,7 +396,8 @@ TEST(SchedConfig, DefaultsAndEverySetting) {
     adaptive = { enabled = false; k = 3; m = 4; thresholds = [0.1, 0.05]; tolerance = 0.2; yield_factor = 0.25;
                  max_level = 4; relax_time = 120; };
     yield = { enabled = false; level = 3; signal = "SIGUSR2"; wait = 10; cooldown = 20; };
-  )", "full.conf");
+  )",
+                                    "full.conf");
   EXPECT_EQ(d.interval, 5);
   EXPECT_EQ(d.state_file, "/var/tmp/x.state");
   EXPECT_EQ(d.fairshare.half_life, 3600);

@@ -15,7 +15,9 @@
 namespace tune {
 namespace {
 
-double matern52(double r) { return (1 + std::sqrt(5.0) * r + 5.0 / 3.0 * r * r) * std::exp(-std::sqrt(5.0) * r); }
+double matern52(double r) {
+  return (1 + std::sqrt(5.0) * r + 5.0 / 3.0 * r * r) * std::exp(-std::sqrt(5.0) * r);
+}
 
 GpHyper hyper1d(double length, double signal, double noise) {
   return {Eigen::VectorXd::Constant(1, std::log(length)), std::log(signal), std::log(noise)};
@@ -90,7 +92,8 @@ TEST(GaussianProcess, GradientsMatchFiniteDifferences) {
     bump(up, eps);
     bump(down, -eps);
     const double fd = (GaussianProcess::log_likelihood(X, y, up, nullptr) -
-                       GaussianProcess::log_likelihood(X, y, down, nullptr)) / (2 * eps);
+                       GaussianProcess::log_likelihood(X, y, down, nullptr)) /
+                      (2 * eps);
     EXPECT_NEAR(grad(j), fd, 1e-4 * std::max(1.0, std::abs(fd))) << "hyperparameter " << j;
   }
   // The prediction's gradient in x.
@@ -117,23 +120,28 @@ TEST(GaussianProcess, FitRecoversALongLengthScaleForASmoothFunction) {
   const GpHyper h = GaussianProcess::fit(X, y, GpHyper::initial(2));
   // The irrelevant dimension gets the longer length scale.
   EXPECT_GT(h.log_length(1), h.log_length(0));
-  EXPECT_GT(GaussianProcess::log_likelihood(X, (y.array() - y.mean()) / std::sqrt((y.array() - y.mean()).square().mean()), h, nullptr),
-            GaussianProcess::log_likelihood(X, (y.array() - y.mean()) / std::sqrt((y.array() - y.mean()).square().mean()),
-                                            GpHyper::initial(2), nullptr));
+  EXPECT_GT(GaussianProcess::log_likelihood(
+                X, (y.array() - y.mean()) / std::sqrt((y.array() - y.mean()).square().mean()), h, nullptr),
+            GaussianProcess::log_likelihood(
+                X, (y.array() - y.mean()) / std::sqrt((y.array() - y.mean()).square().mean()),
+                GpHyper::initial(2), nullptr));
 }
 
 TEST(ExpectedImprovement, KnownValuesAndDerivatives) {
   const double phi0 = 1 / std::sqrt(2 * std::numbers::pi);
   EXPECT_NEAR(expected_improvement(0, 1, 0).ei, phi0, 1e-12);
   EXPECT_NEAR(expected_improvement(1, 0, 2).ei, 1.0, 1e-12);  // certain improvement of 1
-  EXPECT_EQ(expected_improvement(3, 0, 2).ei, 0.0);            // certainly worse
+  EXPECT_EQ(expected_improvement(3, 0, 2).ei, 0.0);           // certainly worse
   // EI(mu, s) = (b - mu) Phi(z) + s phi(z); at mu = 0, s = 2, b = 1: z = 0.5.
   const double z = 0.5, Phi = 0.5 * std::erfc(-z / std::sqrt(2.0)), phi = std::exp(-z * z / 2) * phi0;
   const auto e = expected_improvement(0, 2, 1);
   EXPECT_NEAR(e.ei, Phi + 2 * phi, 1e-12);
   const double eps = 1e-6;
-  EXPECT_NEAR(e.d_mean, (expected_improvement(eps, 2, 1).ei - expected_improvement(-eps, 2, 1).ei) / (2 * eps), 1e-6);
-  EXPECT_NEAR(e.d_sd, (expected_improvement(0, 2 + eps, 1).ei - expected_improvement(0, 2 - eps, 1).ei) / (2 * eps), 1e-6);
+  EXPECT_NEAR(e.d_mean,
+              (expected_improvement(eps, 2, 1).ei - expected_improvement(-eps, 2, 1).ei) / (2 * eps), 1e-6);
+  EXPECT_NEAR(e.d_sd,
+              (expected_improvement(0, 2 + eps, 1).ei - expected_improvement(0, 2 - eps, 1).ei) / (2 * eps),
+              1e-6);
 }
 
 TEST(ScrambledHalton, PointsFillTheCubeAndDependOnTheSeed) {
@@ -167,10 +175,10 @@ TEST(BayesSampler, FeaturesRoundDiscreteValuesAndOneHotChoices) {
   u << 0.5, 0.40, 0.5, 0.9;
   const Eigen::VectorXd f = s.features(u);
   ASSERT_EQ(f.size(), 1 + 1 + 1 + 3);
-  EXPECT_DOUBLE_EQ(f(0), 0.5);                                           // log interval: its coordinate
+  EXPECT_DOUBLE_EQ(f(0), 0.5);                                            // log interval: its coordinate
   EXPECT_DOUBLE_EQ(f(1), space.parameters()[1].encode(std::int64_t{2}));  // 0.40 -> 2 of 1..4, rounded
   EXPECT_DOUBLE_EQ(f(2), space.parameters()[2].encode(32.0));
-  EXPECT_EQ(f.tail(3), Eigen::Vector3d(0, 0, 1));                         // rmsprop
+  EXPECT_EQ(f.tail(3), Eigen::Vector3d(0, 0, 1));  // rmsprop
   // Any u inside the same integer's share gives the same features.
   Eigen::VectorXd v = u;
   v(1) = 0.30;
@@ -233,7 +241,8 @@ TEST(BayesSampler, ParallelProposalsSpreadOut) {
 // Apart from the one replicate (below), a discrete space's points are not
 // handed out twice.
 TEST(BayesSampler, NeverRepeatsAPointOfADiscreteSpace) {
-  const SearchSpace space = SearchSpace::parse(R"({"parameters": [{"name": "n", "type": "int", "value": [1, 4]},
+  const SearchSpace space =
+      SearchSpace::parse(R"({"parameters": [{"name": "n", "type": "int", "value": [1, 4]},
       {"name": "c", "type": "choice", "value": ["a", "b", "c"]}]})");
   BayesSampler s(space, 2, true);
   std::set<Assignment> seen;
@@ -442,8 +451,10 @@ TEST(BayesSampler, PrunedTrialsKeepTheModelAway) {
   for (std::uint64_t t = 0; t < 12; ++t) {
     const auto a = *s.propose(t, {});
     // Everything near (0.3, 0.7) was pruned: no objective, only the flag.
-    if (bowl(a) < 0.05) s.observe({t, a, std::nullopt, true});
-    else s.observe({t, a, bowl(a)});
+    if (bowl(a) < 0.05)
+      s.observe({t, a, std::nullopt, true});
+    else
+      s.observe({t, a, bowl(a)});
   }
   // Without crashing or proposing the pruned points again.
   EXPECT_TRUE(s.propose(12, {}).has_value());
@@ -484,7 +495,8 @@ TEST(BayesSampler, TrustRegionCountsOnlyResultsProposedOnceTheBestWasKnown) {
   // 8 proposals in a row with nothing finishing in between, as 8 runners start.
   const auto start_eight = [&](BayesSampler& s) {
     std::vector<Assignment> running;
-    for (std::uint64_t t = s.initial_trials(); t < s.initial_trials() + 8; ++t) running.push_back(*s.propose(t, running));
+    for (std::uint64_t t = s.initial_trials(); t < s.initial_trials() + 8; ++t)
+      running.push_back(*s.propose(t, running));
     return running;
   };
   {
@@ -499,8 +511,10 @@ TEST(BayesSampler, TrustRegionCountsOnlyResultsProposedOnceTheBestWasKnown) {
       o.known = first;  // all 8 were proposed from the design's results
       live.observe(o);
     }
-    EXPECT_DOUBLE_EQ(live.trust_length(), 0.8) << "7 results proposed before the best was known are no stalls";
-    EXPECT_DOUBLE_EQ(replayed.trust_length(), 0.4) << "without the proposals: 7 stalls, halved after 4 (2 dimensions)";
+    EXPECT_DOUBLE_EQ(live.trust_length(), 0.8)
+        << "7 results proposed before the best was known are no stalls";
+    EXPECT_DOUBLE_EQ(replayed.trust_length(), 0.4)
+        << "without the proposals: 7 stalls, halved after 4 (2 dimensions)";
     // Proposed once the best was known, a result that does not beat it is a stall.
     for (std::uint64_t t = first + 8; t < first + 12; ++t) live.observe({t, *live.propose(t, {}), 100.0});
     EXPECT_DOUBLE_EQ(live.trust_length(), 0.4);
@@ -518,7 +532,8 @@ TEST(BayesSampler, TrustRegionCountsOnlyResultsProposedOnceTheBestWasKnown) {
       o.known = first;
       live.observe(o);
     }
-    EXPECT_DOUBLE_EQ(live.trust_length(), 1.6) << "3 improvements in a row among the results that knew the best";
+    EXPECT_DOUBLE_EQ(live.trust_length(), 1.6)
+        << "3 improvements in a row among the results that knew the best";
     EXPECT_DOUBLE_EQ(replayed.trust_length(), 0.8) << "without the proposals the siblings break the run";
   }
 }

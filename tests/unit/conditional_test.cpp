@@ -32,7 +32,9 @@ constexpr const char* kSpace = R"({"parameters": [
   {"name": "layers", "type": "int", "value": [1, 4]},
   {"name": "width2", "type": "int", "value": [16, 64], "when": {"layers": [2, 3, 4]}}]})";
 
-SearchSpace space() { return SearchSpace::parse(kSpace, "space.json"); }
+SearchSpace space() {
+  return SearchSpace::parse(kSpace, "space.json");
+}
 
 std::string parse_error(const std::string& params) {
   try {
@@ -46,11 +48,13 @@ std::string parse_error(const std::string& params) {
 TEST(ConditionalSpace, ParsesNestedConditionsAndWritesThemBack) {
   const auto s = space();
   EXPECT_TRUE(s.conditional());
-  EXPECT_FALSE(SearchSpace::parse(R"({"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]})").conditional());
+  EXPECT_FALSE(SearchSpace::parse(R"({"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]})")
+                   .conditional());
   const auto& damp = s.at("dampening");
   ASSERT_EQ(damp.when.size(), 1u);
   EXPECT_EQ(damp.when[0].parent, 3u);
-  EXPECT_EQ(s.at("width2").when[0].values, (std::vector<ParamValue>{std::int64_t{2}, std::int64_t{3}, std::int64_t{4}}));
+  EXPECT_EQ(s.at("width2").when[0].values,
+            (std::vector<ParamValue>{std::int64_t{2}, std::int64_t{3}, std::int64_t{4}}));
   EXPECT_EQ(SearchSpace::from_json(s.to_json()).to_json(), s.to_json());
   EXPECT_EQ(s.to_json()["parameters"][3]["when"], nlohmann::json::parse(R"({"optimizer": ["sgd"]})"));
   EXPECT_EQ(s.condition_text(7), "exists only when layers is 2, 3 or 4");
@@ -63,15 +67,17 @@ TEST(ConditionalSpace, NamesWhatIsWrongWithACondition) {
                         R"({"name": "opt", "type": "choice", "value": ["sgd"]})")
                 .find("'m': \"when\" names 'opt', which is not a parameter listed before this one"),
             std::string::npos);
-  EXPECT_NE(parse_error(opt + R"({"name": "m", "type": "bound", "value": [0, 1], "when": {"optimiser": ["sgd"]}})")
-                .find("names 'optimiser', which is not a parameter listed before"),
-            std::string::npos);
+  EXPECT_NE(
+      parse_error(opt + R"({"name": "m", "type": "bound", "value": [0, 1], "when": {"optimiser": ["sgd"]}})")
+          .find("names 'optimiser', which is not a parameter listed before"),
+      std::string::npos);
   EXPECT_NE(parse_error(lr + R"({"name": "m", "type": "bound", "value": [0, 1], "when": {"lr": [0.5]}})")
                 .find("a bound (continuous) parameter; a condition needs a parent with listed values"),
             std::string::npos);
-  EXPECT_NE(parse_error(opt + R"({"name": "m", "type": "bound", "value": [0, 1], "when": {"opt": ["rmsprop"]}})")
-                .find("'m': \"when\": \"rmsprop\" is not a value of 'opt'"),
-            std::string::npos);
+  EXPECT_NE(
+      parse_error(opt + R"({"name": "m", "type": "bound", "value": [0, 1], "when": {"opt": ["rmsprop"]}})")
+          .find("'m': \"when\": \"rmsprop\" is not a value of 'opt'"),
+      std::string::npos);
   EXPECT_NE(parse_error(opt + R"({"name": "m", "type": "bound", "value": [0, 1], "when": {"opt": []}})")
                 .find("lists no values, so the parameter would never exist"),
             std::string::npos);
@@ -85,13 +91,15 @@ TEST(ConditionalSpace, NamesWhatIsWrongWithACondition) {
   EXPECT_NE(parse_error(opt + R"({"name": "m", "type": "bound", "value": [0, 1], "when": ["opt"]})")
                 .find("\"when\" must be an object"),
             std::string::npos);
-  EXPECT_NE(parse_error(R"({"name": "m", "type": "choice", "value": ["a"], "when": {"m": ["a"]}})").find("names the parameter itself"),
+  EXPECT_NE(parse_error(R"({"name": "m", "type": "choice", "value": ["a"], "when": {"m": ["a"]}})")
+                .find("names the parameter itself"),
             std::string::npos);
 }
 
 TEST(ConditionalSpace, ActivityFollowsParentsToAnyDepth) {
   const auto s = space();
-  const Assignment sgd_no = {std::string("sgd"), 0.01, 0.9, std::string("no"), 0.1, 0.99, std::int64_t{1}, std::int64_t{32}};
+  const Assignment sgd_no = {std::string("sgd"), 0.01, 0.9, std::string("no"), 0.1, 0.99, std::int64_t{1},
+                             std::int64_t{32}};
   EXPECT_EQ(s.active(sgd_no), (std::vector<bool>{true, true, true, true, true, false, true, false}));
   Assignment adam = sgd_no;
   adam[0] = std::string("adam");
@@ -104,7 +112,9 @@ TEST(ConditionalSpace, ActivityFollowsParentsToAnyDepth) {
     s.check(adam, "entry 3");
     FAIL();
   } catch (const SpaceError& e) {
-    EXPECT_STREQ(e.what(), "entry 3: parameter 'momentum' exists only when optimizer is sgd, which does not hold here; leave it out");
+    EXPECT_STREQ(e.what(),
+                 "entry 3: parameter 'momentum' exists only when optimizer is sgd, which does not hold here; "
+                 "leave it out");
   }
   Assignment missing = s.prune_inactive(sgd_no);
   missing[4] = std::monostate{};
@@ -112,7 +122,9 @@ TEST(ConditionalSpace, ActivityFollowsParentsToAnyDepth) {
     s.check(missing, "entry 1");
     FAIL();
   } catch (const SpaceError& e) {
-    EXPECT_STREQ(e.what(), "entry 1: parameter 'dampening' has no value (it exists only when nesterov is no, which holds here)");
+    EXPECT_STREQ(
+        e.what(),
+        "entry 1: parameter 'dampening' has no value (it exists only when nesterov is no, which holds here)");
   }
 }
 
@@ -197,7 +209,8 @@ TEST(ConditionalWarmStart, EnqueuedSetsGiveExactlyTheActiveParameters) {
   const auto sets = parse_enqueued(R"([
     {"optimizer": "adam", "lr": 0.01, "beta2": 0.999, "layers": 1},
     {"optimizer": "sgd", "lr": 0.1, "momentum": 0.9, "nesterov": "no", "dampening": 0.1, "layers": 2, "width2": 32,
-     "beta2": null}])", s, "q.json");
+     "beta2": null}])",
+                                   s, "q.json");
   ASSERT_EQ(sets.size(), 2u);
   EXPECT_TRUE(is_absent(sets[0][2]) && is_absent(sets[0][7]));
   EXPECT_TRUE(is_absent(sets[1][5]));
@@ -211,9 +224,11 @@ TEST(ConditionalWarmStart, EnqueuedSetsGiveExactlyTheActiveParameters) {
     return std::string("accepted");
   };
   EXPECT_EQ(error(R"([{"optimizer": "adam", "lr": 0.01, "beta2": 0.999, "layers": 1, "momentum": 0.5}])"),
-            "q.json: entry 1: parameter 'momentum' exists only when optimizer is sgd, which does not hold here; leave it out");
+            "q.json: entry 1: parameter 'momentum' exists only when optimizer is sgd, which does not hold "
+            "here; leave it out");
   EXPECT_EQ(error(R"([{"optimizer": "adam", "lr": 0.01, "layers": 1}])"),
-            "q.json: entry 1: parameter 'beta2' has no value (it exists only when optimizer is adam, which holds here)");
+            "q.json: entry 1: parameter 'beta2' has no value (it exists only when optimizer is adam, which "
+            "holds here)");
   EXPECT_EQ(error(R"([{"optimizer": "adam", "beta2": 0.99, "layers": 1}])"),
             "q.json: entry 1 has no value for 'lr'; give every parameter of the space");
 }
@@ -232,7 +247,8 @@ TEST(ConditionalImportance, LeavesOutWhatNotEveryTrialHas) {
   }
   const auto model = ForestModel::fit(s, trials);
   ASSERT_TRUE(model);
-  EXPECT_EQ(model->left_out(), (std::vector<std::string>{"momentum", "nesterov", "dampening", "beta2", "width2"}));
+  EXPECT_EQ(model->left_out(),
+            (std::vector<std::string>{"momentum", "nesterov", "dampening", "beta2", "width2"}));
   const auto imp = model->importance();
   ASSERT_EQ(imp.size(), 3u);
   EXPECT_EQ(imp[0].name, "lr");

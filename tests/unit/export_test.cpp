@@ -40,7 +40,9 @@ HistorySnapshot snapshot() {
               trial(2, TrialState::Failed, std::nullopt), trial(3, TrialState::Interrupted, std::nullopt),
               trial(4, TrialState::Running, std::nullopt)};
   h.trials[2].message = "exit code 2, \"bad\"";
-  h.reports = {{0, 1, 1700000001, "acc", 0.5}, {0, 2, 1700000002, "acc", 0.9}, {1, 1, 1700000001, "acc", 0.1},
+  h.reports = {{0, 1, 1700000001, "acc", 0.5},
+               {0, 2, 1700000002, "acc", 0.9},
+               {1, 1, 1700000001, "acc", 0.1},
                {1, 1, 1700000001, "loss", 3}};
   return h;
 }
@@ -106,9 +108,10 @@ TEST(Export, TheCsvFilesHaveTheDocumentedColumnsAndQuoteWhatNeedsIt) {
   std::ostringstream trials, curves;
   write_trials_csv(h, trials);
   write_curves_csv(h, curves);
-  EXPECT_EQ(trials.str().substr(0, trials.str().find('\n')),
-            "id,state,objective,lr,opt,w,n,start_time,end_time,wall_time,rank,host,exit_code,signal,peak_rss_kb,"
-            "last_step,message");
+  EXPECT_EQ(
+      trials.str().substr(0, trials.str().find('\n')),
+      "id,state,objective,lr,opt,w,n,start_time,end_time,wall_time,rank,host,exit_code,signal,peak_rss_kb,"
+      "last_step,message");
   EXPECT_NE(trials.str().find(",\"exit code 2, \"\"bad\"\"\"\n"), std::string::npos);
   EXPECT_EQ(curves.str().substr(0, curves.str().find('\n')), "trial,step,time,metric,value");
   EXPECT_NE(curves.str().find("\n0,2,1700000002,acc,0.9\n"), std::string::npos);

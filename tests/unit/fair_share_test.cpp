@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // DRF and decayed usage (lib/fairshare), and the priorities of a pass.
+#include "fairshare/fair_share.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <random>
 
-#include "fairshare/fair_share.hpp"
 #include "priority/scheduling_pass.hpp"
 
 namespace tune {
@@ -83,7 +84,8 @@ SchedConfig quick_config() {
   return c;
 }
 
-JobView pending(std::uint32_t id, std::uint32_t uid, std::string tenant, double eligible, Resources r = {4, 1000, 0}) {
+JobView pending(std::uint32_t id, std::uint32_t uid, std::string tenant, double eligible,
+                Resources r = {4, 1000, 0}) {
   JobView j;
   j.id = id, j.uid = uid, j.tenant = std::move(tenant), j.eligible = eligible, j.request = r;
   return j;
@@ -152,11 +154,13 @@ TEST(SchedulingPass, StateSurvivesSaveAndRestore) {
   p.pass(1200, cluster, {run});  // within relax_time: the level stays
   SchedulingPolicy q(quick_config());
   q.restore(nlohmann::json::parse(p.save().dump()));
-  EXPECT_DOUBLE_EQ(q.fair_share().dominant_share("alice", cluster, 1), p.fair_share().dominant_share("alice", cluster, 1));
+  EXPECT_DOUBLE_EQ(q.fair_share().dominant_share("alice", cluster, 1),
+                   p.fair_share().dominant_share("alice", cluster, 1));
   ASSERT_EQ(q.studies().count("1001:s1"), 1u);
   EXPECT_EQ(q.studies().at("1001:s1").yield.level(), 1);
-  for (const char* bad : {"[]", "{\"version\":2}", "{\"version\":1,\"tenants\":{\"a\":[1,2]},\"studies\":{},\"last_pass\":0}",
-                          "{\"version\":1,\"tenants\":{},\"studies\":{\"x:y\":{}},\"last_pass\":0}"})
+  for (const char* bad :
+       {"[]", "{\"version\":2}", "{\"version\":1,\"tenants\":{\"a\":[1,2]},\"studies\":{},\"last_pass\":0}",
+        "{\"version\":1,\"tenants\":{},\"studies\":{\"x:y\":{}},\"last_pass\":0}"})
     EXPECT_THROW(q.restore(nlohmann::json::parse(bad)), std::runtime_error) << bad;
   EXPECT_EQ(q.studies().at("1001:s1").yield.level(), 1) << "a failed restore keeps the state";
 }

@@ -50,13 +50,15 @@ class HistoryReaderTest : public testing_support::TempDirTest {
     return std::string(std::istreambuf_iterator<char>(in), {});
   }
   static void put_bytes(const std::string& path, const std::string& b) {
-    std::ofstream(path, std::ios::binary | std::ios::trunc).write(b.data(), static_cast<std::streamsize>(b.size()));
+    std::ofstream(path, std::ios::binary | std::ios::trunc)
+        .write(b.data(), static_cast<std::streamsize>(b.size()));
   }
   // Every field a reader shows.
   static bool same(const Trial& a, const Trial& b) {
     return a.id == b.id && a.state == b.state && a.objective == b.objective && a.params == b.params &&
            a.start_time == b.start_time && a.end_time == b.end_time && a.exit_code == b.exit_code &&
-           a.peak_rss_kb == b.peak_rss_kb && a.last_step == b.last_step && a.host == b.host && a.message == b.message;
+           a.peak_rss_kb == b.peak_rss_kb && a.last_step == b.last_step && a.host == b.host &&
+           a.message == b.message;
   }
 };
 
@@ -68,12 +70,14 @@ TEST_F(HistoryReaderTest, APageMixOfTwoMomentsNeverReadsAsGarbage) {
   const std::string path = file("h.h5");
   auto h = History::create(path, study());
   for (std::uint64_t i = 0; i < 40; ++i) h.put(trial(i, i < 30 ? TrialState::Ok : TrialState::Running));
-  for (std::uint64_t i = 0; i < 30; ++i) h.add_report(i, Report{std::int64_t(1), {{"loss", 0.1 * i}}, std::nullopt}, 1000 + i);
+  for (std::uint64_t i = 0; i < 30; ++i)
+    h.add_report(i, Report{std::int64_t(1), {{"loss", 0.1 * i}}, std::nullopt}, 1000 + i);
   const std::string early = bytes(path);
   const auto early_snap = read_history(path);
   for (std::uint64_t i = 30; i < 40; ++i) h.put(trial(i, TrialState::Ok));
   for (std::uint64_t i = 40; i < 70; ++i) h.put(trial(i, TrialState::Running));
-  for (std::uint64_t i = 30; i < 60; ++i) h.add_report(i, Report{std::int64_t(2), {{"loss", 0.2 * i}}, std::nullopt}, 2000 + i);
+  for (std::uint64_t i = 30; i < 60; ++i)
+    h.add_report(i, Report{std::int64_t(2), {{"loss", 0.2 * i}}, std::nullopt}, 2000 + i);
   const std::string late = bytes(path);
   const auto late_snap = read_history(path);
   h.close();
@@ -111,8 +115,8 @@ TEST_F(HistoryReaderTest, APageMixOfTwoMomentsNeverReadsAsGarbage) {
     fs::remove(copy);
   }
   // Say what the mixes did (the proportions depend on HDF5's layout).
-  std::cout << "page mixes: " << read_whole << " read whole, " << read_with_warning << " with a warning, " << refused
-            << " refused\n";
+  std::cout << "page mixes: " << read_whole << " read whole, " << read_with_warning << " with a warning, "
+            << refused << " refused\n";
   EXPECT_EQ(read_whole + read_with_warning + refused, 150);
 }
 

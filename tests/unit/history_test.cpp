@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "history/history.hpp"
 
-#include "temp_dir.hpp"
-
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -11,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+
+#include "temp_dir.hpp"
 
 namespace tune {
 namespace {
@@ -106,7 +106,8 @@ TEST_F(HistoryTest, NeverOverwritesAnExistingFile) {
     History::create(path_, study());
     FAIL();
   } catch (const HistoryError& e) {
-    EXPECT_NE(std::string(e.what()).find("already exists; continue that study with --resume"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("already exists; continue that study with --resume"),
+              std::string::npos);
   }
 }
 
@@ -169,7 +170,8 @@ TEST_F(HistoryTest, NamesAFileThatIsNotAHistory) {
     read_history(path_);
     FAIL();
   } catch (const HistoryError& e) {
-    EXPECT_NE(std::string(e.what()).find(path_ + ": cannot open as an HDF5 file"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path_ + ": cannot open as an HDF5 file"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -25,9 +25,8 @@ TEST(Fanova, ATreeSplittingOnOneFeatureOwesAllItsVarianceToIt) {
 TEST(Fanova, AnInteractionIsNoFeaturesFirstOrderVariance) {
   // f = +1 where x0 and x1 are on the same side of 0.5, -1 elsewhere (XOR).
   RegressionTree tree;
-  tree.nodes = {{0, 0.5, 1, 2, 0},      {1, 0.5, 3, 4, 0},      {1, 0.5, 5, 6, 0},
-                {-1, 0, -1, -1, 1.0},   {-1, 0, -1, -1, -1.0},  {-1, 0, -1, -1, -1.0},
-                {-1, 0, -1, -1, 1.0}};
+  tree.nodes = {{0, 0.5, 1, 2, 0},     {1, 0.5, 3, 4, 0},     {1, 0.5, 5, 6, 0},   {-1, 0, -1, -1, 1.0},
+                {-1, 0, -1, -1, -1.0}, {-1, 0, -1, -1, -1.0}, {-1, 0, -1, -1, 1.0}};
   const FanovaTree f(tree, {{0.0, 1.0}, {0.0, 1.0}});
   EXPECT_DOUBLE_EQ(f.variance(), 1.0);
   EXPECT_NEAR(f.marginal_variance({0}), 0.0, 1e-12);
@@ -89,7 +88,8 @@ TEST(ParameterImportance, FindsWhatTheObjectiveDependsOnIncludingAChoice) {
 }
 
 TEST(ParameterImportance, NothingToSayWithoutVaryingResults) {
-  const auto space = SearchSpace::parse(R"({"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]})");
+  const auto space =
+      SearchSpace::parse(R"({"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]})");
   EXPECT_TRUE(parameter_importance(space, sample(space, 1, [](const Assignment&) { return 1.0; })).empty());
   EXPECT_TRUE(parameter_importance(space, sample(space, 20, [](const Assignment&) { return 2.0; })).empty());
   auto trials = sample(space, 20, [](const Assignment& a) { return std::get<double>(a[0]); });

@@ -3,11 +3,12 @@
 // lines for both modes, the resume on requeue, the study under tune wrap, and
 // the study flags passed on once (lib/study/study_flags).
 #include "study/job_script.hpp"
-#include "study/submit_notes.hpp"
 
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+
+#include "study/submit_notes.hpp"
 
 namespace tune {
 namespace {
@@ -43,9 +44,9 @@ TEST(JobScript, MpiModeTheTasksAreTheRunnersAndHoldExactlyTheirGpus) {
   EXPECT_TRUE(has(s, "#SBATCH --time=30\n#SBATCH --signal=B:USR1@120\n"));
   EXPECT_TRUE(has(s, "#SBATCH --requeue\n"));
   EXPECT_TRUE(has(s, "[ -e \"$history\" ] && resume=(--resume)"));
-  EXPECT_TRUE(has(
-      s,
-      "exec /opt/tune/bin/tune wrap --mpi -- mpirun -np \"$((SLURM_NTASKS + 1))\" /opt/tune/bin/tune run --history"));
+  EXPECT_TRUE(has(s,
+                  "exec /opt/tune/bin/tune wrap --mpi -- mpirun -np \"$((SLURM_NTASKS + 1))\" "
+                  "/opt/tune/bin/tune run --history"));
   EXPECT_TRUE(has(s, " --gpus-per-trial 2"));
   EXPECT_TRUE(has(s, "-- /w/train.py --lr {lr}\n"));  // braces without a comma: bash leaves them
   EXPECT_FALSE(has(s, "trap "));                      // the protocol is tune wrap's, not the script's
@@ -127,10 +128,11 @@ TEST(SubmitNotes, WithoutTimeTheUserIsToldWhatLimitTheJobGetsAndWhatItLoses) {
   SubmitOptions o = digits();
   auto notes = time_notes(o, PartitionTimes{"gpu", 60, 2880});
   ASSERT_EQ(notes.size(), 2u);
-  EXPECT_EQ(notes[0],
-            "no --time: the job gets partition gpu's default time limit, 01:00:00 (at most 2-00:00:00); the "
-            "study drains and requeues itself 2 minutes before it, so give --time to choose when (e.g. --time "
-            "4:00:00)");
+  EXPECT_EQ(
+      notes[0],
+      "no --time: the job gets partition gpu's default time limit, 01:00:00 (at most 2-00:00:00); the "
+      "study drains and requeues itself 2 minutes before it, so give --time to choose when (e.g. --time "
+      "4:00:00)");
   EXPECT_NE(notes[1].find("no --trial-time-limit: a trial that hangs holds its runner"), std::string::npos);
   EXPECT_NE(time_notes(o, PartitionTimes{"cpu", std::nullopt, 90})[0].find("maximum time limit, 01:30:00"),
             std::string::npos);
@@ -147,7 +149,8 @@ TEST(SubmitNotes, WithoutTimeTheUserIsToldWhatLimitTheJobGetsAndWhatItLoses) {
 
 TEST(JobScript, TheWarningSignalIsAskedForWithOrWithoutTime) {
   SubmitOptions o = digits();
-  EXPECT_TRUE(has(sbatch_script(o, "tune", "now"), "#SBATCH --signal=B:USR1@120\n"));  // the partition's limit
+  EXPECT_TRUE(
+      has(sbatch_script(o, "tune", "now"), "#SBATCH --signal=B:USR1@120\n"));  // the partition's limit
   o.time = "1:00:00";
   EXPECT_TRUE(has(sbatch_script(o, "tune", "now"), "#SBATCH --time=1:00:00\n#SBATCH --signal=B:USR1@120\n"));
 }

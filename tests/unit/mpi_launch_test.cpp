@@ -39,18 +39,19 @@ TEST(MpiLaunch, TheDaemonsAskForEveryGpuOfTheJobNotOneTasksShare) {
   EXPECT_EQ(c.at("SLURM_GPUS_PER_TASK"), std::nullopt);
   EXPECT_EQ(c.at("SLURM_GPUS"), "6");
   // 23.11 on: srun reads SLURM_TRES_PER_TASK; its GPU entry goes, the CPUs stay.
-  c = changes({{"SLURM_TASKS_PER_NODE", "4"},
-               {"SLURM_NTASKS", "4"},
-               {"SLURM_TRES_PER_TASK", "cpu=2,gres/gpu=1"}});
+  c = changes(
+      {{"SLURM_TASKS_PER_NODE", "4"}, {"SLURM_NTASKS", "4"}, {"SLURM_TRES_PER_TASK", "cpu=2,gres/gpu=1"}});
   EXPECT_EQ(c.at("SLURM_TRES_PER_TASK"), "cpu=2");
   EXPECT_EQ(c.at("SLURM_GPUS"), "4");
-  c = changes({{"SLURM_TASKS_PER_NODE", "4"}, {"SLURM_NTASKS", "4"}, {"SLURM_TRES_PER_TASK", "gres/gpu:a100:1"}});
+  c = changes(
+      {{"SLURM_TASKS_PER_NODE", "4"}, {"SLURM_NTASKS", "4"}, {"SLURM_TRES_PER_TASK", "gres/gpu:a100:1"}});
   EXPECT_EQ(c.at("SLURM_TRES_PER_TASK"), std::nullopt);
   EXPECT_EQ(c.at("SLURM_GPUS"), "4");
 }
 
 TEST(MpiLaunch, WithoutGpusOnlyTheSlotsChange) {
-  const auto c = changes({{"SLURM_TASKS_PER_NODE", "3(x2)"}, {"SLURM_NTASKS", "6"}, {"SLURM_TRES_PER_TASK", "cpu=2"}});
+  const auto c =
+      changes({{"SLURM_TASKS_PER_NODE", "3(x2)"}, {"SLURM_NTASKS", "6"}, {"SLURM_TRES_PER_TASK", "cpu=2"}});
   EXPECT_EQ(c.size(), 1u);
   EXPECT_EQ(c.at("SLURM_TASKS_PER_NODE"), "4,3");
 }

@@ -32,7 +32,8 @@ TEST(Pareto, DominanceAndTheFront) {
 TEST(Pareto, HypervolumeIsExact) {
   // Two objectives: the staircase under (4, 4) of (1,3), (2,2), (3,1) is 3 + 2 + 1.
   EXPECT_DOUBLE_EQ(hypervolume({{1, 3}, {2, 2}, {3, 1}}, {4, 4}), 6.0);
-  EXPECT_DOUBLE_EQ(hypervolume({{1, 3}, {2, 2}, {3, 1}, {3, 3}, {5, 0}}, {4, 4}), 6.0);  // dominated and outside: nothing
+  EXPECT_DOUBLE_EQ(hypervolume({{1, 3}, {2, 2}, {3, 1}, {3, 3}, {5, 0}}, {4, 4}),
+                   6.0);  // dominated and outside: nothing
   EXPECT_DOUBLE_EQ(hypervolume({}, {1, 1}), 0.0);
   // Three objectives: one point is a box; two overlapping boxes by inclusion-exclusion.
   EXPECT_DOUBLE_EQ(hypervolume({{0, 0, 0}}, {1, 2, 3}), 6.0);
@@ -83,7 +84,8 @@ TEST(Pareto, RanksAreTheFrontsPeeledOffOneByOne) {
     std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return sum(a) < sum(b); });
     for (std::size_t k = 0; k < order.size(); ++k)
       for (std::size_t q = 0; q < k; ++q)
-        if (dominates(pts[order[q]], pts[order[k]])) rank[order[k]] = std::max(rank[order[k]], rank[order[q]] + 1);
+        if (dominates(pts[order[q]], pts[order[k]]))
+          rank[order[k]] = std::max(rank[order[k]], rank[order[q]] + 1);
     return rank;
   };
   std::mt19937_64 rng(11);
@@ -97,7 +99,8 @@ TEST(Pareto, RanksAreTheFrontsPeeledOffOneByOne) {
       for (std::size_t d = 0; d < dims; ++d) p.push_back(levels ? grid(rng) : real(rng));
     ASSERT_EQ(pareto_ranks(pts), by_definition(pts)) << "round " << round << ", " << pts.size() << " points";
   }
-  EXPECT_EQ(pareto_ranks({{1, 1}, {1, 1}, {0, 2}, {2, 0}, {2, 2}, {1, 2}}), (std::vector<std::size_t>{0, 0, 0, 0, 2, 1}));
+  EXPECT_EQ(pareto_ranks({{1, 1}, {1, 1}, {0, 2}, {2, 0}, {2, 2}, {1, 2}}),
+            (std::vector<std::size_t>{0, 0, 0, 0, 2, 1}));
   EXPECT_TRUE(pareto_ranks({}).empty());
 }
 
@@ -132,7 +135,8 @@ TEST(ObjectiveFlags, ParsesNamesDirectionsAndTargets) {
 }
 
 TEST(ScalarisedSampler, WeightsAndScalarisation) {
-  const auto space = SearchSpace::parse(R"({"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]})");
+  const auto space =
+      SearchSpace::parse(R"({"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]})");
   ScalarisedSampler s([&] { return make_sampler("random", space, {}); }, {true, false}, 3);
   const auto w = s.weights(5);
   ASSERT_EQ(w.size(), 2u);
@@ -156,7 +160,8 @@ TEST(ScalarisedSampler, LearningSamplersBeatRandomOnZdt1) {
     std::vector<ObjectivePoint> seen;
     for (std::uint64_t t = 0; t < 60; ++t) {
       const auto a = *sampler->propose(t, {});
-      const double x0 = std::get<double>(a[0]), g = 1 + 9 * (std::get<double>(a[1]) + std::get<double>(a[2])) / 2;
+      const double x0 = std::get<double>(a[0]),
+                   g = 1 + 9 * (std::get<double>(a[1]) + std::get<double>(a[2])) / 2;
       const std::vector<double> y = {x0, g * (1 - std::sqrt(x0 / g))};
       seen.push_back(y);
       sampler->observe({t, a, y[0], false, y});
@@ -180,7 +185,9 @@ class Recorder final : public Sampler {
  public:
   explicit Recorder(std::vector<std::optional<double>>& seen) : seen_(seen) {}
   std::string_view name() const override { return "recorder"; }
-  std::optional<Assignment> propose(std::uint64_t, std::span<const Assignment>) override { return Assignment{0.5}; }
+  std::optional<Assignment> propose(std::uint64_t, std::span<const Assignment>) override {
+    return Assignment{0.5};
+  }
   void observe(const Observation& o) override { seen_.push_back(o.objective); }
 
  private:
@@ -231,7 +238,8 @@ TEST_F(MultiObjectiveStudy, ValuesComeFromNamedReportsAndTheAnswerIsTheFront) {
     const auto t = study.next_trial(1, "n1", 0);
     ASSERT_TRUE(t);
     study.on_report(t->id, {.step = 1, .metrics = {{"loss", 9.0}, {"acc", 0.0}}, .objective = {}}, 0);
-    study.on_report(t->id, {.step = {}, .metrics = {{"loss", loss}, {"acc", acc}}, .objective = {}}, 0);  // the last counts
+    study.on_report(t->id, {.step = {}, .metrics = {{"loss", loss}, {"acc", acc}}, .objective = {}},
+                    0);  // the last counts
     EXPECT_EQ(study.on_result(ended(*t), 1, "n1").state, TrialState::Ok);
   }
   // A trial that reports only one of the two is invalid and says which is missing.
@@ -273,8 +281,12 @@ TEST_F(MultiObjectiveStudy, TheFrontKeptAsResultsComeIsTheFrontOfAllTrials) {
       const auto t = study.next_trial(1, "n1", 0);
       ASSERT_TRUE(t);
       const int a = grid(rng);  // a trade-off: a lower loss comes with a lower accuracy, give or take
-      if (k % 7 != 3)  // some trials report nothing: invalid, never on the front
-        study.on_report(t->id, {.step = {}, .metrics = {{"loss", a / 12.0}, {"acc", (a + grid(rng) % 3) / 14.0}}, .objective = {}}, 0);
+      if (k % 7 != 3)           // some trials report nothing: invalid, never on the front
+        study.on_report(t->id,
+                        {.step = {},
+                         .metrics = {{"loss", a / 12.0}, {"acc", (a + grid(rng) % 3) / 14.0}},
+                         .objective = {}},
+                        0);
       study.on_result(ended(*t), 1, "n1");
       ASSERT_EQ(ids(study.front()), ids(pareto_trials(h.study(), h.trials()))) << "after trial " << t->id;
     }
@@ -292,8 +304,9 @@ TEST_F(MultiObjectiveStudy, WarmStartsNeedTheSameObjectives) {
     import_trials(old, "old.h5", old.study.space, true, {{"loss", true}, {"acc", true}});
     FAIL();
   } catch (const WarmStartError& e) {
-    EXPECT_STREQ(e.what(), "--warm-start old.h5: that study's objectives (loss,acc, min,max) differ from this one's "
-                           "(loss,acc, min,min); its results would mislead the search");
+    EXPECT_STREQ(e.what(),
+                 "--warm-start old.h5: that study's objectives (loss,acc, min,max) differ from this one's "
+                 "(loss,acc, min,min); its results would mislead the search");
   }
   EXPECT_THROW(import_trials(old, "old.h5", old.study.space, true), WarmStartError);  // one objective= now
 }
@@ -302,7 +315,8 @@ TEST_F(MultiObjectiveStudy, TargetsAreMetWhenOneTrialMeetsThemAll) {
   auto h = History::create(file("t.h5"), info());
   auto sampler = make_sampler("random", h.study().space, {.seed = 1});
   Study study(h, *sampler, {.trials = 10, .target = {}, .targets = {0.3, 0.8}}, 0);
-  for (const auto& [loss, acc] : std::vector<std::pair<double, double>>{{0.2, 0.7}, {0.4, 0.9}, {0.3, 0.85}}) {
+  for (const auto& [loss, acc] :
+       std::vector<std::pair<double, double>>{{0.2, 0.7}, {0.4, 0.9}, {0.3, 0.85}}) {
     EXPECT_FALSE(study.stopping());
     const auto t = study.next_trial(1, "n1", 0);
     study.on_report(t->id, {.step = {}, .metrics = {{"loss", loss}, {"acc", acc}}, .objective = {}}, 0);

@@ -14,7 +14,8 @@ namespace {
 // Six nodes of 4 GPUs and 16 cores on two switches; node 4 is drained.
 Topology cluster() {
   Topology t;
-  for (int i = 0; i < 6; ++i) t.nodes.push_back(idle_node("node" + std::to_string(i + 1), i / 3, 16, 64000, 4));
+  for (int i = 0; i < 6; ++i)
+    t.nodes.push_back(idle_node("node" + std::to_string(i + 1), i / 3, 16, 64000, 4));
   t.nodes[3].available = false;
   return t;
 }
@@ -67,7 +68,8 @@ TEST_P(EveryPlacement, NeverOversubscribesAndReleasesToTheStart) {
       ASSERT_LE(g.cpus, n.free_cores) << "job " << i << " on " << n.name;
       ASSERT_LE(g.mem_mb, n.free_mem_mb) << "job " << i << " on " << n.name;
       ASSERT_EQ(static_cast<int>(g.gpu_indices.size()), g.gpus) << "job " << i << " on " << n.name;
-      for (int k : g.gpu_indices) ASSERT_TRUE(n.gpu_free[k]) << "job " << i << ": GPU " << k << " of " << n.name;
+      for (int k : g.gpu_indices)
+        ASSERT_TRUE(n.gpu_free[k]) << "job " << i << ": GPU " << k << " of " << n.name;
       gpus += g.gpus, tasks += g.tasks;
     }
     EXPECT_GE(static_cast<int>(nodes.size()), job.min_nodes) << "job " << i;

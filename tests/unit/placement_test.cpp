@@ -53,7 +53,7 @@ TEST(GangPlacement, EightOneGpuJobsPackOnTwoNodesAndLeaveTwoWholeNodes) {
 
 TEST(GangPlacement, BestFitDoesNotBreakAFreeNodeOrALargerBlock) {
   Topology t = cluster(3);
-  t.nodes[0].gpu_free = {false, true, true, true};  // 3 free
+  t.nodes[0].gpu_free = {false, true, true, true};    // 3 free
   t.nodes[1].gpu_free = {false, false, false, true};  // 1 free
   const auto gang = GangPlacement().place(t, gpus_per_node(1));
   const auto ff = FirstFitPlacement().place(t, gpus_per_node(1));
@@ -135,7 +135,8 @@ TEST(GangPlacement, NothingFitsAndUnavailableNodes) {
 
 TEST(GangPlacement, TiesBreakByNodeOrder) {
   const Topology t = cluster(4);
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(names(t, *GangPlacement().place(t, gpus_per_node(2))), std::vector<std::string>{"node1"});
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(names(t, *GangPlacement().place(t, gpus_per_node(2))), std::vector<std::string>{"node1"});
   EXPECT_THROW(make_placement("random"), std::invalid_argument);
 }
 
@@ -148,20 +149,25 @@ namespace tune {
 namespace {
 
 TEST(PlacementDescription, ShapesNodeListsAndTiresiasCsv) {
-  const auto shape = parse_topology(R"({"switches": 2, "nodes_per_switch": 3, "gpus_per_node": 8, "cpus_per_node": 64})", "c.json");
+  const auto shape = parse_topology(
+      R"({"switches": 2, "nodes_per_switch": 3, "gpus_per_node": 8, "cpus_per_node": 64})", "c.json");
   EXPECT_EQ(shape.nodes.size(), 6u);
   EXPECT_EQ(shape.switches(), 2);
   EXPECT_EQ(shape.free_gpus(), 48);
-  const auto csv = parse_topology("num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,mem_p_node\n1,32,4,40,256\n", "n32g4.csv");
+  const auto csv = parse_topology(
+      "num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,mem_p_node\n1,32,4,40,256\n", "n32g4.csv");
   EXPECT_EQ(csv.nodes.size(), 32u);
   EXPECT_DOUBLE_EQ(csv.nodes[0].mem_mb, 256 * 1024.0);
   const auto list = parse_topology(
       R"({"nodes": [{"name": "a", "gpus": 4, "cpus": 8, "gpu_sockets": [0,0,1,1], "busy_gpus": [1], "busy_cpus": 2},
-                    {"name": "b", "gpus": 2, "available": false}]})", "l.json");
+                    {"name": "b", "gpus": 2, "available": false}]})",
+      "l.json");
   EXPECT_EQ(list.nodes[0].free_gpus(), 3);
   EXPECT_EQ(list.nodes[0].free_cores, 6);
   EXPECT_FALSE(list.nodes[1].available);
-  const auto jobs = parse_jobs(R"([{"name": "x", "gpus": 2, "max_nodes": 1}, {"gpus_per_task": 1, "tasks": 4}, {"cpus": 3}])", "j.json");
+  const auto jobs = parse_jobs(
+      R"([{"name": "x", "gpus": 2, "max_nodes": 1}, {"gpus_per_task": 1, "tasks": 4}, {"cpus": 3}])",
+      "j.json");
   ASSERT_EQ(jobs.size(), 3u);
   EXPECT_EQ(jobs[0].shape.gpus_per_node, 2) << "--gpus on one node is placed like --gres=gpu:N";
   EXPECT_EQ(jobs[1].shape.tasks, 4);
@@ -179,7 +185,8 @@ TEST(PlacementDescription, ErrorsNameTheInputAndTheFix) {
     }
   };
   says([] { parse_topology("{nope", "c.json"); }, "c.json: not JSON");
-  says([] { parse_topology(R"({"nodes": [{"gpus": 2, "busy_gpus": [5]}]})", "c.json"); }, "c.json: node 1: \"busy_gpus\" holds an index");
+  says([] { parse_topology(R"({"nodes": [{"gpus": 2, "busy_gpus": [5]}]})", "c.json"); },
+       "c.json: node 1: \"busy_gpus\" holds an index");
   says([] { parse_topology(R"({"nodes": [{"name": "a"}, {"name": "a"}]})", "c.json"); }, "used twice");
   says([] { parse_topology(R"({"switches": 0})", "c.json"); }, "\"switches\" must be a whole number from 1");
   says([] { parse_topology(R"({"gpu": 4})", "c.json"); }, "unknown key \"gpu\"");
@@ -200,7 +207,8 @@ TEST(GangConfig, DefaultsSettingsAndErrorsWithTheirLine) {
   const auto d = parse_gang_config("", "select_gang.conf");
   EXPECT_TRUE(d.applies_to("any"));
   EXPECT_EQ(load_gang_config("/nonexistent/select_gang.conf").options.cores_per_free_gpu, 1);
-  const auto c = parse_gang_config("enabled = true;\npartitions = [\"gpu\"];\ncores_per_free_gpu = 2;\n", "s.conf");
+  const auto c =
+      parse_gang_config("enabled = true;\npartitions = [\"gpu\"];\ncores_per_free_gpu = 2;\n", "s.conf");
   EXPECT_TRUE(c.applies_to("gpu"));
   EXPECT_FALSE(c.applies_to("cpu"));
   EXPECT_EQ(c.options.cores_per_free_gpu, 2);
@@ -222,11 +230,13 @@ TEST(GangConfig, DefaultsSettingsAndErrorsWithTheirLine) {
     make_placement("best");
     ADD_FAILURE();
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("choose one of: gang, fgd, cons_tres, first-fit"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("choose one of: gang, fgd, cons_tres, first-fit"), std::string::npos)
+        << e.what();
   }
   EXPECT_FALSE(parse_gang_config("enabled = false;", "s.conf").applies_to("gpu"));
   for (const auto& [text, says] : std::vector<std::pair<std::string, std::string>>{
-           {"enabled = true;\ncores_per_free_gpu = -2;\n", "s.conf:2: 'cores_per_free_gpu' must be a whole number"},
+           {"enabled = true;\ncores_per_free_gpu = -2;\n",
+            "s.conf:2: 'cores_per_free_gpu' must be a whole number"},
            {"\nweights = 3;", "s.conf:2: unknown setting 'weights'"},
            {"partitions = [1];", "s.conf:1: 'partitions' must hold"},
            {"enabled = = 1;", "s.conf:1: syntax error"}}) {

@@ -7,8 +7,8 @@
 #include <set>
 
 #include "adaptive/yield_level.hpp"
-#include "priority/priority_policy.hpp"
 #include "placement/gang_placement.hpp"
+#include "priority/priority_policy.hpp"
 #include "priority_fixture.hpp"
 #include "search/pruner.hpp"
 #include "search/sampler.hpp"
@@ -20,10 +20,14 @@ namespace {
 using testing_support::fast;
 using testing_support::pending;
 
-ProgressRecord record(std::int64_t n, std::vector<double> top) { return {"s", n, true, std::move(top), {}, {}}; }
+ProgressRecord record(std::int64_t n, std::vector<double> top) {
+  return {"s", n, true, std::move(top), {}, {}};
+}
 
 // A study that stopped improving: its top five the same for 150 results.
-ProgressRecord plateau(std::int64_t n) { return record(n, {1, 1, 1, 1, 1}); }
+ProgressRecord plateau(std::int64_t n) {
+  return record(n, {1, 1, 1, 1, 1});
+}
 
 class EveryEstimator : public testing::TestWithParam<std::string> {
  protected:
@@ -135,7 +139,8 @@ TEST_P(EveryPriorityPolicy, RefusesAnotherPolicysState) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, EveryPriorityPolicy, testing::ValuesIn(priority_policies().names()), safe_name);
+INSTANTIATE_TEST_SUITE_P(Registry, EveryPriorityPolicy, testing::ValuesIn(priority_policies().names()),
+                         safe_name);
 
 // Every kind's registry: names and aliases unique, each described.
 template <class R>

@@ -2,12 +2,13 @@
 // The adaptive priority by name (lib/priority/priority_policy): the one list
 // both plugins and tune simulate make their policy from, and the one
 // interface they drive it through.
+#include "priority/priority_policy.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <stdexcept>
 
-#include "priority/priority_policy.hpp"
 #include "priority/scheduling_pass.hpp"
 #include "priority/site_factor.hpp"
 #include "priority_fixture.hpp"
@@ -15,8 +16,8 @@
 namespace tune {
 namespace {
 
-using testing_support::pending;
 using testing_support::fast;
+using testing_support::pending;
 
 TEST(PriorityPolicies, EachPluginsPolicyByNameWithItsConfigurationFile) {
   ASSERT_EQ(priority_policies().entries().size(), 2u);
@@ -28,7 +29,8 @@ TEST(PriorityPolicies, EachPluginsPolicyByNameWithItsConfigurationFile) {
     make_priority_policy("priority/tune", fast());
     FAIL() << "an unknown name was accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "unknown priority policy 'priority/tune'; choose one of: sched/tune, site_factor/tune");
+    EXPECT_STREQ(e.what(),
+                 "unknown priority policy 'priority/tune'; choose one of: sched/tune, site_factor/tune");
   }
 }
 

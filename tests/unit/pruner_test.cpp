@@ -32,19 +32,19 @@ struct Row {
   bool stop;
 };
 const Row kTable[] = {
-    {0, 1, 5, false},  // rung 0: [5]            keep 1 -> cut 5
-    {1, 1, 7, true},   // rung 0: [5 7]          keep 1 -> cut 5
+    {0, 1, 5, false},    // rung 0: [5]            keep 1 -> cut 5
+    {1, 1, 7, true},     // rung 0: [5 7]          keep 1 -> cut 5
     {0, 2, 4.5, false},  // no rung at step 2
-    {2, 1, 3, false},  // rung 0: [5 7 3]        keep 1 -> cut 3
-    {0, 3, 4, false},  // rung 1: [4]
-    {3, 1, 4, true},   // rung 0: [.. 4]         keep 1 -> cut 3
-    {4, 1, 2, false},  // rung 0: 5 values       keep 1 -> cut 2
-    {5, 1, 6, true},   // rung 0: 6 values       keep 2 -> cut 3
-    {6, 1, 3, false},  // rung 0: 7 values       keep 2 -> cut 3 (ties go on)
+    {2, 1, 3, false},    // rung 0: [5 7 3]        keep 1 -> cut 3
+    {0, 3, 4, false},    // rung 1: [4]
+    {3, 1, 4, true},     // rung 0: [.. 4]         keep 1 -> cut 3
+    {4, 1, 2, false},    // rung 0: 5 values       keep 1 -> cut 2
+    {5, 1, 6, true},     // rung 0: 6 values       keep 2 -> cut 3
+    {6, 1, 3, false},    // rung 0: 7 values       keep 2 -> cut 3 (ties go on)
     {2, 3, 2.5, false},  // rung 1: [4 2.5]      keep 1 -> cut 2.5
     {4, 2, 2.8, false},  // no rung at step 2
-    {4, 3, 3, true},   // rung 1: [4 2.5 3]      keep 1 -> cut 2.5
-    {6, 9, 1, false},  // skipped to step 9: rung 1 [4 2.5 3 1] then rung 2 [1]
+    {4, 3, 3, true},     // rung 1: [4 2.5 3]      keep 1 -> cut 2.5
+    {6, 9, 1, false},    // skipped to step 9: rung 1 [4 2.5 3 1] then rung 2 [1]
 };
 
 TEST(Asha, WorkedTable) {
@@ -54,7 +54,8 @@ TEST(Asha, WorkedTable) {
   EXPECT_EQ(p.rung_step(2), 9);
   for (const Row& r : kTable) {
     const auto why = p.report(r.trial, r.step, r.value);
-    EXPECT_EQ(why.has_value(), r.stop) << "trial " << r.trial << " step " << r.step << (why ? ": " + *why : "");
+    EXPECT_EQ(why.has_value(), r.stop)
+        << "trial " << r.trial << " step " << r.step << (why ? ": " + *why : "");
   }
   EXPECT_EQ(p.rung(0), (std::vector<double>{5, 7, 3, 4, 2, 6, 3}));
   EXPECT_EQ(p.rung(1), (std::vector<double>{4, 2.5, 3, 1}));
@@ -63,7 +64,8 @@ TEST(Asha, WorkedTable) {
 
 TEST(Asha, MaximisingMirrorsMinimising) {
   AshaPruner p(asha(false));
-  for (const Row& r : kTable) EXPECT_EQ(p.report(r.trial, r.step, -r.value).has_value(), r.stop) << "trial " << r.trial;
+  for (const Row& r : kTable)
+    EXPECT_EQ(p.report(r.trial, r.step, -r.value).has_value(), r.stop) << "trial " << r.trial;
 }
 
 TEST(Asha, ReasonNamesTheRungAndTheCut) {

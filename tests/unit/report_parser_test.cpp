@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include "protocol/report_parser.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "protocol/report_parser.hpp"
 #include "protocol/stdout_metric.hpp"
 
 namespace tune {
@@ -26,8 +27,7 @@ TEST(ReportParser, ReadsStepsMetricsAndTheObjective) {
 TEST(ReportParser, JoinsLinesSplitAcrossReads) {
   ReportParser p;
   std::vector<Report> out;
-  for (char c : std::string("step=12 loss=1e-3\r\nobjective=-2.5"))
-    p.feed(std::string_view(&c, 1), out);
+  for (char c : std::string("step=12 loss=1e-3\r\nobjective=-2.5")) p.feed(std::string_view(&c, 1), out);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].step, 12);
   p.finish(out);  // the last line had no newline

@@ -52,7 +52,9 @@ class EverySampler : public testing::TestWithParam<std::string> {
   }
   // How many trials a test runs: a model-fitting sampler's proposals cost
   // milliseconds, a whole grid may be smaller.
-  static std::uint64_t trials(const Sampler& s, std::uint64_t want) { return std::min(want, s.size().value_or(want)); }
+  static std::uint64_t trials(const Sampler& s, std::uint64_t want) {
+    return std::min(want, s.size().value_or(want));
+  }
 };
 
 TEST_P(EverySampler, ProposesOnlyValuesOfTheSpace) {
@@ -89,8 +91,9 @@ TEST_P(EverySampler, GivesExactlyTheActiveParametersOfAConditionalSpace) {
     ASSERT_NO_THROW(space.check(*a, GetParam())) << "trial " << k;
     ++branches[std::get<std::string>((*a)[0])];
     // The adam branch is better, and within sgd a small momentum.
-    const double y = std::get<std::string>((*a)[0]) == "adam" ? std::fabs(std::log10(std::get<double>((*a)[1])) + 2)
-                                                              : 1 + std::get<double>((*a)[2]);
+    const double y = std::get<std::string>((*a)[0]) == "adam"
+                         ? std::fabs(std::log10(std::get<double>((*a)[1])) + 2)
+                         : 1 + std::get<double>((*a)[2]);
     s->observe({k, *a, y});
   }
   EXPECT_GT(branches["sgd"], 0);

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include "search/sampler.hpp"
+
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "search/grid_sampler.hpp"
 #include "search/random_sampler.hpp"
-#include "search/sampler.hpp"
 
 namespace tune {
 namespace {

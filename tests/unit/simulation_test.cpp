@@ -3,17 +3,17 @@
 // cases whose outcome Slurm's rules decide.
 #include <gtest/gtest.h>
 
-#include "simulation/cluster.hpp"
-#include "simulation/studies.hpp"
-#include "temp_dir.hpp"
-
 #include <sstream>
-#include "simulation/simulator.hpp"
+
 #include "placement/fragmentation_placement.hpp"
+#include "simulation/cluster.hpp"
+#include "simulation/simulator.hpp"
+#include "simulation/studies.hpp"
 #include "simulation/summary.hpp"
 #include "simulation/text.hpp"
 #include "simulation/validation.hpp"
 #include "simulation/workload.hpp"
+#include "temp_dir.hpp"
 
 using namespace tune;
 using namespace tune::sim;
@@ -27,7 +27,8 @@ Cluster gpu_cluster(int nodes, int gpus, int cpus = 16, bool backfill = true) {
   return parse_slurm_conf(conf, "test.conf");
 }
 
-SimJob job(const std::string& name, double submit, double runtime, int gpus, double limit = 0, const std::string& account = "a") {
+SimJob job(const std::string& name, double submit, double runtime, int gpus, double limit = 0,
+           const std::string& account = "a") {
   SimJob j;
   j.name = name;
   j.submit = submit;
@@ -65,7 +66,8 @@ TEST(SimulationInput, SlurmConfNodesGresSchedulerAndTopology) {
       "NodeName=cpu[1-2] Sockets=2 CoresPerSocket=4 ThreadsPerCore=2\n"
       "SchedulerParameters=bf_interval=10,bf_window=60,bf_max_job_test=50,default_queue_depth=7\n"
       "PriorityType=priority/multifactor\nPriorityWeightAge=500\nPriorityWeightFairshare=9000\n";
-  const Cluster c = parse_slurm_conf(conf, "slurm.conf", "SwitchName=s0 Nodes=gpu[1-2]\nSwitchName=s1 Nodes=gpu[3-4],cpu[1-2]\n");
+  const Cluster c = parse_slurm_conf(conf, "slurm.conf",
+                                     "SwitchName=s0 Nodes=gpu[1-2]\nSwitchName=s1 Nodes=gpu[3-4],cpu[1-2]\n");
   ASSERT_EQ(c.topology.nodes.size(), 6u);
   EXPECT_EQ(c.gpus(), 16);
   EXPECT_EQ(c.topology.nodes[0].cores, 64);
@@ -94,7 +96,8 @@ TEST(SimulationInput, SacctPipesInNamesUnknownTimesAndTres) {
       "10|train|a|b|alice|physics|2026-11-22T10:00:00|2026-11-22T10:00:30|2026-11-22T11:00:30|02:00:00|1|8|"
       "billing=8,cpu=8,gres/gpu=2,mem=16G,node=1\n"
       "11|never|alice|physics|2026-11-22T10:01:00|Unknown|Unknown|1-00:00:00|1|1|\n"
-      "12|cpu|bob||2026-11-22T10:02:00|2026-11-22T10:02:00|2026-11-22T10:03:00|UNLIMITED|2|4|cpu=4,mem=4000M\n";
+      "12|cpu|bob||2026-11-22T10:02:00|2026-11-22T10:02:00|2026-11-22T10:03:00|UNLIMITED|2|4|cpu=4,mem="
+      "4000M\n";
   const Workload w = parse_workload(text, "sacct.txt");
   ASSERT_EQ(w.jobs.size(), 2u);
   EXPECT_EQ(w.skipped, 1);
@@ -124,23 +127,27 @@ TEST(SimulationInput, SacctPipesInNamesUnknownTimesAndTres) {
 
 TEST(SimulationInput, SwfPhillyTiresiasAndUnknownFormats) {
   const std::string swf =
-      "; Version: 2.2\n1 0 5 100 4 -1 -1 4 200 -1 1 7 3 -1 -1 -1 -1 -1\n2 10 -1 -1 4 -1 -1 4 200 -1 5 7 3 -1 -1 -1 -1 -1\n";
+      "; Version: 2.2\n1 0 5 100 4 -1 -1 4 200 -1 1 7 3 -1 -1 -1 -1 -1\n2 10 -1 -1 4 -1 -1 4 200 -1 5 7 3 -1 "
+      "-1 -1 -1 -1\n";
   const Workload s = parse_workload(swf, "log.swf");
   ASSERT_EQ(s.jobs.size(), 1u);
   EXPECT_EQ(s.skipped, 1);
   EXPECT_EQ(s.jobs[0].cpus, 4);
   EXPECT_EQ(s.jobs[0].time_limit, 200);
   EXPECT_EQ(s.jobs[0].account, "group3");
-  const Workload p = parse_workload("job_id,user,submit_time,duration,num_gpu\nx,u1,5,60,8\ny,u2,0,30,1\n", "philly.csv");
+  const Workload p =
+      parse_workload("job_id,user,submit_time,duration,num_gpu\nx,u1,5,60,8\ny,u2,0,30,1\n", "philly.csv");
   ASSERT_EQ(p.jobs.size(), 2u);
   EXPECT_EQ(p.jobs[0].name, "y");
   EXPECT_EQ(p.jobs[1].gpus, 8);
   EXPECT_EQ(p.jobs[1].account, "user:u1");
-  const Workload t = parse_workload("job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n0,4,3,1,m,50,1\n", "t.csv");
+  const Workload t = parse_workload(
+      "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n0,4,3,1,m,50,1\n", "t.csv");
   EXPECT_EQ(t.jobs[0].gpus, 4);
   EXPECT_THROW(parse_workload("what,is,this\n1,2,3\n", "x.csv"), WorkloadError);
-  EXPECT_THROW(parse_workload("job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n0,4\n", "t.csv"),
-               WorkloadError);
+  EXPECT_THROW(
+      parse_workload("job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n0,4\n", "t.csv"),
+      WorkloadError);
 }
 
 TEST(SimulationInput, LoadFactorReachesItsTarget) {
@@ -161,7 +168,8 @@ TEST(SimulationInput, LoadFactorReachesItsTarget) {
 TEST(SimulationModel, MainSchedulerStopsAtTheFirstBlockedJobAndBackfillPassesIt) {
   // n1: A holds all 4 GPUs until 100. n2: D holds 2 of 4 for long. B needs a
   // whole node: it waits for n1. C needs 1 GPU for 50 s.
-  const std::vector<SimJob> jobs = {job("A", 0, 100, 4), job("D", 0, 5000, 2), job("B", 1, 100, 4), job("C", 2, 50, 1)};
+  const std::vector<SimJob> jobs = {job("A", 0, 100, 4), job("D", 0, 5000, 2), job("B", 1, 100, 4),
+                                    job("C", 2, 50, 1)};
   const SimResult fifo = run(gpu_cluster(2, 4, 16, false), jobs);
   EXPECT_EQ(fifo.jobs[2].start, 100);
   EXPECT_GE(fifo.jobs[3].start, fifo.jobs[2].start) << "without backfill C waits behind B";
@@ -220,7 +228,7 @@ TEST(SimulationModel, ConsTresTakesTheNodeWithFewestFreeCpusGangTheFewestFreeGpu
   }
   t.nodes[0].free_cores = 30, t.nodes[0].gpu_free = {false, false, false, true};  // 1 GPU free, many CPUs
   t.nodes[1].free_cores = 8, t.nodes[1].gpu_free = {false, false, true, true};    // 2 GPUs free, few CPUs
-  t.nodes[2].free_cores = 32;                                                       // all free
+  t.nodes[2].free_cores = 32;                                                     // all free
   JobShape j;
   j.gpus_per_node = 1;
   j.cpus_per_task = 2;
@@ -274,8 +282,8 @@ JobShape gpu_job(int gpus, int cpus) {
 
 TEST(SimulationModel, FragmentationMeasuresFreeGpusByTheGpuDemandThatCannotUseThem) {
   WorkloadMix mix;
-  EXPECT_EQ(mix.fragmentation(8, 96, 512000), 0);  // nothing seen: nothing lost
-  mix.observe(gpu_job(8, 96));                      // 8 GPUs of demand
+  EXPECT_EQ(mix.fragmentation(8, 96, 512000), 0);           // nothing seen: nothing lost
+  mix.observe(gpu_job(8, 96));                              // 8 GPUs of demand
   for (int i = 0; i < 8; ++i) mix.observe(gpu_job(1, 12));  // 8 more
   JobShape cpu_only;
   cpu_only.cpus_per_task = 64;
@@ -384,8 +392,8 @@ TEST(SimulationInput, SlurmDurationsReadAsSlurmDoes) {
   EXPECT_FALSE(slurm_duration("1:2:3:4"));
   EXPECT_FALSE(slurm_duration("a week"));
   EXPECT_FALSE(slurm_duration("1-"));
-  const Cluster c = parse_slurm_conf(
-      "NodeName=n1 CPUs=4\nPriorityDecayHalfLife=1-12\nPriorityMaxAge=90:30\n", "slurm.conf");
+  const Cluster c = parse_slurm_conf("NodeName=n1 CPUs=4\nPriorityDecayHalfLife=1-12\nPriorityMaxAge=90:30\n",
+                                     "slurm.conf");
   EXPECT_EQ(c.settings.priority_decay_half_life, 36 * 3600);
   EXPECT_EQ(c.settings.priority_max_age, 90 * 60 + 30);
   try {
@@ -395,7 +403,9 @@ TEST(SimulationInput, SlurmDurationsReadAsSlurmDoes) {
     EXPECT_NE(std::string(e.what()).find("bad.conf:2"), std::string::npos) << e.what();
   }
   const Workload w = parse_workload(
-      "JobID|Submit|Start|End|Timelimit\n1|2026-11-22T10:00:00|2026-11-22T10:00:00|2026-11-22T10:01:00|1-12\n", "s.txt");
+      "JobID|Submit|Start|End|Timelimit\n1|2026-11-22T10:00:00|2026-11-22T10:00:00|2026-11-22T10:01:00|1-"
+      "12\n",
+      "s.txt");
   EXPECT_EQ(w.jobs[0].time_limit, 36 * 3600);
 }
 
@@ -427,8 +437,8 @@ Workload with_studies(std::vector<SimStudy> studies, std::vector<SimJob> jobs = 
   return w;
 }
 
-SimResult run_studies(const Cluster& c, const Workload& w, const std::string& priority, const std::string& mode,
-                      double drain = 60) {
+SimResult run_studies(const Cluster& c, const Workload& w, const std::string& priority,
+                      const std::string& mode, double drain = 60) {
   SimOptions o;
   o.priority = priority;
   o.study_mode = mode;
@@ -441,7 +451,8 @@ SimResult run_studies(const Cluster& c, const Workload& w, const std::string& pr
 TEST_F(SimulationStudies, ReadFromAHistoryWithItsConcurrencyAndTheSpecsSettings) {
   StudyInfo info;
   info.name = "lr-sweep";
-  info.space = SearchSpace::parse(R"({"parameters": [{"name": "lr", "type": "bound", "value": [0.0001, 0.1]}]})");
+  info.space =
+      SearchSpace::parse(R"({"parameters": [{"name": "lr", "type": "bound", "value": [0.0001, 0.1]}]})");
   info.minimize = false;
   info.created = "2026-11-23T00:00:00Z";
   const std::string path = file("s.h5");
@@ -451,8 +462,9 @@ TEST_F(SimulationStudies, ReadFromAHistoryWithItsConcurrencyAndTheSpecsSettings)
     // interrupted (run again as 5), 6 still running: neither is replayed.
     const double starts[] = {100, 101, 102, 110, 111, 121, 113};
     const double ends[] = {110, 120, 121, 130, 111.5, 140, 0};
-    const TrialState states[] = {TrialState::Ok, TrialState::Failed, TrialState::Ok, TrialState::Ok,
-                                 TrialState::Interrupted, TrialState::Ok, TrialState::Running};
+    const TrialState states[] = {TrialState::Ok,     TrialState::Failed,      TrialState::Ok,
+                                 TrialState::Ok,     TrialState::Interrupted, TrialState::Ok,
+                                 TrialState::Running};
     for (int i = 0; i < 7; ++i) {
       Trial t;
       t.id = static_cast<std::uint64_t>(i);
@@ -582,8 +594,8 @@ TEST_F(SimulationStudies, SchedTunePutsAPlateauedStudysTrialJobsBehindAnImprovin
   // result); "rising" improves with shrinking gaps until its target at trial 30.
   std::vector<double> flat(60, 0.5), rising;
   for (int i = 1; i <= 60; ++i) rising.push_back(static_cast<double>(i) * i);
-  const Workload w = with_studies({study_of("flat", "f", flat, 60, 2, std::nullopt),
-                                   study_of("rising", "r", rising, 60, 2, 900.0)});
+  const Workload w = with_studies(
+      {study_of("flat", "f", flat, 60, 2, std::nullopt), study_of("rising", "r", rising, 60, 2, 900.0)});
   const Cluster c = gpu_cluster(1, 1);
   const SimResult fifo = run_studies(c, w, "fifo", "trials");
   const SimResult tn = run_studies(c, w, "tune", "trials");
@@ -603,8 +615,8 @@ TEST_F(SimulationStudies, SiteFactorTuneUnderMultifactorPutsThePlateauedStudyBeh
   // behind the improving one's, as site_factor/tune does in slurmctld.
   std::vector<double> flat(60, 0.5), rising;
   for (int i = 1; i <= 60; ++i) rising.push_back(static_cast<double>(i) * i);
-  const Workload w = with_studies({study_of("flat", "f", flat, 60, 2, std::nullopt),
-                                   study_of("rising", "r", rising, 60, 2, 900.0)});
+  const Workload w = with_studies(
+      {study_of("flat", "f", flat, 60, 2, std::nullopt), study_of("rising", "r", rising, 60, 2, 900.0)});
   const Cluster c = gpu_cluster(1, 1);
   const SimResult mf = run_studies(c, w, "multifactor", "trials");
   const SimResult st = run_studies(c, w, "multifactor+tune", "trials");
@@ -614,7 +626,8 @@ TEST_F(SimulationStudies, SiteFactorTuneUnderMultifactorPutsThePlateauedStudyBeh
   EXPECT_GE(st.studies[0].max_level, 1);
   EXPECT_EQ(st.studies[1].max_level, 0);
   EXPECT_LT(st.studies[1].reached, mf.studies[1].reached)
-      << "multifactor " << mf.studies[1].reached << " s, with site_factor/tune " << st.studies[1].reached << " s";
+      << "multifactor " << mf.studies[1].reached << " s, with site_factor/tune " << st.studies[1].reached
+      << " s";
   EXPECT_EQ(st.studies[0].trials, 60) << "the plateaued study still runs every trial";
   EXPECT_EQ(run_studies(c, w, "fairshare", "trials").studies[1].reached, mf.studies[1].reached)
       << "fairshare is multifactor's other name";
@@ -630,8 +643,8 @@ TEST_F(SimulationStudies, TailEstimatorLowersAStudyAtItsCeilingAndFalseLowerings
   std::vector<double> flat(40, 0.5), rising;
   for (std::size_t i = 11; i < flat.size(); ++i) flat[i] = 0.8;
   for (int i = 1; i <= 40; ++i) rising.push_back(static_cast<double>(i) * i);
-  const Workload w = with_studies({study_of("flat", "f", flat, 60, 2, 0.95),
-                                   study_of("rising", "r", rising, 60, 2, 900.0)});
+  const Workload w =
+      with_studies({study_of("flat", "f", flat, 60, 2, 0.95), study_of("rising", "r", rising, 60, 2, 900.0)});
   const Cluster c = gpu_cluster(1, 1);
   SimOptions o;
   o.priority = "tune";
@@ -644,13 +657,15 @@ TEST_F(SimulationStudies, TailEstimatorLowersAStudyAtItsCeilingAndFalseLowerings
   EXPECT_GT(tail.studies[1].judgements, 0);
   const Summary sum = summarise("tune:tail", c, w, tail);
   EXPECT_EQ(sum.false_lowerings, tail.studies[0].false_lowerings);
-  EXPECT_NE(format_studies({sum}).find(std::to_string(sum.false_lowerings) + "/" + std::to_string(sum.lowerings)),
-            std::string::npos);
+  EXPECT_NE(
+      format_studies({sum}).find(std::to_string(sum.false_lowerings) + "/" + std::to_string(sum.lowerings)),
+      std::string::npos);
   const SimResult fifo = run_studies(c, w, "fifo", "trials");
   const SimResult oracle = run_studies(c, w, "oracle", "trials");
   ASSERT_GE(oracle.studies[1].reached, 0);
   EXPECT_LT(oracle.studies[1].reached, fifo.studies[1].reached);
-  EXPECT_LE(oracle.studies[1].reached, tail.studies[1].reached + 1e-9) << "nothing beats knowing the future here";
+  EXPECT_LE(oracle.studies[1].reached, tail.studies[1].reached + 1e-9)
+      << "nothing beats knowing the future here";
   EXPECT_TRUE(oracle.studies[0].lowered_at.empty()) << "an oracle judges nothing";
   // The evidence oracle lowers flat only once its results hold its final
   // best (0.8) twice: between the oracle and FIFO.
@@ -669,7 +684,8 @@ TEST_F(SimulationStudies, AWholeStudyYieldsDrainsRequeuesAndLosesNoTrial) {
   // yield: its running trial is cut after the drain, the job runs, and
   // flat resumes from its history until every trial is replayed.
   std::vector<double> flat(40, 0.5);
-  const Workload w = with_studies({study_of("flat", "f", flat, 60, 1, std::nullopt)}, {job("other", 100, 600, 1, 900, "o")});
+  const Workload w =
+      with_studies({study_of("flat", "f", flat, 60, 1, std::nullopt)}, {job("other", 100, 600, 1, 900, "o")});
   const SimResult r = run_studies(gpu_cluster(1, 1), w, "tune", "whole", 10);
   const StudyResult& s = r.studies[0];
   EXPECT_GE(s.yields, 1);

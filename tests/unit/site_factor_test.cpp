@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // site_factor/tune's policy: the SITE term from the same study tracker as
 // sched/tune, never positive, 0 at level 0, kept for Slurm's recomputes.
+#include "priority/site_factor.hpp"
+
 #include <gtest/gtest.h>
 
 #include <csignal>
 #include <cstdio>
 
 #include "priority/priority_policy.hpp"
-#include "priority/site_factor.hpp"
 #include "priority_fixture.hpp"
 
 namespace tune {
@@ -39,7 +40,8 @@ TEST(SiteFactor, TermHalvesThePriorityPerLevelAndIsNeverPositive) {
   EXPECT_EQ(p.site_factor(10000, 2), -7500);
   EXPECT_EQ(p.site_factor(0, 3), 0);
   EXPECT_EQ(p.site_factor(-5, 3), 0) << "a negative base (a site term larger than the rest) gets nothing";
-  EXPECT_EQ(p.site_factor(4294967295.0, 30), SiteFactorPolicy::kMostNegative) << "clamped to what slurmctld stores";
+  EXPECT_EQ(p.site_factor(4294967295.0, 30), SiteFactorPolicy::kMostNegative)
+      << "clamped to what slurmctld stores";
 }
 
 TEST(SiteFactor, PlateauedStudysPendingJobsFallBehindOthersUntouched) {
@@ -58,8 +60,9 @@ TEST(SiteFactor, PlateauedStudysPendingJobsFallBehindOthersUntouched) {
 TEST(SiteFactor, HostileCommentsNeverRaiseAJob) {
   SiteFactorPolicy p(fast());
   // Improving values, a study that claims progress, garbage: never a positive term.
-  for (const char* c : {"tune:study=s;n=30;dir=min;top=1,2,3,4,5", "tune:study=s;n=99999999;dir=max;top=9e300",
-                        "tune:study=../x;n=5;dir=min;top=1", "tune:tenant=x;site=99999", "junk"}) {
+  for (const char* c :
+       {"tune:study=s;n=30;dir=min;top=1,2,3,4,5", "tune:study=s;n=99999999;dir=max;top=9e300",
+        "tune:study=../x;n=5;dir=min;top=1", "tune:tenant=x;site=99999", "junk"}) {
     const auto d = p.pass(100, {job(1, 1, "physics", P, 0, 20000, c), job(2, 2, "bio", P, 0, 10)});
     if (d[0].site) EXPECT_LE(*d[0].site, 0) << c;
   }
@@ -83,8 +86,8 @@ TEST(SiteFactor, HeldJobsGetNoTermAndTermsRelaxWhenNobodyWaits) {
 
 TEST(SiteFactor, SlurmsRecomputeGetsTheSameTermAndNewJobsStartBelow) {
   SiteFactorPolicy p(fast());
-  p.pass(100, {job(1, 1, "physics", P, 10, 20000, plateau(20)), job(2, 1, "physics", P, 20, 18000, plateau(20)),
-               job(9, 2, "bio", P, 0, 100)});
+  p.pass(100, {job(1, 1, "physics", P, 10, 20000, plateau(20)),
+               job(2, 1, "physics", P, 20, 18000, plateau(20)), job(9, 2, "bio", P, 0, 100)});
   EXPECT_EQ(p.site_for(1, 1, plateau(20)), -10000);
   EXPECT_EQ(p.site_for(2, 1, plateau(20)), -9000);
   // Job 3 was submitted since: its study's newest pending job's term.
@@ -118,7 +121,8 @@ TEST(SiteFactor, StateSurvivesSaveAndRestoreAndRejectsPositiveTerms) {
 }
 
 TEST(SiteFactor, ConfigRefusesTheFairShareGroup) {
-  EXPECT_NO_THROW(parse_sched_config("interval = 2; adaptive = { m = 3; };", "s.conf", priority_policy("site_factor/tune").rules));
+  EXPECT_NO_THROW(parse_sched_config("interval = 2; adaptive = { m = 3; };", "s.conf",
+                                     priority_policy("site_factor/tune").rules));
   try {
     parse_sched_config("fairshare = { weight = 5; };", "s.conf", priority_policy("site_factor/tune").rules);
     FAIL() << "accepted";

@@ -32,9 +32,10 @@ TEST(Classify, NamesEachOutcome) {
   r.objective.reset();
   r.bad_report_lines = 2;
   r.first_report_error = "report line 1: 'hello' is not key=value";
-  EXPECT_EQ(classify(r).message,
-            "exited 0 but reported no objective; 2 malformed report line(s), first: report line 1: 'hello' is not "
-            "key=value");
+  EXPECT_EQ(
+      classify(r).message,
+      "exited 0 but reported no objective; 2 malformed report line(s), first: report line 1: 'hello' is not "
+      "key=value");
   r.exit_code = 3;
   EXPECT_EQ(classify(r).state, TrialState::Failed);
   r.exited = false;
@@ -252,21 +253,23 @@ TEST_F(StudyTest, EachResultSaysWhatItsProposalKnew) {
   GatedSampler model;
   auto stand_in = make_sampler("random", info_.space, {.seed = 3});
   Study study(h, model, {.trials = 4}, 0, stand_in.get());
-  const auto t0 = *study.offer_trial(1, "n1", 0).trial;          // cheap: knew nothing
-  ASSERT_TRUE(study.offer_trial(2, "n1", 0).wait);                 // the model starts from 0 results
-  const auto t1 = *study.offer_trial(3, "n2", 0).trial;          // the stand-in, 0 results
-  study.on_result(ok(t0, 1.0), 1, "n1");                           // held from the model
-  const auto t2 = *study.offer_trial(1, "n1", 0).trial;          // the stand-in, 1 result
+  const auto t0 = *study.offer_trial(1, "n1", 0).trial;  // cheap: knew nothing
+  ASSERT_TRUE(study.offer_trial(2, "n1", 0).wait);       // the model starts from 0 results
+  const auto t1 = *study.offer_trial(3, "n2", 0).trial;  // the stand-in, 0 results
+  study.on_result(ok(t0, 1.0), 1, "n1");                 // held from the model
+  const auto t2 = *study.offer_trial(1, "n1", 0).trial;  // the stand-in, 1 result
   const auto done = finish_proposal(model, study);
   ASSERT_TRUE(done && done->trial);
   const auto t3 = *done->trial;
-  EXPECT_EQ(std::vector<std::uint64_t>({t0.id, t1.id, t2.id, t3.id}), std::vector<std::uint64_t>({0, 1, 2, 3}));
+  EXPECT_EQ(std::vector<std::uint64_t>({t0.id, t1.id, t2.id, t3.id}),
+            std::vector<std::uint64_t>({0, 1, 2, 3}));
   study.on_result(ok(t3, 2.0), 2, "n1");
   study.on_result(crashed(t1), 3, "n2");
   study.on_result(ok(t2, 3.0), 1, "n1");
   using Known = std::vector<std::pair<std::uint64_t, std::optional<std::size_t>>>;
   EXPECT_EQ(model.known, (Known{{0, 0}, {3, 0}, {1, 0}, {2, 1}}))
-      << "trial 3 was proposed from no result although trial 0's came before it was handed out; a failed trial "
+      << "trial 3 was proposed from no result although trial 0's came before it was handed out; a failed "
+         "trial "
          "is no result";
 }
 
@@ -292,7 +295,8 @@ TEST_F(StudyTest, ResumeReplaysResultsInTheOrderTheyCameWithWhatEachKnew) {
   {
     auto h = History::create(path(), info_);
     Study study(h, live, {.trials = 5}, 0);
-    const auto a = *study.next_trial(1, "n", 1), b = *study.next_trial(2, "n", 1), c = *study.next_trial(3, "n", 1);
+    const auto a = *study.next_trial(1, "n", 1), b = *study.next_trial(2, "n", 1),
+               c = *study.next_trial(3, "n", 1);
     study.on_result(result(b, 0.5, 2), 2, "n");
     const auto d = *study.next_trial(2, "n", 2.5);
     study.on_result(result(c, 0.4, 3), 3, "n");
@@ -480,7 +484,8 @@ TEST_F(StudyTest, AdoptingATrialLeftRunningKeepsItFromRunningTwice) {
 }
 
 TEST_F(StudyTest, GridEndsWhenExhausted) {
-  info_.space = SearchSpace::parse(R"({"parameters": [{"name": "x", "type": "number", "value": [1, 2, 3]}]})");
+  info_.space =
+      SearchSpace::parse(R"({"parameters": [{"name": "x", "type": "number", "value": [1, 2, 3]}]})");
   auto h = History::create(path(), info_);
   auto sampler = make_sampler("grid", info_.space, {});
   Study study(h, *sampler, {}, 0);

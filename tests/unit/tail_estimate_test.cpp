@@ -2,6 +2,8 @@
 // The tail estimator (lib/adaptive/tail_estimate), the record fields it
 // reads (tgt, left) and the progress record that carries them, and
 // sched_tune.conf's choice of estimator.
+#include "adaptive/tail_estimate.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include <random>
 
 #include "adaptive/progress_record.hpp"
-#include "adaptive/tail_estimate.hpp"
 #include "adaptive/yield_level.hpp"
 #include "priority/sched_config.hpp"
 #include "study/progress.hpp"
@@ -33,10 +34,11 @@ TEST(ProgressRecord, TargetAndTrialsLeftRoundTripAndAreBounded) {
   ASSERT_TRUE(without);
   EXPECT_FALSE(without->target);
   EXPECT_FALSE(without->left);
-  for (const char* bad : {"tune:study=s;n=5;dir=min;top=1;tgt=", "tune:study=s;n=5;dir=min;top=1;tgt=nan",
-                          "tune:study=s;n=5;dir=min;top=1;tgt=1e400", "tune:study=s;n=5;dir=min;top=1;tgt=1;tgt=2",
-                          "tune:study=s;n=5;dir=min;top=1;left=-1", "tune:study=s;n=5;dir=min;top=1;left=1000000001",
-                          "tune:study=s;n=5;dir=min;top=1;left=2.5", "tune:study=s;n=5;dir=min;top=1;left=1;left=1"})
+  for (const char* bad :
+       {"tune:study=s;n=5;dir=min;top=1;tgt=", "tune:study=s;n=5;dir=min;top=1;tgt=nan",
+        "tune:study=s;n=5;dir=min;top=1;tgt=1e400", "tune:study=s;n=5;dir=min;top=1;tgt=1;tgt=2",
+        "tune:study=s;n=5;dir=min;top=1;left=-1", "tune:study=s;n=5;dir=min;top=1;left=1000000001",
+        "tune:study=s;n=5;dir=min;top=1;left=2.5", "tune:study=s;n=5;dir=min;top=1;left=1;left=1"})
     EXPECT_FALSE(parse_progress(bad)) << bad;
 }
 
@@ -51,7 +53,8 @@ TEST(StudyProgress, RecordCarriesTheTargetAndTheTrialsTheBudgetHasLeft) {
   }
   const auto r = progress_of("k", trials, false, {0.93, 30});
   EXPECT_EQ(r.target, 0.93);
-  EXPECT_EQ(r.left, 26) << "ok, failed and pruned trials used the budget; running and interrupted ones not yet";
+  EXPECT_EQ(r.left, 26)
+      << "ok, failed and pruned trials used the budget; running and interrupted ones not yet";
   EXPECT_EQ(progress_of("k", trials, false, {std::nullopt, 3}).left, 0) << "never below 0";
   EXPECT_FALSE(progress_of("k", trials, false).left);
   EXPECT_EQ(parse_progress(format_progress(r)), r);
@@ -80,7 +83,8 @@ TEST(TailEstimate, ResultsTiedAtTheBestMeanACeilingSpreadOnesAStudyStillImprovin
   EXPECT_EQ(tail_level(tied->p, o, 8), 8);
   // The same with minimisation: the sign is the record's direction.
   ProgressRecord low{"s", 8, true, {0.10, 0.16, 0.20, 0.29, 0.34}};
-  EXPECT_NEAR(tail_estimate(low, o, 0.01)->p_improve, tail_estimate(maxrec(8, {-0.10, -0.16, -0.20, -0.29, -0.34}), o, 0.01)->p_improve, 1e-12);
+  EXPECT_NEAR(tail_estimate(low, o, 0.01)->p_improve,
+              tail_estimate(maxrec(8, {-0.10, -0.16, -0.20, -0.29, -0.34}), o, 0.01)->p_improve, 1e-12);
 }
 
 TEST(TailEstimate, TiesAtTheBestCountAsACeilingOnlyWhenTheMetricIsFinerThanTheThreshold) {
@@ -108,7 +112,8 @@ TEST(TailEstimate, FewerTrialsLeftAndAFartherTargetLowerTheChance) {
     EXPECT_LT(p, last) << left;
     last = p;
   }
-  EXPECT_GT(tail_estimate(maxrec(12, top, 0.89, 10), o, 0.01)->p_target, tail_estimate(maxrec(12, top, 0.95, 10), o, 0.01)->p_target);
+  EXPECT_GT(tail_estimate(maxrec(12, top, 0.89, 10), o, 0.01)->p_target,
+            tail_estimate(maxrec(12, top, 0.95, 10), o, 0.01)->p_target);
   EXPECT_EQ(tail_estimate(maxrec(12, top, 0.88, 10), o, 0.01)->p, 1) << "target met: the study is ending";
   // A study that cannot improve soon but may still reach its target is kept.
   const auto e = tail_estimate(maxrec(12, {0.88, 0.8799, 0.86, 0.80}, 0.885, 200), o, 0.01);
@@ -132,7 +137,10 @@ TEST(TailEstimate, LevelHalvesThePerChanceBelowPMin) {
 TEST(TailEstimate, RarelyLowersAStudyThatGoesOnToImproveAndLowersOneAtItsCeiling) {
   std::mt19937_64 rng(7);
   std::gamma_distribution<double> g(2.0, 1.0);
-  auto draw = [&] { const double a = g(rng), b = g(rng); return 0.5 + 0.47 * a / (a + b); };  // beta(2,2) on [0.5, 0.97]
+  auto draw = [&] {
+    const double a = g(rng), b = g(rng);
+    return 0.5 + 0.47 * a / (a + b);
+  };  // beta(2,2) on [0.5, 0.97]
   AdaptiveOptions o;
   o.estimator = Estimator::Tail;
   int lowered = 0, false_lowered = 0, ceiling_found = 0;
@@ -176,7 +184,8 @@ TEST(TailEstimate, YieldLevelFollowsTheEstimateAndRecoversWithIt) {
   YieldLevel y;
   EXPECT_TRUE(y.observe(maxrec(12, {0.85, 0.85, 0.85, 0.85, 0.85, 0.7}), o));
   EXPECT_EQ(y.level(), o.max_level);
-  EXPECT_FALSE(y.observe(maxrec(12, {0.85, 0.85, 0.85, 0.85, 0.85, 0.7}), o)) << "a repeated record is not judged again";
+  EXPECT_FALSE(y.observe(maxrec(12, {0.85, 0.85, 0.85, 0.85, 0.85, 0.7}), o))
+      << "a repeated record is not judged again";
   EXPECT_FALSE(y.observe(maxrec(13, {0.95, 0.85, 0.85, 0.85, 0.85, 0.85}), o)) << "a new best well above";
   EXPECT_EQ(y.level(), 0);
   EXPECT_GT(y.last_chance(), o.tail.p_min);
@@ -185,7 +194,9 @@ TEST(TailEstimate, YieldLevelFollowsTheEstimateAndRecoversWithIt) {
 TEST(SchedConfig, ChoosesTheEstimatorByNameWithItsSettings) {
   EXPECT_EQ(parse_sched_config("", "x.conf").adaptive.estimator, Estimator::Algorithm1);
   const auto c = parse_sched_config(
-      "adaptive = { estimator = \"tail\"; tail = { horizon = 20; p_min = 0.01; min_results = 8; spacings = 3; }; };", "x.conf");
+      "adaptive = { estimator = \"tail\"; tail = { horizon = 20; p_min = 0.01; min_results = 8; spacings = "
+      "3; }; };",
+      "x.conf");
   EXPECT_EQ(c.adaptive.estimator, Estimator::Tail);
   EXPECT_EQ(c.adaptive.tail.horizon, 20);
   EXPECT_EQ(c.adaptive.tail.p_min, 0.01);
@@ -193,8 +204,9 @@ TEST(SchedConfig, ChoosesTheEstimatorByNameWithItsSettings) {
   EXPECT_EQ(c.adaptive.tail.spacings, 3);
   EXPECT_EQ(parse_sched_config("adaptive = { estimator = \"algorithm1\"; };", "x.conf").adaptive.estimator,
             Estimator::Algorithm1);
-  for (const char* bad : {"adaptive = {\n estimator = \"gittins\";\n};", "adaptive = {\n tail = { horizon = 0; };\n};",
-                          "adaptive = {\n tail = { p_mni = 0.1; };\n};", "adaptive = {\n tail = { spacings = 16; };\n};"}) {
+  for (const char* bad :
+       {"adaptive = {\n estimator = \"gittins\";\n};", "adaptive = {\n tail = { horizon = 0; };\n};",
+        "adaptive = {\n tail = { p_mni = 0.1; };\n};", "adaptive = {\n tail = { spacings = 16; };\n};"}) {
     try {
       parse_sched_config(bad, "x.conf");
       ADD_FAILURE() << "accepted: " << bad;

@@ -80,7 +80,8 @@ TEST(TpeSampler, FindsTheRegionOfABowlAndBeatsItsRandomStart) {
   double best_start = 1e9, best = 1e9;
   for (std::uint64_t t = 0; t < 80; ++t) {
     const auto a = *s.propose(t, {});
-    (t < TpeSampler::kStartup ? best_start : best) = std::min(t < TpeSampler::kStartup ? best_start : best, bowl(a));
+    (t < TpeSampler::kStartup ? best_start : best) =
+        std::min(t < TpeSampler::kStartup ? best_start : best, bowl(a));
     s.observe({t, a, bowl(a)});
   }
   EXPECT_LT(best, best_start);
@@ -156,7 +157,8 @@ TEST(TpeSampler, ProposalsMoveAwayFromRunningTrials) {
   EXPECT_LT(near_running, near_alone) << near_running << " against " << near_alone;
 }
 
-const char* kChoice = R"({"parameters": [{"name": "opt", "type": "choice", "value": ["sgd", "adam", "rmsprop"]},
+const char* kChoice =
+    R"({"parameters": [{"name": "opt", "type": "choice", "value": ["sgd", "adam", "rmsprop"]},
                                          {"name": "n", "type": "int", "value": [1, 64], "log": true}]})";
 
 // A choice that is always best gets picked far more often once the

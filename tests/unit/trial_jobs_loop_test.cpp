@@ -201,7 +201,8 @@ TEST_F(TrialJobsLoopTest, TheFirstRefusalStopsTheStudyALaterOneIsRetried) {
 
 TEST_F(TrialJobsLoopTest, ALimitOnJobsIsWaitedForFromTheFirstSubmissionOn) {
   make_study(4);
-  TrialJobsController loop(*host_, queue_, links_, 4, 1, {.retry_refused_after = 10, .retry_refused_max = 40});
+  TrialJobsController loop(*host_, queue_, links_, 4, 1,
+                           {.retry_refused_after = 10, .retry_refused_max = 40});
   queue_.refuse = 100;
   queue_.refusal = "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)";
   queue_.cause = RefusalCause::AccountingPolicy;

@@ -28,19 +28,32 @@ TEST(LostTrial, RerunUnlessTheTrialWasAtFault) {
                    JobEnd::Failed, JobEnd::Completed, JobEnd::Deadline}) {
     const LostTrial l = lost_trial(e, 42, "");
     EXPECT_EQ(l.state, TrialState::Interrupted) << job_end_name(e);
-    EXPECT_NE(l.message.find("trial job 42 ended " + std::string(job_end_name(e))), std::string::npos) << l.message;
+    EXPECT_NE(l.message.find("trial job 42 ended " + std::string(job_end_name(e))), std::string::npos)
+        << l.message;
   }
   EXPECT_EQ(lost_trial(JobEnd::Timeout, 1, "TimeLimit").state, TrialState::Timeout);
   EXPECT_EQ(lost_trial(JobEnd::OutOfMemory, 1, "").state, TrialState::Failed);
-  EXPECT_NE(lost_trial(JobEnd::NodeFail, 3, "NodeDown: node4").message.find("(NodeDown: node4)"), std::string::npos);
+  EXPECT_NE(lost_trial(JobEnd::NodeFail, 3, "NodeDown: node4").message.find("(NodeDown: node4)"),
+            std::string::npos);
   EXPECT_EQ(lost_trial(JobEnd::Cancelled, 3, "None").message.find("None"), std::string::npos);
 }
 
 TEST(TrialJobEnvironment, DropsTheAppCoresJobAndMpiButKeepsTheCluster) {
-  const std::vector<std::string> env = {
-      "PATH=/usr/bin", "HOME=/home/a", "SLURM_JOB_ID=7", "SLURM_MEM_PER_CPU=500", "SLURM_CPUS_PER_TASK=2",
-      "SLURM_CONF=/etc/slurm/slurm.conf", "SBATCH_PARTITION=x", "SRUN_DEBUG=3", "OMPI_COMM_WORLD_SIZE=4",
-      "PMIX_RANK=0", "CUDA_VISIBLE_DEVICES=0", "SLURMD_NODENAME=node1", "PYTHONPATH=/x", "noequals", "=empty"};
+  const std::vector<std::string> env = {"PATH=/usr/bin",
+                                        "HOME=/home/a",
+                                        "SLURM_JOB_ID=7",
+                                        "SLURM_MEM_PER_CPU=500",
+                                        "SLURM_CPUS_PER_TASK=2",
+                                        "SLURM_CONF=/etc/slurm/slurm.conf",
+                                        "SBATCH_PARTITION=x",
+                                        "SRUN_DEBUG=3",
+                                        "OMPI_COMM_WORLD_SIZE=4",
+                                        "PMIX_RANK=0",
+                                        "CUDA_VISIBLE_DEVICES=0",
+                                        "SLURMD_NODENAME=node1",
+                                        "PYTHONPATH=/x",
+                                        "noequals",
+                                        "=empty"};
   const auto out = trial_job_environment(env, {{"TUNE_X", "1"}});
   const std::vector<std::string> want = {"PATH=/usr/bin", "HOME=/home/a", "SLURM_CONF=/etc/slurm/slurm.conf",
                                          "PYTHONPATH=/x", "TUNE_X=1"};

@@ -216,7 +216,8 @@ TEST_F(RunnerSide, APruneOrAnInterruptForAnotherTrialIsIgnored) {
     FakeLink link;
     link.on_report = [&](const json&, FakeLink& l) { l.inbox.push_back(late); };
     const TrialRun run = run_trial(
-        link, launch("echo step=1 loss=0.5 >&$TUNE_REPORT_FD; sleep 0.3; echo objective=1 >&$TUNE_REPORT_FD"));
+        link,
+        launch("echo step=1 loss=0.5 >&$TUNE_REPORT_FD; sleep 0.3; echo objective=1 >&$TUNE_REPORT_FD"));
     EXPECT_FALSE(run.pruned) << wire::kind_name(late.kind);
     EXPECT_FALSE(run.interrupted) << wire::kind_name(late.kind);
     EXPECT_EQ(run.objective, 1.0);

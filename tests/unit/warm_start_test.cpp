@@ -30,8 +30,8 @@ std::string error_of(const std::string& text) {
 
 TEST(Enqueue, ReadsEveryParameterInTheSpacesOrder) {
   const auto space = SearchSpace::parse(kSpace);
-  const auto sets = parse_enqueued(R"([{"opt": "adam", "lr": 0.01, "depth": 3}, {"lr": 1, "depth": 8.0, "opt": "sgd"}])",
-                                   space, "q.json");
+  const auto sets = parse_enqueued(
+      R"([{"opt": "adam", "lr": 0.01, "depth": 3}, {"lr": 1, "depth": 8.0, "opt": "sgd"}])", space, "q.json");
   ASSERT_EQ(sets.size(), 2u);
   EXPECT_EQ(sets[0], (Assignment{0.01, std::int64_t{3}, std::string("adam")}));
   EXPECT_EQ(sets[1], (Assignment{1.0, std::int64_t{8}, std::string("sgd")}));
@@ -43,14 +43,18 @@ TEST(Enqueue, NamesTheFileTheEntryAndTheParameterOfEachMistake) {
   EXPECT_NE(error_of("[{").find("q.json: not valid JSON"), std::string::npos);
   EXPECT_NE(error_of(R"({"lr": 0.1})").find("expected a JSON list"), std::string::npos);
   EXPECT_NE(error_of(R"([3])").find("entry 1 is not an object"), std::string::npos);
-  EXPECT_NE(error_of(R"([{"lr": 0.1, "depth": 2}])").find("entry 1 has no value for 'opt'"), std::string::npos);
-  EXPECT_NE(error_of(R"([{"lr": 0.1, "depth": 2, "opt": "sgd"}, {"lr": 5, "depth": 2, "opt": "sgd"}])").find("entry 2: parameter 'lr'"),
+  EXPECT_NE(error_of(R"([{"lr": 0.1, "depth": 2}])").find("entry 1 has no value for 'opt'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"([{"lr": 0.1, "depth": 2, "opt": "sgd"}, {"lr": 5, "depth": 2, "opt": "sgd"}])")
+                .find("entry 2: parameter 'lr'"),
             std::string::npos);
   EXPECT_NE(error_of(R"([{"lr": 0.1, "depth": 2.5, "opt": "sgd"}])").find("'depth' must be a whole number"),
             std::string::npos);
-  EXPECT_NE(error_of(R"([{"lr": "0.1", "depth": 2, "opt": "sgd"}])").find("'lr' must be a number"), std::string::npos);
+  EXPECT_NE(error_of(R"([{"lr": "0.1", "depth": 2, "opt": "sgd"}])").find("'lr' must be a number"),
+            std::string::npos);
   EXPECT_NE(error_of(R"([{"lr": 0.1, "depth": 2, "opt": "rmsprop"}])").find("'opt'"), std::string::npos);
-  EXPECT_NE(error_of(R"([{"lr": 0.1, "depth": 2, "opt": "sgd", "momentum": 0.9}])").find("'momentum', which is not a parameter"),
+  EXPECT_NE(error_of(R"([{"lr": 0.1, "depth": 2, "opt": "sgd", "momentum": 0.9}])")
+                .find("'momentum', which is not a parameter"),
             std::string::npos);
   EXPECT_TRUE(parse_enqueued("[]", SearchSpace::parse(kSpace), "q.json").empty());
 }
@@ -72,12 +76,13 @@ TEST(WarmStart, ImportsFinishedTrialsThatFitTheNewSpaceByName) {
     {"name": "lr", "type": "bound", "value": [0.00001, 10], "log": true},
     {"name": "extra", "type": "bound", "value": [0, 1]}]})");
   old.study.minimize = true;
-  old.trials = {finished(0, {std::string("adam"), std::int64_t{3}, 0.01, 0.5}, TrialState::Ok, 0.2),
-                finished(1, {std::string("rmsprop"), std::int64_t{3}, 0.01, 0.5}, TrialState::Ok, 0.1),
-                finished(2, {std::string("sgd"), std::int64_t{2}, 0.1, 0.5}, TrialState::Failed, std::nullopt),
-                finished(3, {std::string("sgd"), std::int64_t{12}, 0.1, 0.5}, TrialState::Ok, 0.3),
-                finished(4, {std::string("sgd"), std::int64_t{2}, 0.1, 0.5}, TrialState::Pruned, std::nullopt),
-                finished(5, {std::string("sgd"), std::int64_t{2}, 0.1, 0.5}, TrialState::Running, std::nullopt)};
+  old.trials = {
+      finished(0, {std::string("adam"), std::int64_t{3}, 0.01, 0.5}, TrialState::Ok, 0.2),
+      finished(1, {std::string("rmsprop"), std::int64_t{3}, 0.01, 0.5}, TrialState::Ok, 0.1),
+      finished(2, {std::string("sgd"), std::int64_t{2}, 0.1, 0.5}, TrialState::Failed, std::nullopt),
+      finished(3, {std::string("sgd"), std::int64_t{12}, 0.1, 0.5}, TrialState::Ok, 0.3),
+      finished(4, {std::string("sgd"), std::int64_t{2}, 0.1, 0.5}, TrialState::Pruned, std::nullopt),
+      finished(5, {std::string("sgd"), std::int64_t{2}, 0.1, 0.5}, TrialState::Running, std::nullopt)};
   const auto got = import_trials(old, "old.h5", SearchSpace::parse(kSpace), true);
   ASSERT_EQ(got.trials.size(), 2u);  // 0 (ok) and 4 (pruned); 1 and 3 are outside, 2 failed, 5 never finished
   EXPECT_EQ(got.trials[0].id, 0u);
@@ -89,9 +94,11 @@ TEST(WarmStart, ImportsFinishedTrialsThatFitTheNewSpaceByName) {
   EXPECT_EQ(got.skipped, 2u);
   EXPECT_NE(got.why_skipped.find("trial 1:"), std::string::npos);
 
-  EXPECT_THROW(import_trials(old, "old.h5", SearchSpace::parse(kSpace), false), WarmStartError);  // maximising now
+  EXPECT_THROW(import_trials(old, "old.h5", SearchSpace::parse(kSpace), false),
+               WarmStartError);  // maximising now
   HistorySnapshot narrow = old;
-  narrow.study.space = SearchSpace::parse(R"({"parameters": [{"name": "lr", "type": "bound", "value": [0.001, 1]}]})");
+  narrow.study.space =
+      SearchSpace::parse(R"({"parameters": [{"name": "lr", "type": "bound", "value": [0.001, 1]}]})");
   for (auto& t : narrow.trials) t.params = {0.01};
   try {
     import_trials(narrow, "old.h5", SearchSpace::parse(kSpace), true);
@@ -105,7 +112,8 @@ TEST(WarmStart, ImportsFinishedTrialsThatFitTheNewSpaceByName) {
 // bayes fits its model and tpe uses its densities at once (no initial design
 // or random start-up over again), proposing near the known best.
 TEST(WarmStart, LearningSamplersSkipTheirStartWhenResultsAreKnown) {
-  const auto space = SearchSpace::parse(R"({"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]})");
+  const auto space =
+      SearchSpace::parse(R"({"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]})");
   for (const char* algo : {"bayes", "tpe"}) {
     auto sampler = make_sampler(algo, space, {.seed = 3});
     for (std::uint64_t i = 0; i < 30; ++i) {
@@ -173,7 +181,8 @@ namespace tune {
 namespace {
 
 TEST(EnqueueFile, ReadsTheFileAndKeepsWithinTrials) {
-  const auto space = SearchSpace::parse(R"({"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]})");
+  const auto space =
+      SearchSpace::parse(R"({"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]})");
   const std::string path = ::testing::TempDir() + "enqueue_file_test.json";
   { std::ofstream(path) << R"([{"x": 0.1}, {"x": 0.2}])"; }
   EXPECT_EQ(read_enqueued(path, space, 2).size(), 2u);
@@ -181,7 +190,8 @@ TEST(EnqueueFile, ReadsTheFileAndKeepsWithinTrials) {
     read_enqueued(path, space, 1);
     ADD_FAILURE() << "two sets accepted under --trials 1";
   } catch (const WarmStartError& e) {
-    EXPECT_NE(std::string(e.what()).find("lists 2 parameter sets but --trials is 1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("lists 2 parameter sets but --trials is 1"), std::string::npos)
+        << e.what();
   }
   std::remove(path.c_str());
   EXPECT_THROW(read_enqueued(path, space), WarmStartError);  // gone: cannot read the file

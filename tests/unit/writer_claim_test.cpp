@@ -58,7 +58,8 @@ TEST(JudgeOwner, OnAnotherHostSlurmDecidesAndNothingElse) {
   const WriterRecord here = record("n1", 99);
   int asked = 0;
   // Outside a job nothing here can tell: never stale, Slurm not asked.
-  const auto outside = judge_owner(record("n2", 11), here, one_process, answering({JobStatus::Kind::Ended}, &asked));
+  const auto outside =
+      judge_owner(record("n2", 11), here, one_process, answering({JobStatus::Kind::Ended}, &asked));
   EXPECT_FALSE(outside.stale);
   EXPECT_THAT(outside.why, HasSubstr("cannot be checked from here"));
   EXPECT_EQ(asked, 0);
@@ -66,18 +67,23 @@ TEST(JudgeOwner, OnAnotherHostSlurmDecidesAndNothingElse) {
   WriterRecord owner = record("n2", 11);
   owner.job = 77;
   owner.job_restarts = 1;
-  EXPECT_TRUE(judge_owner(owner, here, one_process, answering({JobStatus::Kind::Ended, 0, "", "COMPLETED"})).stale);
-  EXPECT_FALSE(judge_owner(owner, here, one_process, answering({JobStatus::Kind::Active, 1, "", "RUNNING"})).stale);
-  const auto requeued = judge_owner(owner, here, one_process, answering({JobStatus::Kind::Active, 2, "", "RUNNING"}));
+  EXPECT_TRUE(
+      judge_owner(owner, here, one_process, answering({JobStatus::Kind::Ended, 0, "", "COMPLETED"})).stale);
+  EXPECT_FALSE(
+      judge_owner(owner, here, one_process, answering({JobStatus::Kind::Active, 1, "", "RUNNING"})).stale);
+  const auto requeued =
+      judge_owner(owner, here, one_process, answering({JobStatus::Kind::Active, 2, "", "RUNNING"}));
   EXPECT_TRUE(requeued.stale);
   EXPECT_THAT(requeued.why, HasSubstr("requeued since"));
   const auto unreachable =
-      judge_owner(owner, here, one_process, answering({JobStatus::Kind::Unknown, 0, "", "Unable to contact slurm controller"}));
+      judge_owner(owner, here, one_process,
+                  answering({JobStatus::Kind::Unknown, 0, "", "Unable to contact slurm controller"}));
   EXPECT_FALSE(unreachable.stale);
   EXPECT_THAT(unreachable.why, HasSubstr("Unable to contact"));
   EXPECT_FALSE(judge_owner(owner, here, one_process, {}).stale);  // no Slurm here at all
   owner.cluster = "alpha";
-  const auto other = judge_owner(owner, here, one_process, answering({JobStatus::Kind::Ended, 0, "beta", "COMPLETED"}));
+  const auto other =
+      judge_owner(owner, here, one_process, answering({JobStatus::Kind::Ended, 0, "beta", "COMPLETED"}));
   EXPECT_FALSE(other.stale);
   EXPECT_THAT(other.why, HasSubstr("belongs to cluster alpha"));
 }
@@ -88,7 +94,8 @@ TEST(WriterRecordText, RoundTripsAndRefusesGarbage) {
   r.cluster = "c";
   const auto back = WriterRecord::from_json(r.to_json());
   ASSERT_TRUE(back);
-  EXPECT_EQ(back->describe(), "pid 10 on host n1 (Slurm job 5 on cluster c), writing since 2026-11-24T10:00:00Z");
+  EXPECT_EQ(back->describe(),
+            "pid 10 on host n1 (Slurm job 5 on cluster c), writing since 2026-11-24T10:00:00Z");
   EXPECT_FALSE(WriterRecord::from_json(""));
   EXPECT_FALSE(WriterRecord::from_json("{\"host\": \"\", \"pid\": 3}"));
   EXPECT_FALSE(WriterRecord::from_json("\x01\x02{{"));
@@ -131,7 +138,8 @@ TEST_P(WriterClaimTest, OneWriterAtATimeAndNothingLeftBehind) {
       WriterClaim::take(h, options(other));
       FAIL() << "a second writer got the claim";
     } catch (const HistoryError& e) {
-      EXPECT_THAT(e.what(), HasSubstr("another tune process is writing this history: pid " + std::to_string(::getpid())));
+      EXPECT_THAT(e.what(), HasSubstr("another tune process is writing this history: pid " +
+                                      std::to_string(::getpid())));
       EXPECT_THAT(e.what(), HasSubstr("Wait for it to end, or give another history file"));
     }
     EXPECT_EQ(files(), std::vector<std::string>{"h.h5.lock"});

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The yield protocol's batch-job rule (tune wrap): requeue exactly when the
 // study exited 75 on its own account (not after SIGTERM), inside a Slurm job.
-#include <gtest/gtest.h>
-
 #include "study/yield_protocol.hpp"
+
+#include <gtest/gtest.h>
 
 namespace tune {
 namespace {
