@@ -60,6 +60,23 @@ class PriorityPolicy {
   virtual void restore(const nlohmann::json& state) = 0;
 };
 
+// What every adaptive policy keeps: its configuration, its studies' yield
+// levels, and when it last passed.
+class TrackingPolicy : public PriorityPolicy {
+ public:
+  const SchedConfig& config() const override { return c_; }
+  void reconfigure(SchedConfig c) override { c_ = std::move(c); }
+  const std::map<std::string, StudyState>& studies() const override { return tracker_.studies(); }
+  // The yield level changes of the last pass (what the plugins log).
+  const std::vector<LevelChange>& changes() const override { return tracker_.changes(); }
+
+ protected:
+  explicit TrackingPolicy(SchedConfig c) : c_(std::move(c)) {}
+  SchedConfig c_;
+  StudyTracker tracker_;
+  double last_pass_ = 0;
+};
+
 // A policy's name is the plugin that hosts it ("sched/tune",
 // "site_factor/tune"): the plugins' C side names it so, and everything that
 // differs between the hosts is here.

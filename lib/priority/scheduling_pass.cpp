@@ -11,7 +11,7 @@
 
 namespace tune {
 
-SchedulingPolicy::SchedulingPolicy(SchedConfig c) : c_(std::move(c)), fs_(c_.fairshare) {}
+SchedulingPolicy::SchedulingPolicy(SchedConfig c) : TrackingPolicy(std::move(c)), fs_(c_.fairshare) {}
 
 void SchedulingPolicy::reconfigure(SchedConfig c) {
   auto usage = fs_.tenants();

@@ -33,7 +33,7 @@ inline constexpr std::uint32_t kSlurmBandHigh = 0xfffffc00u;
 std::uint32_t slurm_priority(std::uint32_t policy_priority, double max_points);
 
 // sched/tune's policy (priority_policies(): "sched/tune").
-class SchedulingPolicy final : public PriorityPolicy {
+class SchedulingPolicy final : public TrackingPolicy {
  public:
   explicit SchedulingPolicy(SchedConfig c);
 
@@ -45,14 +45,11 @@ class SchedulingPolicy final : public PriorityPolicy {
   // same after the study's yield level; exposed for tests.
   std::uint32_t fair_share_priority(double dominant_share, double waited) const;
 
-  const SchedConfig& config() const override { return c_; }
   // The highest priority a pass gives: weight + age_weight.
   double max_points() const override { return c_.weights.fairshare + c_.weights.age; }
+  // Keeps the tenants' decayed usage.
   void reconfigure(SchedConfig c) override;
   const FairShare& fair_share() const { return fs_; }
-  const std::map<std::string, StudyState>& studies() const override { return tracker_.studies(); }
-  // The yield level changes of the last pass (what the plugins log).
-  const std::vector<LevelChange>& changes() const override { return tracker_.changes(); }
 
   // Decayed usage, yield levels and times, as JSON (the plugin writes it to
   // StateSaveLocation). restore() accepts only well-formed state and throws
@@ -61,10 +58,7 @@ class SchedulingPolicy final : public PriorityPolicy {
   void restore(const nlohmann::json& state) override;
 
  private:
-  SchedConfig c_;
   FairShare fs_;
-  StudyTracker tracker_;
-  double last_pass_ = 0;
 };
 
 }  // namespace tune

@@ -27,14 +27,14 @@ namespace tune {
 using SiteDecision = JobDecision;
 
 // site_factor/tune's policy (priority_policies(): "site_factor/tune").
-class SiteFactorPolicy final : public PriorityPolicy {
+class SiteFactorPolicy final : public TrackingPolicy {
  public:
   // The most the term lowers a priority: slurmctld stores it as a uint32
   // offset by NICE_OFFSET (2^31).
   static constexpr std::int64_t kMostNegative = -(std::int64_t{1} << 31) + 1;
 
-  // `c` as load_sched_config(..., ConfigHost::SiteFactor) reads it.
-  explicit SiteFactorPolicy(SchedConfig c) : c_(std::move(c)) {}
+  // `c` as load_sched_config reads it with site_factor/tune's rules.
+  explicit SiteFactorPolicy(SchedConfig c) : TrackingPolicy(std::move(c)) {}
 
   // One pass. Every JobView's base_priority is its priority without the
   // site term. Decisions come in the order of `jobs`.
@@ -55,23 +55,14 @@ class SiteFactorPolicy final : public PriorityPolicy {
   std::optional<std::int64_t> site_for(std::uint32_t job_id, std::uint32_t uid,
                                        const std::string& comment) const override;
 
-  const SchedConfig& config() const override { return c_; }
-  void reconfigure(SchedConfig c) override { c_ = std::move(c); }
-  const std::map<std::string, StudyState>& studies() const override { return tracker_.studies(); }
-  // The yield level changes of the last pass (what the plugins log).
-  const std::vector<LevelChange>& changes() const override { return tracker_.changes(); }
-
   // Yield levels and the terms given, as JSON (the plugin keeps it in
   // StateSaveLocation); restore() throws std::runtime_error naming what is wrong.
   nlohmann::json save() const override;
   void restore(const nlohmann::json& state) override;
 
  private:
-  SchedConfig c_;
-  StudyTracker tracker_;
   std::unordered_map<std::uint32_t, std::int64_t> given_;       // job id -> term of the last pass
   std::unordered_map<std::string, std::int64_t> study_newest_;  // "uid:key" -> term of its newest pending job
-  double last_pass_ = 0;
 };
 
 }  // namespace tune

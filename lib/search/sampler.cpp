@@ -13,6 +13,22 @@
 
 namespace tune {
 
+namespace {
+
+// Samplers that learn nothing: the space and the seed.
+template <class S>
+std::unique_ptr<Sampler> seeded(const SearchSpace& space, const SamplerOptions& o) {
+  return std::make_unique<S>(space, o.seed);
+}
+
+// The samplers that learn take the direction beside the seed.
+template <class S>
+std::unique_ptr<Sampler> learning(const SearchSpace& space, const SamplerOptions& o) {
+  return std::make_unique<S>(space, o.seed, o.minimize);
+}
+
+}  // namespace
+
 const Registry<SamplerEntry>& samplers() {
   using M = ManyObjectives;
   static const Registry<SamplerEntry> registry(
@@ -24,35 +40,24 @@ const Registry<SamplerEntry>& samplers() {
            [](const SearchSpace& s, const SamplerOptions& o) {
              return std::make_unique<GridSampler>(s, o.grid_points);
            }},
-          {"random",
-           {},
-           "each parameter drawn uniformly on its own scale",
-           [](const SearchSpace& s, const SamplerOptions& o) {
-             return std::make_unique<RandomSampler>(s, o.seed);
-           }},
+          {"random", {}, "each parameter drawn uniformly on its own scale", seeded<RandomSampler>},
           {"qmc",
            {},
            "a scrambled Halton sequence: random search spread evenly over the space",
-           [](const SearchSpace& s, const SamplerOptions& o) {
-             return std::make_unique<QmcSampler>(s, o.seed);
-           }},
+           seeded<QmcSampler>},
           // bayes's model costs tens of milliseconds a proposal; tpe, fed the
           // same results, costs a fraction of one.
           {"bayes",
            {},
            "a Gaussian process and expected improvement",
-           [](const SearchSpace& s, const SamplerOptions& o) {
-             return std::make_unique<BayesSampler>(s, o.seed, o.minimize);
-           },
+           learning<BayesSampler>,
            M::Chebyshev,
            "",
            "tpe"},
           {"tpe",
            {},
            "tree-structured Parzen estimators, as Optuna's default sampler",
-           [](const SearchSpace& s, const SamplerOptions& o) {
-             return std::make_unique<TpeSampler>(s, o.seed, o.minimize);
-           },
+           learning<TpeSampler>,
            M::ParetoRank},
           // CMA-ES ranks one objective: fed Pareto ranks (ties, and ranks
           // that change as the front grows) it searched worse than random on
@@ -60,9 +65,7 @@ const Registry<SamplerEntry>& samplers() {
           {"cmaes",
            {},
            "covariance matrix adaptation evolution strategy",
-           [](const SearchSpace& s, const SamplerOptions& o) {
-             return std::make_unique<CmaesSampler>(s, o.seed, o.minimize);
-           },
+           learning<CmaesSampler>,
            M::Refused,
            "--algo cmaes searches one objective; with several (--objective) use bayes or tpe"},
       });

@@ -28,25 +28,13 @@ double parse_duration(std::string_view text, std::string_view what) {
   if (text.find(':') == std::string_view::npos && text.find('-') == std::string_view::npos) {
     double unit = 1;
     std::string_view num = text;
-    switch (text.back()) {
-      case 's':
-        unit = 1;
+    static constexpr std::pair<char, double> kUnits[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
+    for (const auto& [suffix, seconds] : kUnits)
+      if (text.back() == suffix) {
+        unit = seconds;
         num.remove_suffix(1);
         break;
-      case 'm':
-        unit = 60;
-        num.remove_suffix(1);
-        break;
-      case 'h':
-        unit = 3600;
-        num.remove_suffix(1);
-        break;
-      case 'd':
-        unit = 86400;
-        num.remove_suffix(1);
-        break;
-      default: break;
-    }
+      }
     double v = 0;
     auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
     if (num.empty() || ec != std::errc() || end != num.data() + num.size() || !(v >= 0) || !std::isfinite(v))

@@ -63,37 +63,24 @@ TEST(ConditionalSpace, ParsesNestedConditionsAndWritesThemBack) {
 TEST(ConditionalSpace, NamesWhatIsWrongWithACondition) {
   const std::string opt = R"({"name": "opt", "type": "choice", "value": ["sgd", "adam"]},)";
   const std::string lr = R"({"name": "lr", "type": "bound", "value": [0, 1]},)";
-  EXPECT_NE(parse_error(R"({"name": "m", "type": "bound", "value": [0, 1], "when": {"opt": ["sgd"]}},)"
-                        R"({"name": "opt", "type": "choice", "value": ["sgd"]})")
-                .find("'m': \"when\" names 'opt', which is not a parameter listed before this one"),
-            std::string::npos);
-  EXPECT_NE(
-      parse_error(opt + R"({"name": "m", "type": "bound", "value": [0, 1], "when": {"optimiser": ["sgd"]}})")
-          .find("names 'optimiser', which is not a parameter listed before"),
-      std::string::npos);
-  EXPECT_NE(parse_error(lr + R"({"name": "m", "type": "bound", "value": [0, 1], "when": {"lr": [0.5]}})")
-                .find("a bound (continuous) parameter; a condition needs a parent with listed values"),
-            std::string::npos);
-  EXPECT_NE(
-      parse_error(opt + R"({"name": "m", "type": "bound", "value": [0, 1], "when": {"opt": ["rmsprop"]}})")
-          .find("'m': \"when\": \"rmsprop\" is not a value of 'opt'"),
-      std::string::npos);
-  EXPECT_NE(parse_error(opt + R"({"name": "m", "type": "bound", "value": [0, 1], "when": {"opt": []}})")
-                .find("lists no values, so the parameter would never exist"),
-            std::string::npos);
-  EXPECT_NE(parse_error(opt + R"({"name": "m", "type": "bound", "value": [0, 1], "when": {"opt": [1]}})")
-                .find("is a choice; give its values as strings"),
-            std::string::npos);
-  EXPECT_NE(parse_error(R"({"name": "n", "type": "int", "value": [1, 4]},)"
-                        R"({"name": "m", "type": "bound", "value": [0, 1], "when": {"n": [2.5]}})")
-                .find("2.5 is not a value of 'n'"),
-            std::string::npos);
-  EXPECT_NE(parse_error(opt + R"({"name": "m", "type": "bound", "value": [0, 1], "when": ["opt"]})")
-                .find("\"when\" must be an object"),
-            std::string::npos);
-  EXPECT_NE(parse_error(R"({"name": "m", "type": "choice", "value": ["a"], "when": {"m": ["a"]}})")
-                .find("names the parameter itself"),
-            std::string::npos);
+  const std::string m = R"({"name": "m", "type": "bound", "value": [0, 1], "when": )";
+  const std::pair<std::string, std::string> cases[] = {
+      {m + R"({"opt": ["sgd"]}},{"name": "opt", "type": "choice", "value": ["sgd"]})",
+       "'m': \"when\" names 'opt', which is not a parameter listed before this one"},
+      {opt + m + R"({"optimiser": ["sgd"]}})", "names 'optimiser', which is not a parameter listed before"},
+      {lr + m + R"({"lr": [0.5]}})",
+       "a bound (continuous) parameter; a condition needs a parent with listed values"},
+      {opt + m + R"({"opt": ["rmsprop"]}})", "'m': \"when\": \"rmsprop\" is not a value of 'opt'"},
+      {opt + m + R"({"opt": []}})", "lists no values, so the parameter would never exist"},
+      {opt + m + R"({"opt": [1]}})", "is a choice; give its values as strings"},
+      {R"({"name": "n", "type": "int", "value": [1, 4]},)" + m + R"({"n": [2.5]}})",
+       "2.5 is not a value of 'n'"},
+      {opt + m + R"(["opt"]})", "\"when\" must be an object"},
+      {R"({"name": "m", "type": "choice", "value": ["a"], "when": {"m": ["a"]}})",
+       "names the parameter itself"},
+  };
+  for (const auto& [params, message] : cases)
+    EXPECT_NE(parse_error(params).find(message), std::string::npos) << params << ": " << parse_error(params);
 }
 
 TEST(ConditionalSpace, ActivityFollowsParentsToAnyDepth) {
