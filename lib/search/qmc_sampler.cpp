@@ -11,7 +11,8 @@ std::optional<Assignment> QmcSampler::propose(std::uint64_t trial, std::span<con
   // conditional space's branches see stay evenly spread in each.
   const std::vector<double> u = sequence_.point(trial);
   Assignment out;
-  for (std::size_t i = 0; i < space_.parameters().size(); ++i) out.push_back(space_.parameters()[i].decode(u[i]));
+  for (std::size_t i = 0; i < space_.parameters().size(); ++i)
+    out.push_back(space_.parameters()[i].decode(u[i]));
   return space_.prune_inactive(std::move(out));
 }
 
