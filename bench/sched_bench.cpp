@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "priority/scheduling_pass.hpp"
+#include "priority/sched_tune_policy.hpp"
 
 using namespace tune;
 using Clock = std::chrono::steady_clock;
@@ -42,8 +42,8 @@ int main(int argc, char** argv) {
         j.comment = "notes tune:study=s" + std::to_string(i % 700) +
                     ";n=" + std::to_string(20 + rng() % 200) + ";dir=min;top=0.1,0.11,0.12,0.13,0.14,0.15";
     }
-    SchedConfig c;
-    SchedulingPolicy policy(c);
+    PolicyConfig c;
+    SchedTunePolicy policy(c);
     const Resources cluster{100000, 4e8, 8000};
     policy.pass(100000, cluster, jobs);  // warm: studies and tenants exist
     std::vector<double> pass_ms, sort_ms;

@@ -18,7 +18,7 @@
 #include "progress_post.hpp"
 #include "run_command.hpp"
 #include "search/sampler.hpp"
-#include "study/objective_flags.hpp"
+#include "command/objective_flags.hpp"
 #include "study/study.hpp"
 #include "study/warm_start.hpp"
 #include "trial/trial_process.hpp"

@@ -15,7 +15,7 @@
 #include "adaptive/progress_record.hpp"
 #include "priority/job_summary.hpp"
 #include "run_command.hpp"
-#include "study/trial_jobs_loop.hpp"
+#include "study/trial_jobs_controller.hpp"
 #include "trial_jobs/slurm_compat.hpp"
 #include "trial_jobs/slurm_reach.hpp"
 

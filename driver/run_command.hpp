@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "search/pruner.hpp"
-#include "study/trial_jobs.hpp"
+#include "study/trial_job_rules.hpp"
 #include "study/yield_protocol.hpp"
-#include "study_flags.hpp"
+#include "study_flags_cli.hpp"
 
 namespace tune {
 

@@ -8,7 +8,7 @@
 
 #include "placement/gang_config.hpp"
 #include "placement/gang_placement.hpp"
-#include "priority/sched_config.hpp"
+#include "priority/policy_config.hpp"
 #include "run_command.hpp"
 #include "simulation/cluster.hpp"
 #include "simulation/ordering.hpp"
@@ -147,7 +147,7 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
 int run_simulation(const SimulateOptions& o) {
   sim::Cluster cluster;
   sim::Workload base;
-  SchedConfig tune_conf, site_conf;
+  PolicyConfig tune_conf, site_conf;
   PlacementOptions placement_options;
   std::vector<std::string> placements = o.placements;
   try {
@@ -172,9 +172,9 @@ int run_simulation(const SimulateOptions& o) {
       sim::borrow_times(base, sim::read_workload(o.times_from), o.seed);
     }
     if (o.limit > 0 && static_cast<long>(base.jobs.size()) > o.limit) base.jobs.resize(o.limit);
-    if (!o.sched_conf.empty()) tune_conf = load_sched_config(o.sched_conf);
+    if (!o.sched_conf.empty()) tune_conf = load_policy_config(o.sched_conf);
     if (!o.site_conf.empty())
-      site_conf = load_sched_config(o.site_conf, priority_policy("site_factor/tune").rules);
+      site_conf = load_policy_config(o.site_conf, priority_policy("site_factor/tune").rules);
     if (!o.select_conf.empty()) {  // a site's settings for the policies the plugin runs
       const GangConfig g = load_gang_config(o.select_conf);
       placement_options = g.options;

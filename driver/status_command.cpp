@@ -16,7 +16,7 @@
 #include "report/study_report.hpp"
 #include "run_command.hpp"
 #include "study/front.hpp"
-#include "study/trial_jobs_loop.hpp"
+#include "study/trial_jobs_controller.hpp"
 #include "trial_jobs_loop.hpp"
 
 namespace tune {

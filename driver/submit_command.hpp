@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "study/job_script.hpp"
-#include "study_flags.hpp"
+#include "command/job_script.hpp"
+#include "study_flags_cli.hpp"
 
 namespace tune {
 

@@ -14,11 +14,11 @@
 #include <sstream>
 
 #include "appcore.hpp"
-#include "study/job_script.hpp"
+#include "command/job_script.hpp"
 #include "study/progress.hpp"
 #include "study/text_input.hpp"
-#include "study/trial_jobs.hpp"
-#include "study/trial_jobs_loop.hpp"
+#include "study/trial_job_rules.hpp"
+#include "study/trial_jobs_controller.hpp"
 #include "trial/messages.hpp"
 #include "trial/runner_side.hpp"
 #include "trial/trial_json.hpp"

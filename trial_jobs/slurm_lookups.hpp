@@ -2,7 +2,7 @@
 // What tune submit asks slurmctld before it submits: the time limits of the
 // partition a job goes to, and whether a job of this user still runs a
 // batch script (a study submitted before). Mechanism only: what to say about
-// them is lib/study/submit_notes's. Call them once slurm_unreachable() said
+// them is lib/command/submit_notes's. Call them once slurm_unreachable() said
 // the cluster answers (libslurm's initialisation is fatal without one).
 #pragma once
 
@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "study/submit_notes.hpp"
+#include "command/submit_notes.hpp"
 
 namespace tune {
 

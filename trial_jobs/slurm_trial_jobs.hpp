@@ -2,7 +2,7 @@
 // Trial jobs in Slurm, through the public libslurm (no sbatch or squeue
 // forks): submit one, look up the study's own jobs (one RPC for all of the
 // owner's jobs; the caller rate-limits), cancel. Mechanism only: what to
-// submit and what an ended job means are lib/study/trial_jobs's rules.
+// submit and what an ended job means are lib/study/trial_job_rules's rules.
 #pragma once
 
 #include <cstdint>
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "study/trial_jobs.hpp"
-#include "study/trial_jobs_loop.hpp"
+#include "study/trial_job_rules.hpp"
+#include "study/trial_jobs_controller.hpp"
 
 namespace tune {
 

@@ -3,8 +3,8 @@
 
 #include <stdexcept>
 
-#include "priority/scheduling_pass.hpp"
-#include "priority/site_factor.hpp"
+#include "priority/sched_tune_policy.hpp"
+#include "priority/site_factor_policy.hpp"
 
 namespace tune {
 
@@ -14,13 +14,13 @@ const Registry<PriorityPolicyEntry>& priority_policies() {
                              {"sched/tune",
                               {},
                               "DRF fair share times the study's yield factor, as the job's priority",
-                              [](SchedConfig c) { return std::make_unique<SchedulingPolicy>(std::move(c)); },
+                              [](PolicyConfig c) { return std::make_unique<SchedTunePolicy>(std::move(c)); },
                               ConfigRules{},
                               "usage and yield levels"},
                              {"site_factor/tune",
                               {},
                               "the study's yield factor as a SITE term priority/multifactor adds",
-                              [](SchedConfig c) { return std::make_unique<SiteFactorPolicy>(std::move(c)); },
+                              [](PolicyConfig c) { return std::make_unique<SiteFactorPolicy>(std::move(c)); },
                               ConfigRules{.fairshare = false, .named_by = "PrioritySiteFactorParameters"},
                               "yield levels"},
                          });
@@ -31,7 +31,7 @@ const PriorityPolicyEntry& priority_policy(std::string_view name) {
   return priority_policies().at(name);
 }
 
-std::unique_ptr<PriorityPolicy> make_priority_policy(std::string_view name, SchedConfig c) {
+std::unique_ptr<PriorityPolicy> make_priority_policy(std::string_view name, PolicyConfig c) {
   return priority_policy(name).make(std::move(c));
 }
 

@@ -2,7 +2,7 @@
 #pragma once
 // The adaptive priority as slurmctld hosts it, one interface whichever way:
 // sched/tune gives pending jobs their own priorities (fair share times the
-// study's yield factor: SchedulingPolicy), site_factor/tune a SITE term that
+// study's yield factor: SchedTunePolicy), site_factor/tune a SITE term that
 // priority/multifactor adds (SiteFactorPolicy). The plugins' shim
 // (plugins/sched_tune/tune_policy.cpp) and tune simulate's Ordering make
 // theirs by name from priority_policies(); a new policy is a class here and
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "fairshare/fair_share.hpp"
-#include "priority/sched_config.hpp"
+#include "priority/policy_config.hpp"
 #include "priority/study_tracker.hpp"
 #include "registry/registry.hpp"
 
@@ -49,8 +49,8 @@ class PriorityPolicy {
                                                const std::string& /*comment*/) const {
     return std::nullopt;
   }
-  virtual const SchedConfig& config() const = 0;
-  virtual void reconfigure(SchedConfig c) = 0;
+  virtual const PolicyConfig& config() const = 0;
+  virtual void reconfigure(PolicyConfig c) = 0;
   virtual const std::map<std::string, StudyState>& studies() const = 0;
   // The yield level changes of the last pass (what the plugins log).
   virtual const std::vector<LevelChange>& changes() const = 0;
@@ -64,15 +64,15 @@ class PriorityPolicy {
 // levels, and when it last passed.
 class TrackingPolicy : public PriorityPolicy {
  public:
-  const SchedConfig& config() const override { return c_; }
-  void reconfigure(SchedConfig c) override { c_ = std::move(c); }
+  const PolicyConfig& config() const override { return c_; }
+  void reconfigure(PolicyConfig c) override { c_ = std::move(c); }
   const std::map<std::string, StudyState>& studies() const override { return tracker_.studies(); }
   // The yield level changes of the last pass (what the plugins log).
   const std::vector<LevelChange>& changes() const override { return tracker_.changes(); }
 
  protected:
-  explicit TrackingPolicy(SchedConfig c) : c_(std::move(c)) {}
-  SchedConfig c_;
+  explicit TrackingPolicy(PolicyConfig c) : c_(std::move(c)) {}
+  PolicyConfig c_;
   StudyTracker tracker_;
   double last_pass_ = 0;
 };
@@ -84,8 +84,8 @@ struct PriorityPolicyEntry {
   std::string name;
   std::vector<std::string> aliases;
   std::string description;
-  std::function<std::unique_ptr<PriorityPolicy>(SchedConfig)> make;
-  ConfigRules rules;        // what its configuration file may hold (load_sched_config)
+  std::function<std::unique_ptr<PriorityPolicy>(PolicyConfig)> make;
+  ConfigRules rules;        // what its configuration file may hold (load_policy_config)
   std::string state_holds;  // what its saved state holds, for the log
 };
 
@@ -93,6 +93,6 @@ struct PriorityPolicyEntry {
 const Registry<PriorityPolicyEntry>& priority_policies();
 // The one a name stands for; UnknownName naming the known ones otherwise.
 const PriorityPolicyEntry& priority_policy(std::string_view name);
-std::unique_ptr<PriorityPolicy> make_priority_policy(std::string_view name, SchedConfig c);
+std::unique_ptr<PriorityPolicy> make_priority_policy(std::string_view name, PolicyConfig c);
 
 }  // namespace tune

@@ -6,7 +6,7 @@
 // study's yield level under Algorithm 1, its relaxation when nobody else
 // waits, and whether a running whole-allocation study should be asked to
 // yield. What a level does to a job's priority is the host policy's:
-// SchedulingPolicy multiplies its own priority, SiteFactorPolicy gives
+// SchedTunePolicy multiplies its own priority, SiteFactorPolicy gives
 // priority/multifactor a negative site factor. No Slurm here.
 #include <cstdint>
 #include <map>

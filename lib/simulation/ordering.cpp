@@ -63,7 +63,7 @@ const OrderingSpec& ordering_policy(std::string_view name) {
   return ordering_policies().at(name);
 }
 
-Ordering::Ordering(const OrderingSpec& spec, const SchedConfig& tune, const SchedulerSettings& s,
+Ordering::Ordering(const OrderingSpec& spec, const PolicyConfig& tune, const SchedulerSettings& s,
                    double weight_fairshare, double weight_age, const Resources& capacity, double gpu_billing,
                    int accounts)
     : spec_(spec),

@@ -67,7 +67,7 @@ class OrderingHost {
 class Ordering {
  public:
   // `capacity`: the cluster's CPUs, memory, GPUs; `accounts`: how many share it.
-  Ordering(const OrderingSpec& spec, const SchedConfig& tune, const SchedulerSettings& s,
+  Ordering(const OrderingSpec& spec, const PolicyConfig& tune, const SchedulerSettings& s,
            double weight_fairshare, double weight_age, const Resources& capacity, double gpu_billing,
            int accounts);
 

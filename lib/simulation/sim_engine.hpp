@@ -22,12 +22,12 @@
 #include <unordered_set>
 
 #include "adaptive/progress_record.hpp"
-#include "priority/scheduling_pass.hpp"
-#include "priority/site_factor.hpp"
+#include "priority/sched_tune_policy.hpp"
+#include "priority/site_factor_policy.hpp"
 #include "simulation/ordering.hpp"
 #include "simulation/simulator.hpp"
 #include "study/progress.hpp"
-#include "study/trial_jobs_loop.hpp"
+#include "study/trial_jobs_controller.hpp"
 
 namespace tune::sim::detail {
 

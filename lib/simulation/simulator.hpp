@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
 // An event-driven simulator of one Slurm partition, driving the same policy
-// classes the plugins run: lib/priority's SchedulingPolicy (sched/tune) and
+// classes the plugins run: lib/priority's SchedTunePolicy (sched/tune) and
 // lib/placement's node choice (select/cons_tres_gang, or cons_tres's own).
 //
 // What it models, from Slurm 22.05's source (slurmctld/job_scheduler.c,
@@ -45,7 +45,7 @@
 #include <vector>
 
 #include "placement/gang_placement.hpp"
-#include "priority/sched_config.hpp"
+#include "priority/policy_config.hpp"
 #include "simulation/cluster.hpp"
 #include "simulation/workload.hpp"
 
@@ -60,7 +60,7 @@ struct SimOptions {
   std::string priority = "fifo";
   std::string placement = "cons_tres";  // a name make_placement() knows
   PlacementOptions placement_options;   // select_gang.conf's, for gang and fgd
-  SchedConfig tune;                     // sched/tune's settings (priority "tune")
+  PolicyConfig tune;                     // sched/tune's settings (priority "tune")
   // Classic fair share: PriorityWeightFairshare and PriorityWeightAge when
   // slurm.conf sets none; a GPU bills as many CPUs as the cluster has per GPU.
   double weight_fairshare = 10000, weight_age = 1000;

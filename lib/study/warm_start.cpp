@@ -9,7 +9,7 @@
 #include <optional>
 #include <sstream>
 
-#include "study/objective_flags.hpp"
+#include "command/objective_flags.hpp"
 
 namespace tune {
 

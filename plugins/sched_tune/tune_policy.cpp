@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The C face of lib/priority's PriorityPolicy for the plugins' shim: the
 // policy named by the plugin that hosts it (priority_policies(): sched/tune's
-// SchedulingPolicy, site_factor/tune's SiteFactorPolicy).
+// SchedTunePolicy, site_factor/tune's SiteFactorPolicy).
 #include "tune_policy.h"
 
 #include <fcntl.h>
@@ -19,10 +19,10 @@
 #include "placement/gpu_request.hpp"
 #include "priority/job_facts.hpp"
 #include "priority/priority_policy.hpp"
-#include "priority/scheduling_pass.hpp"
+#include "priority/sched_tune_policy.hpp"
 
 struct tune_policy {
-  tune_policy(const tune::PriorityPolicyEntry& s, tune::SchedConfig c)
+  tune_policy(const tune::PriorityPolicyEntry& s, tune::PolicyConfig c)
       : spec(s), policy(s.make(std::move(c))) {}
   const tune::PriorityPolicyEntry& spec;
   std::unique_ptr<tune::PriorityPolicy> policy;
@@ -41,13 +41,13 @@ extern "C" {
 tune_policy_t* tune_policy_load(const char* conf_path, const char* policy, char* err, size_t errlen) {
   return c_boundary<tune_policy_t*>(err, errlen, nullptr, [&] {
     const tune::PriorityPolicyEntry& spec = tune::priority_policy(policy);
-    return new tune_policy(spec, tune::load_sched_config(conf_path, spec.rules));
+    return new tune_policy(spec, tune::load_policy_config(conf_path, spec.rules));
   });
 }
 
 int tune_policy_reconfigure(tune_policy_t* p, const char* conf_path, char* err, size_t errlen) {
   return c_boundary(err, errlen, -1, [&] {
-    auto c = tune::load_sched_config(conf_path, p->spec.rules);
+    auto c = tune::load_policy_config(conf_path, p->spec.rules);
     std::lock_guard g(p->lock);
     p->policy->reconfigure(std::move(c));
     return 0;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The C interface between the plugins' shim (C, Slurm's private headers) and
- * the policies in lib/ (C++): sched/tune's SchedulingPolicy or
+ * the policies in lib/ (C++): sched/tune's SchedTunePolicy or
  * site_factor/tune's SiteFactorPolicy, chosen at load. Every function is
  * noexcept: an exception in the policy becomes an error return and a
  * message, never a slurmctld crash. Each call holds the policy's own lock

@@ -14,8 +14,8 @@
 #include "adaptive/progress_record.hpp"
 #include "adaptive/tail_estimate.hpp"
 #include "priority/job_summary.hpp"
-#include "priority/scheduling_pass.hpp"
-#include "priority/site_factor.hpp"
+#include "priority/sched_tune_policy.hpp"
+#include "priority/site_factor_policy.hpp"
 
 using namespace tune;
 
@@ -37,11 +37,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   (void)parse_summary(comment);  // tune queue reads SystemComment the same way
 
-  SchedConfig c;
+  PolicyConfig c;
   c.fairshare.half_life = 600;
   // Both estimators, chosen by the input's length.
   if (size % 2) c.adaptive.estimator = Estimator::Tail;
-  SchedulingPolicy with(c), without(c);
+  SchedTunePolicy with(c), without(c);
   SiteFactorPolicy site(c);
   JobView mine;
   mine.id = 1, mine.uid = 1000, mine.tenant = "alice", mine.eligible = 0, mine.request = {4, 1000, 1};

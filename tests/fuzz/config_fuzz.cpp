@@ -7,14 +7,14 @@
 #include <cstdlib>
 #include <string>
 
-#include "priority/sched_config.hpp"
+#include "priority/policy_config.hpp"
 
 using namespace tune;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    const SchedConfig c = parse_sched_config(text, "fuzz.conf");
+    const PolicyConfig c = parse_policy_config(text, "fuzz.conf");
     if (c.interval < 1 || c.interval > 3600 || c.adaptive.m < 2 || c.adaptive.thresholds.empty() ||
         c.yield.signal < 1 || c.weights.fairshare + c.weights.age > 1e9 || c.fairshare.half_life < 60)
       std::abort();

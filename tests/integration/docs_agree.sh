@@ -19,7 +19,7 @@ done
 conf_man=$TOP_BUILDDIR/man/sched_tune.conf.5
 conf_text=$(sed 's/\\-/-/g' "$conf_man")
 missing=()
-for name in $(grep -oE '(r\.(number|integer|boolean|text|group)\([^,]+, |exists\()"[a-z_]+"' "$TOP_SRCDIR/lib/priority/sched_config.cpp" | grep -oE '"[a-z_]+"' | tr -d '"' | sort -u); do
+for name in $(grep -oE '(r\.(number|integer|boolean|text|group)\([^,]+, |exists\()"[a-z_]+"' "$TOP_SRCDIR/lib/priority/policy_config.cpp" | grep -oE '"[a-z_]+"' | tr -d '"' | sort -u); do
   grep -qE "(^|[ .])$name\b" <<<"$conf_text" || missing+=("$name")
 done
 conf_warn=$(groff -man -ww -z "$conf_man" 2>&1)
@@ -42,7 +42,7 @@ missing=()
 for name in interval state_file adaptive yield enabled k m thresholds tolerance yield_factor max_level relax_time level signal wait cooldown; do
   grep -qE "(^|[ (.,])$name\b" <<<"$site_text" || missing+=("$name")
 done
-for name in $(grep -oE '(r\.(number|integer|boolean|text|group)\([^,]+, |exists\()"[a-z_]+"' "$TOP_SRCDIR/lib/priority/sched_config.cpp" | grep -oE '"[a-z_]+"' | tr -d '"' | sort -u); do
+for name in $(grep -oE '(r\.(number|integer|boolean|text|group)\([^,]+, |exists\()"[a-z_]+"' "$TOP_SRCDIR/lib/priority/policy_config.cpp" | grep -oE '"[a-z_]+"' | tr -d '"' | sort -u); do
   case $name in fairshare|half_life|weight|age_weight|max_age|shares) continue ;; esac
   grep -qE "(^|[ (.,])$name\b" <<<"$site_text" || missing+=("$name")
 done

@@ -10,8 +10,8 @@
 #include "adaptive/progress_record.hpp"
 #include "adaptive/yield_level.hpp"
 #include "priority/job_summary.hpp"
-#include "priority/sched_config.hpp"
-#include "priority/scheduling_pass.hpp"
+#include "priority/policy_config.hpp"
+#include "priority/sched_tune_policy.hpp"
 #include "priority_fixture.hpp"
 
 namespace tune {
@@ -142,7 +142,7 @@ std::string plateau(int n) {
 }
 
 TEST(SchedulingPass, PlateauedStudysPendingJobFallsBehindAndRelaxesWhenNobodyWaits) {
-  SchedulingPolicy p(fast());
+  SchedTunePolicy p(fast());
   // bob's pending job is waiting: contention.
   auto d = p.pass(100, kCluster,
                   {job(1, 1, "alice", JobView::State::Pending, 0, plateau(20)),
@@ -161,7 +161,7 @@ TEST(SchedulingPass, PlateauedStudysPendingJobFallsBehindAndRelaxesWhenNobodyWai
 }
 
 TEST(SchedulingPass, YieldSignalsARunningPlateauedStudyOnceOthersWaitedWithCooldown) {
-  SchedulingPolicy p(fast());
+  SchedTunePolicy p(fast());
   auto running = [](int n) { return job(1, 1, "alice", JobView::State::Running, 0, plateau(n)); };
   auto waiting = job(2, 2, "bob", JobView::State::Pending, 100);
   EXPECT_EQ(p.pass(110, kCluster, {running(20), waiting})[0].signal, 0);  // level 1 < 2
@@ -172,12 +172,12 @@ TEST(SchedulingPass, YieldSignalsARunningPlateauedStudyOnceOthersWaitedWithCoold
       << "past the cooldown but no result since the last yield: its trial would be cut again";
   EXPECT_EQ(p.pass(240, kCluster, {running(31), waiting})[0].signal, SIGUSR1);
   // The state keeps it across a slurmctld restart.
-  SchedulingPolicy r(fast());
+  SchedTunePolicy r(fast());
   r.restore(p.save());
   EXPECT_EQ(r.pass(400, kCluster, {running(31), waiting})[0].signal, 0);
   EXPECT_EQ(r.pass(410, kCluster, {running(32), waiting})[0].signal, SIGUSR1);
   // The same tenant's own waiting job is no reason to yield.
-  SchedulingPolicy q(fast());
+  SchedTunePolicy q(fast());
   auto own = job(3, 1, "alice", JobView::State::Pending, 0);
   q.pass(110, kCluster, {running(20), own});
   q.pass(120, kCluster, {running(30), own});
@@ -185,7 +185,7 @@ TEST(SchedulingPass, YieldSignalsARunningPlateauedStudyOnceOthersWaitedWithCoold
 }
 
 TEST(SchedulingPass, TrialJobsOfAPlateauedStudyFallBehindButAreNeverSignalled) {
-  SchedulingPolicy p(fast());
+  SchedTunePolicy p(fast());
   auto as = [](std::uint32_t id, JobView::State st, int n, const char* role) {
     std::string c = plateau(n);
     return job(id, 1, "alice", st, 0, c + role);
@@ -208,7 +208,7 @@ TEST(SchedulingPass, TrialJobsOfAPlateauedStudyFallBehindButAreNeverSignalled) {
 }
 
 TEST(SchedulingPass, StudyStateIsPerUserAndKey) {
-  SchedulingPolicy p(fast());
+  SchedTunePolicy p(fast());
   p.pass(100, kCluster,
          {job(1, 1, "alice", JobView::State::Running, 0, plateau(20)),
           job(2, 2, "bob", JobView::State::Pending, 0, plateau(40))});
@@ -268,9 +268,9 @@ std::string hostile(std::mt19937_64& rng) {
 TEST(SchedulingPass, NoCommentEverRaisesAJobsPriority) {
   std::mt19937_64 rng(2026);
   for (int round = 0; round < 600; ++round) {
-    SchedConfig c = fast();
+    PolicyConfig c = fast();
     c.adaptive.estimator = round % 2 ? Estimator::Tail : Estimator::Algorithm1;  // both estimators
-    SchedulingPolicy with(c), without(c);
+    SchedTunePolicy with(c), without(c);
     std::vector<JobView> a, b;
     const int jobs = 2 + static_cast<int>(rng() % 8);
     for (int i = 0; i < jobs; ++i) {
@@ -385,11 +385,11 @@ TEST(JobSummary, RoundTrips) {
   EXPECT_EQ(mb->site, -4000);
 }
 
-TEST(SchedConfig, DefaultsAndEverySetting) {
-  const auto c = parse_sched_config("", "empty.conf");
+TEST(PolicyConfig, DefaultsAndEverySetting) {
+  const auto c = parse_policy_config("", "empty.conf");
   EXPECT_EQ(c.interval, 30);
   EXPECT_EQ(c.yield.signal, SIGUSR1);
-  const auto d = parse_sched_config(R"(
+  const auto d = parse_policy_config(R"(
     interval = 5;
     state_file = "/var/tmp/x.state";
     fairshare = { half_life = 3600.0; weight = 1000; age_weight = 10; max_age = 60; shares = { physics = 2.5; bio = 1; }; };
@@ -412,7 +412,7 @@ TEST(SchedConfig, DefaultsAndEverySetting) {
   EXPECT_EQ(d.yield.cooldown, 20);
 }
 
-TEST(SchedConfig, ErrorsNameTheLineAndTheFix) {
+TEST(PolicyConfig, ErrorsNameTheLineAndTheFix) {
   struct Case {
     const char* text;
     int line;
@@ -432,7 +432,7 @@ TEST(SchedConfig, ErrorsNameTheLineAndTheFix) {
            {"adaptive = { enabled = 1; };", 1, "true or false"},
        }) {
     try {
-      parse_sched_config(c.text, "sched_tune.conf");
+      parse_policy_config(c.text, "sched_tune.conf");
       ADD_FAILURE() << "accepted: " << c.text;
     } catch (const ConfigError& e) {
       EXPECT_EQ(e.line, c.line) << c.text << " -> " << e.what();
@@ -440,7 +440,7 @@ TEST(SchedConfig, ErrorsNameTheLineAndTheFix) {
       EXPECT_EQ(std::string(e.what()).rfind("sched_tune.conf:", 0), 0u) << e.what();
     }
   }
-  EXPECT_THROW(load_sched_config("/nonexistent/sched_tune.conf"), ConfigError);
+  EXPECT_THROW(load_policy_config("/nonexistent/sched_tune.conf"), ConfigError);
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 #include <limits>
 #include <random>
 
-#include "priority/scheduling_pass.hpp"
+#include "priority/sched_tune_policy.hpp"
 
 namespace tune {
 namespace {
@@ -77,8 +77,8 @@ TEST(FairShare, SteadyUseOfTheWholeClusterConvergesToDominantShareOne) {
   EXPECT_DOUBLE_EQ(FairShare::factor(1), 0.5);
 }
 
-SchedConfig quick_config() {
-  SchedConfig c;
+PolicyConfig quick_config() {
+  PolicyConfig c;
   c.fairshare.half_life = 600;
   c.weights = {100000, 10000, 3600};
   return c;
@@ -92,7 +92,7 @@ JobView pending(std::uint32_t id, std::uint32_t uid, std::string tenant, double 
 }
 
 TEST(SchedulingPass, TenantThatUsedTheClusterRanksBelowAFreshOne) {
-  SchedulingPolicy p(quick_config());
+  SchedTunePolicy p(quick_config());
   const Resources cluster{16, 8000, 0};
   JobView run = pending(1, 1001, "alice", 0, cluster);
   run.state = JobView::State::Running, run.started = 1000;
@@ -105,9 +105,9 @@ TEST(SchedulingPass, TenantThatUsedTheClusterRanksBelowAFreshOne) {
 }
 
 TEST(SchedulingPass, SharesScaleTheDominantShare) {
-  SchedConfig c = quick_config();
+  PolicyConfig c = quick_config();
   c.fairshare.shares = {{"big", 3.0}};
-  SchedulingPolicy p(c);
+  SchedTunePolicy p(c);
   const Resources cluster{16, 8000, 0};
   JobView a = pending(1, 1, "big", 0, {8, 100, 0}), b = pending(2, 2, "small", 0, {8, 100, 0});
   a.state = b.state = JobView::State::Running;
@@ -119,9 +119,9 @@ TEST(SchedulingPass, SharesScaleTheDominantShare) {
 }
 
 TEST(SchedulingPass, PriorityStaysWithinOneAndTheWeights) {
-  SchedConfig c = quick_config();
+  PolicyConfig c = quick_config();
   c.weights = {1e9 - 1, 1, 1};
-  SchedulingPolicy p(c);
+  SchedTunePolicy p(c);
   EXPECT_EQ(p.fair_share_priority(0, 1e12), 1000000000u);
   EXPECT_EQ(p.fair_share_priority(1e300, 0), 1u);
   EXPECT_EQ(p.fair_share_priority(INFINITY, -5), 1u);
@@ -135,7 +135,7 @@ TEST(SchedulingPass, PriorityStaysWithinOneAndTheWeights) {
 }
 
 TEST(SchedulingPass, HeldAndAdminSetJobsGetNoPriority) {
-  SchedulingPolicy p(quick_config());
+  SchedTunePolicy p(quick_config());
   JobView held = pending(1, 1, "a", 0);
   held.may_set = false;
   const auto d = p.pass(100, {16, 8000, 0}, {held, pending(2, 1, "a", 0)});
@@ -145,14 +145,14 @@ TEST(SchedulingPass, HeldAndAdminSetJobsGetNoPriority) {
 }
 
 TEST(SchedulingPass, StateSurvivesSaveAndRestore) {
-  SchedulingPolicy p(quick_config());
+  SchedTunePolicy p(quick_config());
   const Resources cluster{16, 8000, 0};
   JobView run = pending(1, 1001, "alice", 0, {8, 4000, 0});
   run.state = JobView::State::Running;
   run.comment = "tune:study=s1;n=20;dir=min;top=1,1,1,1,1";
   p.pass(1000, cluster, {run});
   p.pass(1200, cluster, {run});  // within relax_time: the level stays
-  SchedulingPolicy q(quick_config());
+  SchedTunePolicy q(quick_config());
   q.restore(nlohmann::json::parse(p.save().dump()));
   EXPECT_DOUBLE_EQ(q.fair_share().dominant_share("alice", cluster, 1),
                    p.fair_share().dominant_share("alice", cluster, 1));

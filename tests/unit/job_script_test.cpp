@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The batch script tune submit writes (lib/study/job_script): its #SBATCH
+// The batch script tune submit writes (lib/command/job_script): its #SBATCH
 // lines for both modes, the resume on requeue, the study under tune wrap, and
-// the study flags passed on once (lib/study/study_flags).
-#include "study/job_script.hpp"
+// the study flags passed on once (lib/command/study_flags).
+#include "command/job_script.hpp"
 
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 
-#include "study/submit_notes.hpp"
+#include "command/submit_notes.hpp"
 
 namespace tune {
 namespace {

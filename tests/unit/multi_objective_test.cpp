@@ -13,7 +13,7 @@
 #include "search/sampler.hpp"
 #include "search/scalarised_sampler.hpp"
 #include "study/front.hpp"
-#include "study/objective_flags.hpp"
+#include "command/objective_flags.hpp"
 #include "study/study.hpp"
 #include "study/warm_start.hpp"
 #include "temp_dir.hpp"

@@ -5,13 +5,13 @@
 
 #include <string>
 
-#include "priority/sched_config.hpp"
+#include "priority/policy_config.hpp"
 #include "priority/study_tracker.hpp"
 
 namespace tune::testing_support {
 
-inline SchedConfig fast() {
-  SchedConfig c;
+inline PolicyConfig fast() {
+  PolicyConfig c;
   c.fairshare.half_life = 600;
   c.adaptive.relax_time = 60;
   c.yield.wait = 30;

@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "priority/scheduling_pass.hpp"
-#include "priority/site_factor.hpp"
+#include "priority/sched_tune_policy.hpp"
+#include "priority/site_factor_policy.hpp"
 #include "priority_fixture.hpp"
 
 namespace tune {
@@ -23,7 +23,7 @@ TEST(PriorityPolicies, EachPluginsPolicyByNameWithItsConfigurationFile) {
   ASSERT_EQ(priority_policies().entries().size(), 2u);
   EXPECT_TRUE(priority_policy("sched/tune").rules.fairshare);
   EXPECT_FALSE(priority_policy("site_factor/tune").rules.fairshare);
-  EXPECT_NE(dynamic_cast<SchedulingPolicy*>(make_priority_policy("sched/tune", fast()).get()), nullptr);
+  EXPECT_NE(dynamic_cast<SchedTunePolicy*>(make_priority_policy("sched/tune", fast()).get()), nullptr);
   EXPECT_NE(dynamic_cast<SiteFactorPolicy*>(make_priority_policy("site_factor/tune", fast()).get()), nullptr);
   try {
     make_priority_policy("priority/tune", fast());

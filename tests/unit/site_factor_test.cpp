@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // site_factor/tune's policy: the SITE term from the same study tracker as
 // sched/tune, never positive, 0 at level 0, kept for Slurm's recomputes.
-#include "priority/site_factor.hpp"
+#include "priority/site_factor_policy.hpp"
 
 #include <gtest/gtest.h>
 
@@ -121,16 +121,16 @@ TEST(SiteFactor, StateSurvivesSaveAndRestoreAndRejectsPositiveTerms) {
 }
 
 TEST(SiteFactor, ConfigRefusesTheFairShareGroup) {
-  EXPECT_NO_THROW(parse_sched_config("interval = 2; adaptive = { m = 3; };", "s.conf",
+  EXPECT_NO_THROW(parse_policy_config("interval = 2; adaptive = { m = 3; };", "s.conf",
                                      priority_policy("site_factor/tune").rules));
   try {
-    parse_sched_config("fairshare = { weight = 5; };", "s.conf", priority_policy("site_factor/tune").rules);
+    parse_policy_config("fairshare = { weight = 5; };", "s.conf", priority_policy("site_factor/tune").rules);
     FAIL() << "accepted";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.line, 1);
     EXPECT_NE(std::string(e.what()).find("PriorityWeightFairshare"), std::string::npos) << e.what();
   }
-  EXPECT_NO_THROW(parse_sched_config("fairshare = { weight = 5; };", "s.conf"));
+  EXPECT_NO_THROW(parse_policy_config("fairshare = { weight = 5; };", "s.conf"));
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The study flags' one list (lib/study/study_flags): the checks it declares,
+// The study flags' one list (lib/command/study_flags): the checks it declares,
 // applied by name to both commands, and the job script's `tune run` arguments
 // read back by the command line the driver declares from the same list
-// (driver/study_flags.cpp).
-#include "study/study_flags.hpp"
+// (driver/study_flags_cli.cpp).
+#include "command/study_flags.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "driver/study_flags.hpp"
+#include "driver/study_flags_cli.hpp"
 #include "study/text_input.hpp"
 #include "temp_dir.hpp"
 

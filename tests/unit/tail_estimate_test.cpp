@@ -12,7 +12,7 @@
 
 #include "adaptive/progress_record.hpp"
 #include "adaptive/yield_level.hpp"
-#include "priority/sched_config.hpp"
+#include "priority/policy_config.hpp"
 #include "study/progress.hpp"
 
 namespace tune {
@@ -191,9 +191,9 @@ TEST(TailEstimate, YieldLevelFollowsTheEstimateAndRecoversWithIt) {
   EXPECT_GT(y.last_chance(), o.tail.p_min);
 }
 
-TEST(SchedConfig, ChoosesTheEstimatorByNameWithItsSettings) {
-  EXPECT_EQ(parse_sched_config("", "x.conf").adaptive.estimator, Estimator::Algorithm1);
-  const auto c = parse_sched_config(
+TEST(PolicyConfig, ChoosesTheEstimatorByNameWithItsSettings) {
+  EXPECT_EQ(parse_policy_config("", "x.conf").adaptive.estimator, Estimator::Algorithm1);
+  const auto c = parse_policy_config(
       "adaptive = { estimator = \"tail\"; tail = { horizon = 20; p_min = 0.01; min_results = 8; spacings = "
       "3; }; };",
       "x.conf");
@@ -202,20 +202,20 @@ TEST(SchedConfig, ChoosesTheEstimatorByNameWithItsSettings) {
   EXPECT_EQ(c.adaptive.tail.p_min, 0.01);
   EXPECT_EQ(c.adaptive.tail.min_results, 8);
   EXPECT_EQ(c.adaptive.tail.spacings, 3);
-  EXPECT_EQ(parse_sched_config("adaptive = { estimator = \"algorithm1\"; };", "x.conf").adaptive.estimator,
+  EXPECT_EQ(parse_policy_config("adaptive = { estimator = \"algorithm1\"; };", "x.conf").adaptive.estimator,
             Estimator::Algorithm1);
   for (const char* bad :
        {"adaptive = {\n estimator = \"gittins\";\n};", "adaptive = {\n tail = { horizon = 0; };\n};",
         "adaptive = {\n tail = { p_mni = 0.1; };\n};", "adaptive = {\n tail = { spacings = 16; };\n};"}) {
     try {
-      parse_sched_config(bad, "x.conf");
+      parse_policy_config(bad, "x.conf");
       ADD_FAILURE() << "accepted: " << bad;
     } catch (const ConfigError& e) {
       EXPECT_EQ(e.line, 2) << e.what();
     }
   }
   try {
-    parse_sched_config("adaptive = { estimator = \"gittins\"; };", "x.conf");
+    parse_policy_config("adaptive = { estimator = \"gittins\"; };", "x.conf");
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("choose one of: algorithm1, tail"), std::string::npos) << e.what();
   }

@@ -15,7 +15,7 @@
 
 #include "fairshare/fair_share.hpp"
 #include "priority/priority_policy.hpp"
-#include "priority/sched_config.hpp"
+#include "priority/policy_config.hpp"
 #include "priority/study_tracker.hpp"
 
 namespace tune {
@@ -33,9 +33,9 @@ inline constexpr std::uint32_t kSlurmBandHigh = 0xfffffc00u;
 std::uint32_t slurm_priority(std::uint32_t policy_priority, double max_points);
 
 // sched/tune's policy (priority_policies(): "sched/tune").
-class SchedulingPolicy final : public TrackingPolicy {
+class SchedTunePolicy final : public TrackingPolicy {
  public:
-  explicit SchedulingPolicy(SchedConfig c);
+  explicit SchedTunePolicy(PolicyConfig c);
 
   // `now` in seconds (epoch). Decisions come in the order of `jobs`.
   std::vector<JobDecision> pass(double now, const Resources& capacity,
@@ -48,7 +48,7 @@ class SchedulingPolicy final : public TrackingPolicy {
   // The highest priority a pass gives: weight + age_weight.
   double max_points() const override { return c_.weights.fairshare + c_.weights.age; }
   // Keeps the tenants' decayed usage.
-  void reconfigure(SchedConfig c) override;
+  void reconfigure(PolicyConfig c) override;
   const FairShare& fair_share() const { return fs_; }
 
   // Decayed usage, yield levels and times, as JSON (the plugin writes it to

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "study/study_flags.hpp"
+#include "command/study_flags.hpp"
 
 namespace tune {
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The AppCore's loop over its trial jobs (lib/study/trial_jobs_loop), with
+// The AppCore's loop over its trial jobs (lib/study/trial_jobs_controller), with
 // Slurm, the channel and the AppCore faked and a real Study and history:
 // what it submits, hands out, re-runs, retries, cancels and adopts.
-#include "study/trial_jobs_loop.hpp"
+#include "study/trial_jobs_controller.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "study/job_script.hpp"
+#include "command/job_script.hpp"
 
 #include <algorithm>
 #include <filesystem>

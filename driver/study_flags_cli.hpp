@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The study flags (lib/study/study_flags' list) declared on the command line
+// The study flags (lib/command/study_flags' list) declared on the command line
 // for `tune run` and `tune submit`, in one loop, so the two cannot drift apart.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
-#include "study/study_flags.hpp"
+#include "command/study_flags.hpp"
 
 namespace tune {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "study/trial_jobs.hpp"
+#include "study/trial_job_rules.hpp"
 
 #include <algorithm>
 #include <array>

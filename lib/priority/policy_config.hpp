@@ -18,7 +18,7 @@ struct PriorityWeights {
   double max_age = 7 * 86400;  // seconds; age points grow linearly until then
 };
 
-struct SchedConfig {
+struct PolicyConfig {
   double interval = 30;    // seconds between passes
   std::string state_file;  // empty: StateSaveLocation/sched_tune.state
   FairShareOptions fairshare;
@@ -48,9 +48,9 @@ struct ConfigRules {
 };
 
 // Reads and checks the file. Throws ConfigError.
-SchedConfig load_sched_config(const std::string& path, const ConfigRules& rules = {});
+PolicyConfig load_policy_config(const std::string& path, const ConfigRules& rules = {});
 // The same from text (tests, fuzzing); `name` stands for the file in messages.
-SchedConfig parse_sched_config(const std::string& text, const std::string& name,
+PolicyConfig parse_policy_config(const std::string& text, const std::string& name,
                                const ConfigRules& rules = {});
 
 // "USR1", "SIGUSR1" or a number -> signal number; -1 if unknown.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "priority/sched_config.hpp"
+#include "priority/policy_config.hpp"
 
 #include <cmath>
 #include <csignal>
@@ -85,7 +85,7 @@ class Reader {
   std::string file_;
 };
 
-SchedConfig read(const libconfig::Config& cfg, const std::string& file, const ConfigRules& rules) {
+PolicyConfig read(const libconfig::Config& cfg, const std::string& file, const ConfigRules& rules) {
   Reader r(file);
   const auto& root = cfg.getRoot();
   r.only(root, {"interval", "state_file", "fairshare", "adaptive", "yield"});
@@ -95,7 +95,7 @@ SchedConfig read(const libconfig::Config& cfg, const std::string& file, const Co
         "'fairshare' applies to sched/tune only: under priority/multifactor the fair share and age terms are "
         "slurm.conf's (PriorityWeightFairshare, PriorityWeightAge, PriorityFlags=MAX_TRES); remove the group "
         "(see site_factor_tune(8))");
-  SchedConfig c;
+  PolicyConfig c;
   c.interval = r.number(root, "interval", c.interval, 1, 3600);
   c.state_file = r.text(root, "state_file", "");
   if (const auto* g = r.group(root, "fairshare")) {
@@ -184,7 +184,7 @@ int signal_number(const std::string& name) {
   return -1;
 }
 
-SchedConfig parse_sched_config(const std::string& text, const std::string& name, const ConfigRules& rules) {
+PolicyConfig parse_policy_config(const std::string& text, const std::string& name, const ConfigRules& rules) {
   libconfig::Config cfg;
   try {
     cfg.readString(text);
@@ -194,7 +194,7 @@ SchedConfig parse_sched_config(const std::string& text, const std::string& name,
   return read(cfg, name, rules);
 }
 
-SchedConfig load_sched_config(const std::string& path, const ConfigRules& rules) {
+PolicyConfig load_policy_config(const std::string& path, const ConfigRules& rules) {
   std::ifstream in(path);
   if (!in)
     throw ConfigError(
@@ -202,7 +202,7 @@ SchedConfig load_sched_config(const std::string& path, const ConfigRules& rules)
         "cannot read the file (create it, or point " + rules.named_by + "=tune_conf=PATH elsewhere)");
   std::stringstream text;
   text << in.rdbuf();
-  return parse_sched_config(text.str(), path, rules);
+  return parse_policy_config(text.str(), path, rules);
 }
 
 }  // namespace tune

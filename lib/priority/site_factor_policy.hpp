@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "priority/priority_policy.hpp"
-#include "priority/sched_config.hpp"
+#include "priority/policy_config.hpp"
 #include "priority/study_tracker.hpp"
 
 namespace tune {
@@ -33,8 +33,8 @@ class SiteFactorPolicy final : public TrackingPolicy {
   // offset by NICE_OFFSET (2^31).
   static constexpr std::int64_t kMostNegative = -(std::int64_t{1} << 31) + 1;
 
-  // `c` as load_sched_config reads it with site_factor/tune's rules.
-  explicit SiteFactorPolicy(SchedConfig c) : TrackingPolicy(std::move(c)) {}
+  // `c` as load_policy_config reads it with site_factor/tune's rules.
+  explicit SiteFactorPolicy(PolicyConfig c) : TrackingPolicy(std::move(c)) {}
 
   // One pass. Every JobView's base_priority is its priority without the
   // site term. Decisions come in the order of `jobs`.

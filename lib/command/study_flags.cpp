@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "study/study_flags.hpp"
+#include "command/study_flags.hpp"
 
 #include <algorithm>
 #include <filesystem>

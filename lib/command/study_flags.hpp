@@ -2,7 +2,7 @@
 // The flags that define a study, the same for `tune run` and `tune submit`,
 // in one list (`study_flags()`): each flag's names, help, value, check, scope
 // and how it is passed on in a job script. The driver declares that list on
-// the command line in a loop (driver/study_flags.cpp); `check_study_flags`
+// the command line in a loop (driver/study_flags_cli.cpp); `check_study_flags`
 // checks a study's values against it and `study_run_arguments` writes them
 // back as `tune run` arguments. A new study flag is a field of StudyFlags and
 // one entry of the list, nothing else.
@@ -24,7 +24,7 @@ struct StudyFlags {
   std::string algo = "random";
   std::optional<std::uint64_t> seed;
   int grid_points = 5;
-  std::string objective;             // --objective loss,latency: named objectives (lib/study/objective_flags)
+  std::string objective;             // --objective loss,latency: named objectives (lib/command/objective_flags)
   std::string direction = "min";     // min, max, or one per named objective
   std::vector<std::string> command;  // after "--"
   std::string program;               // --program "CMD"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "study/objective_flags.hpp"
+#include "command/objective_flags.hpp"
 
 #include <cctype>
 #include <cmath>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "priority/scheduling_pass.hpp"
+#include "priority/sched_tune_policy.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,9 +11,9 @@
 
 namespace tune {
 
-SchedulingPolicy::SchedulingPolicy(SchedConfig c) : TrackingPolicy(std::move(c)), fs_(c_.fairshare) {}
+SchedTunePolicy::SchedTunePolicy(PolicyConfig c) : TrackingPolicy(std::move(c)), fs_(c_.fairshare) {}
 
-void SchedulingPolicy::reconfigure(SchedConfig c) {
+void SchedTunePolicy::reconfigure(PolicyConfig c) {
   auto usage = fs_.tenants();
   c_ = std::move(c);
   fs_ = FairShare(c_.fairshare);
@@ -27,14 +27,14 @@ std::uint32_t slurm_priority(std::uint32_t policy_priority, double max_points) {
   return kSlurmBandLow + static_cast<std::uint32_t>(std::floor((p - 1) * span / (top - 1)));
 }
 
-std::uint32_t SchedulingPolicy::fair_share_priority(double dominant_share, double waited) const {
+std::uint32_t SchedTunePolicy::fair_share_priority(double dominant_share, double waited) const {
   const double age = std::clamp(waited / c_.weights.max_age, 0.0, 1.0);
   const double p = c_.weights.fairshare * FairShare::factor(dominant_share) + c_.weights.age * age;
   // 0 means "held" to Slurm: the lowest priority we give is 1.
   return static_cast<std::uint32_t>(std::clamp(std::floor(p), 1.0, 1e9));
 }
 
-std::vector<JobDecision> SchedulingPolicy::pass(double now, const Resources& capacity,
+std::vector<JobDecision> SchedTunePolicy::pass(double now, const Resources& capacity,
                                                 const std::vector<JobView>& jobs) {
   const double dt = last_pass_ > 0 ? std::clamp(now - last_pass_, 0.0, 365.0 * 86400) : 0;
   last_pass_ = now;
@@ -90,7 +90,7 @@ std::vector<JobDecision> SchedulingPolicy::pass(double now, const Resources& cap
   return out;
 }
 
-nlohmann::json SchedulingPolicy::save() const {
+nlohmann::json SchedTunePolicy::save() const {
   nlohmann::json tenants = nlohmann::json::object();
   for (const auto& [t, u] : fs_.tenants()) {
     const auto& r = u.resource_seconds();
@@ -99,7 +99,7 @@ nlohmann::json SchedulingPolicy::save() const {
   return {{"version", 1}, {"last_pass", last_pass_}, {"tenants", tenants}, {"studies", tracker_.save()}};
 }
 
-void SchedulingPolicy::restore(const nlohmann::json& j) {
+void SchedTunePolicy::restore(const nlohmann::json& j) {
   auto finite = [](const nlohmann::json& v, const char* what) {
     if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < -1)
       throw std::runtime_error(std::string("bad ") + what);

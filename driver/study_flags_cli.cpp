@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "study_flags.hpp"
+#include "study_flags_cli.hpp"
 
 #include <type_traits>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "study/submit_notes.hpp"
+#include "command/submit_notes.hpp"
 
 #include <cstdio>
 

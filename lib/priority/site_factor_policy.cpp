@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "priority/site_factor.hpp"
+#include "priority/site_factor_policy.hpp"
 
 #include <algorithm>
 #include <cmath>

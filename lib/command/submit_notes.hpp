@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "study/job_script.hpp"
+#include "command/job_script.hpp"
 
 namespace tune {
 
