@@ -109,7 +109,7 @@ int main() {
   variants.push_back({"algorithm1 (defaults)", AdaptiveOptions{}});
   for (int spacings : {2, 3, 4}) {
     AdaptiveOptions t;
-    t.estimator = Estimator::Tail;
+    t.estimator = "tail";
     t.thresholds = {0.01};
     t.tail.spacings = spacings;
     variants.push_back(

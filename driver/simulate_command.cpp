@@ -80,8 +80,8 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
               const auto& p = sim::ordering_policy(name.substr(0, colon));
               if (colon != std::string::npos &&
                   (p.lowering != sim::Lowering::Tune || !estimators().contains(name.substr(colon + 1))))
-                return "'" + name +
-                       "': an estimator (:algorithm1, :tail) goes only with tune and multifactor+tune";
+                return "'" + name + "': an estimator (one of " + estimators().choices() +
+                       ") goes only with tune and multifactor+tune";
             } catch (const std::invalid_argument& e) {
               return e.what();
             }
@@ -236,7 +236,7 @@ int run_simulation(const SimulateOptions& o) {
                              ? site_conf
                              : tune_conf;
         if (colon != std::string::npos)
-          c.options.tune.adaptive.estimator = estimators().at(prio.substr(colon + 1)).estimator;
+          c.options.tune.adaptive.estimator = estimators().at(prio.substr(colon + 1)).name;
         c.options.placement_options = placement_options;
         c.options.cpus_per_gpu = o.cpus_per_gpu, c.options.study_mode = mode, c.options.drain = o.drain;
         c.options.timer_phase = o.timer_phase;

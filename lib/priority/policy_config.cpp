@@ -120,7 +120,7 @@ PolicyConfig read(const libconfig::Config& cfg, const std::string& file, const C
     c.adaptive_enabled = r.boolean(*g, "enabled", true);
     const std::string estimator = r.text(*g, "estimator", "algorithm1");
     if (const auto* e = estimators().find(estimator))
-      a.estimator = e->estimator;
+      a.estimator = e->name;
     else
       r.fail((*g)["estimator"], "'adaptive.estimator': " + estimators().unknown(estimator));
     if (const auto* t = r.group(*g, "tail")) {

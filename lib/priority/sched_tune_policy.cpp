@@ -35,7 +35,7 @@ std::uint32_t SchedTunePolicy::fair_share_priority(double dominant_share, double
 }
 
 std::vector<JobDecision> SchedTunePolicy::pass(double now, const Resources& capacity,
-                                                const std::vector<JobView>& jobs) {
+                                               const std::vector<JobView>& jobs) {
   const double dt = last_pass_ > 0 ? std::clamp(now - last_pass_, 0.0, 365.0 * 86400) : 0;
   last_pass_ = now;
 

@@ -52,9 +52,8 @@ void StudyTracker::update(double now, const std::vector<JobView>& jobs, const Ad
     of_[i] = {&s, record->study, record->role};
   }
 
-  // Relax: a study whose tenant alone has work waiting (or nobody has) for
-  // relax_time drops a level per relax_time (Algorithm 1: for good; the tail
-  // estimator: its estimate stands again as soon as someone else waits).
+  // Relax: a study whose tenant alone has work waiting (or nobody has)
+  // relaxes as its estimator says (YieldEstimator::relax).
   std::unordered_map<const StudyState*, std::string> tenant_of_study;
   for (std::size_t i = 0; i < jobs.size(); ++i)
     if (of_[i].state) tenant_of_study.emplace(of_[i].state, jobs[i].tenant);
@@ -65,19 +64,13 @@ void StudyTracker::update(double now, const std::vector<JobView>& jobs, const Ad
         oldest_wait_.size() > 1 ||
         (oldest_wait_.size() == 1 && (t == tenant_of_study.end() || !oldest_wait_.count(t->second)));
     if (contended) s.last_contended = now;
-    if (o.estimator == Estimator::Tail) {
-      s.yield.settle(static_cast<int>(std::floor((now - s.last_contended) / o.relax_time)));
-    } else if (s.yield.level() > 0 && now - std::max(s.last_contended, s.last_change) >= o.relax_time) {
-      s.yield.relax();
-      s.last_change = now;
-    }
+    if (s.yield.relax(now - s.last_contended, now - s.last_change, o)) s.last_change = now;
     const int was = before.count(&s) ? before.at(&s) : 0;
     if (s.yield.level() != was) {
       // Judged: the level is what the judgement made it (relaxation may
       // have taken it elsewhere in the same update).
       const auto j = judged.find(&s);
-      const bool by_judgement =
-          j != judged.end() && (o.estimator != Estimator::Tail || s.yield.level() == s.yield.estimate());
+      const bool by_judgement = j != judged.end() && s.yield.judgement_stands(o);
       changes_.push_back({id, j != judged.end() ? j->second : s.yield.trials_seen(), was, s.yield.level(),
                           by_judgement, by_judgement ? s.yield.last_chance() : -1});
     }

@@ -269,7 +269,7 @@ TEST(SchedulingPass, NoCommentEverRaisesAJobsPriority) {
   std::mt19937_64 rng(2026);
   for (int round = 0; round < 600; ++round) {
     PolicyConfig c = fast();
-    c.adaptive.estimator = round % 2 ? Estimator::Tail : Estimator::Algorithm1;  // both estimators
+    c.adaptive.estimator = round % 2 ? "tail" : "algorithm1";  // both estimators
     SchedTunePolicy with(c), without(c);
     std::vector<JobView> a, b;
     const int jobs = 2 + static_cast<int>(rng() % 8);
@@ -397,7 +397,7 @@ TEST(PolicyConfig, DefaultsAndEverySetting) {
                  max_level = 4; relax_time = 120; };
     yield = { enabled = false; level = 3; signal = "SIGUSR2"; wait = 10; cooldown = 20; };
   )",
-                                    "full.conf");
+                                     "full.conf");
   EXPECT_EQ(d.interval, 5);
   EXPECT_EQ(d.state_file, "/var/tmp/x.state");
   EXPECT_EQ(d.fairshare.half_life, 3600);

@@ -8,12 +8,12 @@
 #include <numeric>
 #include <random>
 
+#include "command/objective_flags.hpp"
 #include "history/history.hpp"
 #include "search/pareto.hpp"
 #include "search/sampler.hpp"
 #include "search/scalarised_sampler.hpp"
 #include "study/front.hpp"
-#include "command/objective_flags.hpp"
 #include "study/study.hpp"
 #include "study/warm_start.hpp"
 #include "temp_dir.hpp"

@@ -33,7 +33,7 @@ class EveryEstimator : public testing::TestWithParam<std::string> {
  protected:
   AdaptiveOptions options() const {
     AdaptiveOptions o;
-    o.estimator = estimators().at(GetParam()).estimator;
+    o.estimator = estimators().at(GetParam()).name;
     return o;
   }
 };

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // site_factor/tune's policy: the SITE term from the same study tracker as
 // sched/tune, never positive, 0 at level 0, kept for Slurm's recomputes.
-#include "priority/site_factor_policy.hpp"
-
 #include <gtest/gtest.h>
 
 #include <csignal>
 #include <cstdio>
 
 #include "priority/priority_policy.hpp"
+#include "priority/site_factor_policy.hpp"
 #include "priority_fixture.hpp"
 
 namespace tune {
@@ -122,7 +121,7 @@ TEST(SiteFactor, StateSurvivesSaveAndRestoreAndRejectsPositiveTerms) {
 
 TEST(SiteFactor, ConfigRefusesTheFairShareGroup) {
   EXPECT_NO_THROW(parse_policy_config("interval = 2; adaptive = { m = 3; };", "s.conf",
-                                     priority_policy("site_factor/tune").rules));
+                                      priority_policy("site_factor/tune").rules));
   try {
     parse_policy_config("fairshare = { weight = 5; };", "s.conf", priority_policy("site_factor/tune").rules);
     FAIL() << "accepted";

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The rules of trial jobs (lib/study/trial_job_rules): how many to submit, what
 // becomes of a trial whose job the cluster ended, the environment of a job.
-#include "study/trial_job_rules.hpp"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
+
+#include "study/trial_job_rules.hpp"
 
 namespace tune {
 namespace {

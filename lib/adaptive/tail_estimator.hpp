@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The tail estimator (adaptive.estimator = "tail"; the estimate itself is
+// tail_estimate.hpp): every new result is judged, and the level is what the
+// estimated chance of improvement within the horizon gives, lower again
+// when the estimate recovers. It relaxes by one level per relax_time nobody
+// else waits; with someone waiting the estimate stands again at once.
+#pragma once
+
+#include "adaptive/yield_estimator.hpp"
+
+namespace tune {
+
+class TailEstimator final : public YieldEstimator {
+ public:
+  Judgement judge(const ProgressRecord& r, const AdaptiveOptions& o, YieldState& s) const override;
+  bool relax(YieldState& s, double quiet, double steady, const AdaptiveOptions& o) const override;
+  bool judgement_stands(const YieldState& s) const override { return s.level == s.estimate; }
+};
+
+}  // namespace tune
