@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "adaptive/progress_record.hpp"
+#include "command/objective_flags.hpp"
 #include "history/history.hpp"
 #include "progress_post.hpp"
 #include "run_command.hpp"
 #include "search/sampler.hpp"
-#include "command/objective_flags.hpp"
 #include "study/study.hpp"
 #include "study/warm_start.hpp"
 #include "trial/trial_process.hpp"

@@ -13,11 +13,11 @@
 #include <sstream>
 
 #include "appcore.hpp"
+#include "command/objective_flags.hpp"
+#include "command/submit_notes.hpp"
 #include "run_command.hpp"
 #include "search/sampler.hpp"
 #include "space/search_space.hpp"
-#include "command/objective_flags.hpp"
-#include "command/submit_notes.hpp"
 #include "study/text_input.hpp"
 #include "study/warm_start.hpp"
 #include "trial_jobs/slurm_lookups.hpp"

@@ -24,8 +24,8 @@ struct StudyFlags {
   std::string algo = "random";
   std::optional<std::uint64_t> seed;
   int grid_points = 5;
-  std::string objective;             // --objective loss,latency: named objectives (lib/command/objective_flags)
-  std::string direction = "min";     // min, max, or one per named objective
+  std::string objective;          // --objective loss,latency: named objectives (lib/command/objective_flags)
+  std::string direction = "min";  // min, max, or one per named objective
   std::vector<std::string> command;  // after "--"
   std::string program;               // --program "CMD"
   bool shell = false;                // run the command through /bin/sh -c

@@ -51,7 +51,7 @@ struct ConfigRules {
 PolicyConfig load_policy_config(const std::string& path, const ConfigRules& rules = {});
 // The same from text (tests, fuzzing); `name` stands for the file in messages.
 PolicyConfig parse_policy_config(const std::string& text, const std::string& name,
-                               const ConfigRules& rules = {});
+                                 const ConfigRules& rules = {});
 
 // "USR1", "SIGUSR1" or a number -> signal number; -1 if unknown.
 int signal_number(const std::string& name);

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "fairshare/fair_share.hpp"
-#include "priority/priority_policy.hpp"
 #include "priority/policy_config.hpp"
+#include "priority/priority_policy.hpp"
 #include "priority/study_tracker.hpp"
 
 namespace tune {

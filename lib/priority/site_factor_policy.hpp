@@ -16,8 +16,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "priority/priority_policy.hpp"
 #include "priority/policy_config.hpp"
+#include "priority/priority_policy.hpp"
 #include "priority/study_tracker.hpp"
 
 namespace tune {

@@ -60,7 +60,7 @@ struct SimOptions {
   std::string priority = "fifo";
   std::string placement = "cons_tres";  // a name make_placement() knows
   PlacementOptions placement_options;   // select_gang.conf's, for gang and fgd
-  PolicyConfig tune;                     // sched/tune's settings (priority "tune")
+  PolicyConfig tune;                    // sched/tune's settings (priority "tune")
   // Classic fair share: PriorityWeightFairshare and PriorityWeightAge when
   // slurm.conf sets none; a GPU bills as many CPUs as the cluster has per GPU.
   double weight_fairshare = 10000, weight_age = 1000;
