@@ -80,19 +80,16 @@ TEST(RandomSampler, StaysInsideTheSpaceAndSpreadsOverIt) {
   EXPECT_EQ(lrs, (std::set<double>{0.1, 0.2, 0.3}));
 }
 
-TEST(MakeSampler, PicksByNameAndNamesTheChoicesOtherwise) {
-  const auto space = source_design_space();
-  EXPECT_EQ(make_sampler("grid", space, {})->name(), "grid");
-  EXPECT_EQ(make_sampler("random", space, {})->name(), "random");
-  EXPECT_EQ(make_sampler("bayes", space, {})->name(), "bayes");
-  EXPECT_EQ(make_sampler("tpe", space, {})->name(), "tpe");
-  EXPECT_EQ(make_sampler("cmaes", space, {})->name(), "cmaes");
+// Each name makes its sampler: sampler_registry_test.cpp, over every entry.
+TEST(MakeSampler, NamesEveryChoiceForAnUnknownName) {
   try {
-    make_sampler("annealing", space, {});
+    make_sampler("annealing", source_design_space(), {});
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(),
-                 "unknown search algorithm 'annealing'; choose one of: grid, random, qmc, bayes, tpe, cmaes");
+    const std::string what = e.what();
+    EXPECT_TRUE(what.starts_with("unknown search algorithm 'annealing'; choose one of: grid, random"))
+        << what;
+    for (const auto& name : samplers().names()) EXPECT_NE(what.find(name), std::string::npos) << what;
   }
 }
 

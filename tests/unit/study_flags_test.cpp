@@ -66,9 +66,9 @@ TEST(StudyFlags, EachCheckOfTheListRefusesByName) {
   EXPECT_EQ(refusal(f), "--grid-points: 0 is not in [1 - 1000]");
   f = {};
   f.algo = "annealing";
-  EXPECT_EQ(
-      refusal(f),
-      "--algo: unknown search algorithm 'annealing'; choose one of: grid, random, qmc, bayes, tpe, cmaes");
+  EXPECT_TRUE(
+      refusal(f).starts_with("--algo: unknown search algorithm 'annealing'; choose one of: grid, random"))
+      << refusal(f);
   f = {};
   f.prune.rule = "hyperband";
   EXPECT_TRUE(refusal(f).starts_with("--prune: unknown pruning rule 'hyperband'")) << refusal(f);
