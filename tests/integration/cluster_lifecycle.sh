@@ -50,12 +50,19 @@ if [ $? -ne 0 ] && grep -q "already running" <<<"$out"; then ok "a second start 
 else not_ok "a second start is refused: already running" "$out"; fi
 
 # stop cancels running jobs and leaves none of their processes behind.
+# slurmstepds alive before this cluster has a job are another cluster's
+# (the previous test's, still winding down): only new ones count.
+others=" $(pgrep -d ' ' -r R,S,D,T -x slurmstepd || true) "
+new_stepds() {
+  local p
+  for p in $(pgrep -r R,S,D,T -x slurmstepd || true); do [[ $others == *" $p "* ]] || echo "$p"; done
+}
 job=$(cd "$dir" && sbatch --parsable -N2 -o /dev/null --wrap 'srun sleep 600')
 for _ in $(seq 1 50); do [ "$(squeue -h -j "$job" -o %T)" = RUNNING ] && break; sleep 0.2; done
 sleep 1
 run stop >/dev/null 2>&1
 # Ended but not yet reaped (zombies, whose reaper here is the VM's init) count as gone.
-if msg=$(clean_after_stop) && ! pgrep -r R,S,D,T -x slurmstepd >/dev/null && ! pgrep -r R,S,D,T -f 'sleep 600' >/dev/null; then
+if msg=$(clean_after_stop) && [ -z "$(new_stepds)" ] && ! pgrep -r R,S,D,T -f 'sleep 600' >/dev/null; then
   ok "stop cancels a running 2-node job and leaves no slurmstepd or job process"
 else not_ok "stop cancels a running job and leaves no slurmstepd or job process" "$msg" "$(pgrep -a 'slurmstepd|sleep' || true)"; fi
 
