@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "command/resume_check.hpp"
 #include "report/study_report.hpp"
 #include "study/progress.hpp"
 #include "study/text_input.hpp"
@@ -132,15 +133,13 @@ void AppCore::open() {
   const ObjectiveFlags objective_flags = objective_flags_of(s);
   check_placeholders(command_, s.space);  // fail now, not in every trial
   StudyLimits limits;
-  // Without --trials a resumed study runs to the budget it was created with.
-  limits.trials = o_.trials ? o_.trials : s.trials ? std::optional<std::uint64_t>(s.trials) : std::nullopt;
+  limits.trials = trial_budget(o_.trials, s.trials);
   if (!o_.time_limit.empty()) limits.time_limit = parse_duration(o_.time_limit, "--time-limit");
   limits.target = objective_flags.target;
   limits.targets = objective_flags.targets;
   limits.max_failures = o_.max_failures;
   trial_limit_ = o_.trial_time_limit.empty() ? 0 : parse_duration(o_.trial_time_limit, "--trial-time-limit");
   grace_ = parse_duration(o_.grace, "--grace");
-  drain_ = parse_duration(o_.drain, "--drain");
   // Absolute once here, not per trial (each fs::absolute of a relative path is a getcwd).
   trial_dir_ = fs::absolute(!o_.trial_dir.empty() ? fs::path(o_.trial_dir)
                                                   : fs::path(o_.history).replace_extension(".trials"))
@@ -162,8 +161,10 @@ void AppCore::open() {
   // The samplers keep a reference to the space: the history's, which lives as long as they do.
   const StudyInfo& kept = history_->study();
   sampler_ = make_sampler(kept.sampler, kept.space, sampler_options);
-  if (runners_ > 1 && !o_.trial_jobs) stand_in_ = make_stand_in(kept.sampler, kept.space, sampler_options);
+  if (wants_stand_in(runners_, o_.trial_jobs))
+    stand_in_ = make_stand_in(kept.sampler, kept.space, sampler_options);
   study_.emplace(*history_, *sampler_, limits, now_s(), stand_in_.get());
+  control_.emplace(*study_, parse_duration(o_.drain, "--drain"));
   key_ = study_key(s.name, o_.history);
   post_progress();
   if (recovered)
@@ -231,20 +232,11 @@ TrialLaunch AppCore::launch_for(const Trial& t) {
   return l;
 }
 
-// Signals: SIGTERM/SIGINT end running trials now; SIGUSR1 stops handing
-// out trials and lets the running ones finish for --drain first.
-void AppCore::check_signals(double now) {
-  if (g_stop_requested || g_drain_requested) study_->stop(StopReason::Signal);
-  if (g_drain_requested && drain_started_ < 0) {
-    drain_started_ = now;
-    say("SIGUSR1: no new trials; running trials may finish within " + o_.drain + " s");
-  }
-}
-// Whether running trials must end now (not merely stop being handed out).
-bool AppCore::interrupt_running(double now) const {
-  if (!study_->stopping()) return false;
-  if (g_stop_requested || study_->stop_reason() != StopReason::Signal) return true;
-  return drain_started_ >= 0 && now - drain_started_ >= drain_;
+bool AppCore::turn(double now) {
+  const bool interrupt = control_->turn({g_stop_requested, g_drain_requested}, now);
+  if (const auto news = control_->take_news()) say(*news);
+  poster_.tick(now);
+  return interrupt;
 }
 
 // The progress record sched/tune reads (posted at most every 30 s).
@@ -259,9 +251,6 @@ ProgressRecord AppCore::progress(StudyRole role) const {
 void AppCore::post_progress() {
   poster_.changed(now_s());
 }
-void AppCore::tick_progress() {
-  poster_.tick(now_s());
-}
 
 std::string AppCore::checkpoint_dir_of(std::uint64_t trial) const {
   return trial_dir_ + "/" + std::to_string(trial) + "/checkpoint";
@@ -272,15 +261,13 @@ bool AppCore::on_report(std::uint64_t trial, const Report& report) {
 }
 
 TrialRun AppCore::attributed(TrialRun run, bool interrupted) const {
-  attribute_to_stop(run, interrupted || g_stop_requested);
+  attribute_to_stop(run, interrupted || g_stop_requested || control_->stop_requested());
   return run;
 }
 
 void AppCore::record(const TrialRun& run, int rank, const std::string& host, const std::string& where) {
   const Trial& t = study_->on_result(run, rank, host);
-  // A finished trial needs its checkpoints no more; an interrupted one runs
-  // again and continues from them.
-  if (is_final(t.state) && !o_.keep_checkpoints) {
+  if (drop_checkpoint_on_result(t.state, o_.keep_checkpoints)) {
     std::error_code ec;
     fs::remove_all(checkpoint_dir_of(t.id), ec);
   }
@@ -332,23 +319,16 @@ int AppCore::finish() {
   if (const auto best = s.best())
     say("best: trial " + std::to_string(best->id) + " objective=" + brief(*best->objective) +
         parameter_values(info, *best));
-  // A study that ended for good (not one stopped to be resumed) will not run
-  // its interrupted trials again: their checkpoints go too.
   const auto reason = s.stop_reason();
-  if (!o_.keep_checkpoints && ended_for_good(reason))
-    for (const auto& t : history_->trials())
-      if (!is_final(t.state)) {
-        std::error_code ec;
-        fs::remove_all(checkpoint_dir_of(t.id), ec);
-      }
+  for (const auto id : checkpoints_to_drop_at_end(history_->trials(), reason, o_.keep_checkpoints)) {
+    std::error_code ec;
+    fs::remove_all(checkpoint_dir_of(id), ec);
+  }
   poster_.flush(now_s());
   history_->close();
-  switch (reason) {
-    case StopReason::Signal: say("interrupted: run again with --resume to continue"); return kExitInterrupted;
-    case StopReason::TooManyFailures: return kExitBrokenProgram;
-    case StopReason::Refused: return kExitUsage;
-    default: return kExitOk;
-  }
+  const RunEnd end = run_end(reason);
+  if (!end.message.empty()) say(end.message);
+  return end.exit_code;
 }
 
 void AppCore::say(const std::string& line) const {
@@ -441,49 +421,18 @@ StudyInfo AppCore::new_study(Imported& imported) const {
 }
 
 void AppCore::check_resume_flags(const StudyInfo& s) const {
-  if (!o_.space_file.empty()) {
-    std::ifstream in(o_.space_file);
-    if (!in)
-      throw UsageError("--space " + o_.space_file +
-                       ": cannot read the file (drop --space to continue the study in " + o_.history + ")");
-    std::stringstream text;
-    text << in.rdbuf();
-    if (SearchSpace::parse(text.str(), o_.space_file).to_json() != s.space.to_json())
-      throw UsageError("--space " + o_.space_file + " differs from the space of the study in " + o_.history +
-                       "; drop --space to continue that study, or start a new study in another --history");
+  ResumeFlags given;
+  given.history = o_.history;
+  given.space_file = o_.space_file;
+  given.prune = o_.prune;
+  given.enqueue = o_.enqueue, given.warm_start = o_.warm_start;
+  given.objective = o_.objective, given.direction = o_.direction;
+  given.objective_flags = objective_flags_of(s);
+  try {
+    check_resume(given, s);
+  } catch (const ResumeMismatch& e) {
+    throw UsageError(e.what());
   }
-  PrunerOptions given = o_.prune;
-  given.minimize = s.minimize;  // the direction is checked below, on its own
-  if (o_.prune.rule != "none" && given.to_json() != s.pruner.to_json())
-    throw UsageError("the --prune settings differ from the study in " + o_.history + " (" +
-                     s.pruner.to_json().dump() + "); drop them to continue with the study's own");
-  // Warm starts are fixed when a study is created; the same flags again
-  // (tune submit's requeue passes them) are fine.
-  if (!o_.enqueue.empty()) {
-    std::vector<Assignment> given;
-    try {
-      given = read_enqueued(o_.enqueue, s.space);
-    } catch (const WarmStartError& e) {
-      throw UsageError(e.what());
-    }
-    if ((given.empty() ? std::string() : enqueued_to_json(given, s.space)) != s.enqueued)
-      throw UsageError(
-          "--enqueue " + o_.enqueue + " differs from the parameter sets the study in " + o_.history +
-          " was created with; drop --enqueue to continue it (enqueued sets are fixed at creation)");
-  }
-  if (!o_.warm_start.empty() && fs::absolute(o_.warm_start).string() != s.imported_from)
-    throw UsageError("--warm-start " + o_.warm_start + ": the study in " + o_.history + " was created " +
-                     (s.imported_from.empty() ? std::string("without one") : "from " + s.imported_from) +
-                     "; drop --warm-start to continue it (imported trials are fixed at creation)");
-  const ObjectiveFlags flags = objective_flags_of(s);
-  if (!o_.objective.empty() && objective_text(flags.objectives) != objective_text(s.objectives))
-    throw UsageError("--objective " + o_.objective + " differs from the study in " + o_.history + " (" +
-                     (s.objectives.empty() ? std::string("one objective, reported as objective=")
-                                           : objective_text(s.objectives)) +
-                     "); drop it to continue that study");
-  if (direction_text(flags.objectives, flags.minimize) != direction_text(s.objectives, s.minimize))
-    throw UsageError("--direction " + o_.direction + " differs from the study in " + o_.history + " (" +
-                     direction_text(s.objectives, s.minimize) + ")");
 }
 
 }  // namespace tune

@@ -19,6 +19,7 @@
 #include "progress_post.hpp"
 #include "run_command.hpp"
 #include "search/sampler.hpp"
+#include "study/run_control.hpp"
 #include "study/study.hpp"
 #include "study/warm_start.hpp"
 #include "trial/trial_process.hpp"
@@ -57,18 +58,18 @@ class AppCore {
 
   TrialLaunch launch_for(const Trial& t);  // also prints the sampler's news
 
-  // Signals: SIGTERM/SIGINT end running trials now; SIGUSR1 stops handing
-  // out trials and lets the running ones finish for --drain first.
-  void check_signals(double now);
+  // One turn of a mode's loop (lib/study/run_control.hpp): the signals seen
+  // since the last, the study's clock, its progress record. True on the one
+  // turn when the mode must tell its running trials to end.
+  bool turn(double now);
   // Whether running trials must end now (not merely stop being handed out).
-  bool interrupt_running(double now) const;
+  bool interrupt_running(double now) const { return control_->interrupt_running(now); }
 
   // The study's progress record as of now, with the given role.
   ProgressRecord progress(StudyRole role) const;
   // The trials changed: the progress record sched/tune reads is built and
   // posted when the interval (30 s) has passed, not per result.
   void post_progress();
-  void tick_progress();
 
   // A runner's report, the same in both modes: it reaches the study; true
   // when the pruner stops the trial (the runner gets a Prune).
@@ -101,9 +102,10 @@ class AppCore {
   std::unique_ptr<Sampler> sampler_;
   std::unique_ptr<Sampler> stand_in_;  // proposes while sampler_ is busy (runners > 1)
   std::optional<Study> study_;
+  std::optional<RunControl> control_;
   std::vector<std::string> command_;
   std::string trial_dir_;
-  double trial_limit_ = 0, grace_ = 10, drain_ = 60, drain_started_ = -1;
+  double trial_limit_ = 0, grace_ = 10;
   std::string key_;
   ProgressPoster poster_;
   std::string python_dir_;

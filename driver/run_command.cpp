@@ -92,14 +92,7 @@ class LocalLink : public RunnerLink, private wire::AppCoreInbox {
   }
   std::optional<wire::Message> poll() override {
     if (inbox_.empty()) {
-      const double now = now_s();
-      core_.study().tick(now);
-      core_.check_signals(now);
-      core_.tick_progress();
-      if (core_.interrupt_running(now) && !interrupted_) {  // once: the trial ends on it
-        interrupted_ = true;
-        inbox_.push_back(wire::interrupt_message());
-      }
+      if (core_.turn(now_s())) inbox_.push_back(wire::interrupt_message());
     }
     if (inbox_.empty()) return std::nullopt;
     wire::Message m = std::move(inbox_.front());
@@ -120,7 +113,6 @@ class LocalLink : public RunnerLink, private wire::AppCoreInbox {
 
   AppCore& core_;
   std::deque<wire::Message> inbox_;
-  bool interrupted_ = false;
 };
 
 // One process: rank 0 runs the trials itself, one after another, through
@@ -130,11 +122,11 @@ int run_local(AppCore& core) {
   const std::string host = node_name();
   LocalLink link(core);
   while (!study.finished()) {
-    core.check_signals(now_s());
+    (void)core.turn(now_s());  // no trial runs here to interrupt
     const auto trial = study.next_trial(0, host, now_s());
     if (!trial) continue;  // stopping: finished() turns true
     TrialRun run = run_trial(link, core.launch_for(*trial));
-    core.check_signals(now_s());
+    (void)core.turn(now_s());
     attribute_to_stop(run, core.interrupt_running(now_s()));
     core.record(run, 0, host, "rank 0 on " + host);
   }
@@ -150,11 +142,7 @@ class RankDispatch : private wire::AppCoreInbox {
   int run() {
     mpi::Backoff backoff;
     while (active_ > 0) {
-      const double now = now_s();
-      core_.check_signals(now);
-      study_.tick(now);
-      core_.tick_progress();
-      if (core_.interrupt_running(now) && !interrupted_busy_) {
+      if (core_.turn(now_s())) {
         for (const auto& [rank, id] : busy_) mpi::send(rank, wire::interrupt_message(id));
         interrupted_busy_ = true;
       }

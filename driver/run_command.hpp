@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "search/pruner.hpp"
+#include "study/run_control.hpp"
 #include "study/trial_job_rules.hpp"
-#include "study/yield_protocol.hpp"
 #include "study_flags_cli.hpp"
 
 namespace tune {
@@ -32,12 +32,7 @@ struct RunOptions : StudyFlags {
 // Declares tune run's own flags beside the study flags.
 void add_run_options(CLI::App& app, RunOptions& o);
 
-// Exit codes, documented in tune(1).
-constexpr int kExitOk = 0;
-constexpr int kExitUsage = 1;          // bad input: flags, space, history
-constexpr int kExitBrokenProgram = 3;  // --max-failures reached
-// kExitInterrupted (75): SIGTERM/SIGUSR1, come back with --resume; in study/yield_protocol.hpp.
-
+// Exit codes, documented in tune(1): lib/study/run_control.hpp.
 int run_study(const RunOptions& options);
 
 }  // namespace tune

@@ -232,7 +232,7 @@ int run_simulation(const SimulateOptions& o) {
         // "tune:tail": the policy, and the estimator instead of the file's.
         const auto colon = prio.find(':');
         c.options.priority = prio.substr(0, colon), c.options.placement = place;
-        c.options.tune = sim::ordering_policy(c.options.priority).base == sim::OrderingBase::Multifactor
+        c.options.tune = sim::ordering_policy(c.options.priority).priority_type == "priority/multifactor"
                              ? site_conf
                              : tune_conf;
         if (colon != std::string::npos)

@@ -113,10 +113,7 @@ class TrialJobsLoop : public JobLinks {
     double last_jobs_write = 0;
     for (;;) {
       const double now = now_s();
-      Study& study = core_.study();
-      core_.check_signals(now);
-      study.tick(now);
-      core_.tick_progress();
+      (void)core_.turn(now);  // the controller asks interrupt_running() itself
       loop_->tick();
       for (auto& ev : server_.poll(0.05)) handle(ev);
       if (changed_ || loop_->take_changed()) {

@@ -1,47 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The priority policies tune simulate compares, in one list, by name, and
-// the one class that runs them against the simulated slurmctld. A policy is
-// a base order (FIFO as priority/basic, multifactor's classic fair share, or
-// sched/tune's own DRF pass) and what lowers plateauing studies in it
-// (nothing, tune's adaptive priority through the plugins' own classes, or an
-// oracle). A new policy is one entry in ordering_policies() and, if it needs
-// one, a branch in Ordering. No Slurm here.
+// The priority policies tune simulate compares, in one registry, and the
+// base class each one implements against the simulated slurmctld (one small
+// header per ordering, as flux-sched keeps its queue policies). An ordering
+// is a priority type (FIFO as priority/basic, multifactor's classic fair
+// share, or sched/tune's own DRF pass) and what lowers plateauing studies in
+// it (nothing, tune's adaptive priority through the plugins' own classes, or
+// an oracle). A new ordering is its class and one registry entry. No Slurm
+// here.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "priority/priority_policy.hpp"
+#include "registry/registry.hpp"
 #include "simulation/cluster.hpp"
 #include "simulation/workload.hpp"
 
 namespace tune::sim {
 
-enum class OrderingBase { Fifo, Multifactor, SchedTune };
+// What lowers a plateauing study's jobs.
 enum class Lowering { None, Tune, Oracle, EvidenceOracle };
-
-struct OrderingSpec {
-  std::string name;
-  std::vector<std::string> aliases;
-  std::string description;  // one line: what it models
-  OrderingBase base;
-  Lowering lowering;
-  std::string
-      plugin;  // Lowering::Tune: the plugin's policy, by its name in lib/priority's priority_policies()
-};
-
-// Every policy tune simulate knows, in the order the tables list them.
-const Registry<OrderingSpec>& ordering_policies();
-// The policy a name (or alias) stands for; UnknownName naming the known
-// ones otherwise.
-const OrderingSpec& ordering_policy(std::string_view name);
 
 // What a priority policy sees of the simulated slurmctld.
 class OrderingHost {
@@ -64,49 +48,71 @@ class OrderingHost {
                              const std::vector<LevelChange>& changes) = 0;
 };
 
+// What an ordering is built from: the cluster and slurm.conf's settings.
+struct OrderingSetup {
+  PolicyConfig tune;  // the plugin's configuration, for the orderings that run one
+  SchedulerSettings settings;
+  double weight_fairshare = 0, weight_age = 0;
+  Resources capacity;  // the cluster's CPUs, memory, GPUs
+  double gpu_billing = 0;
+  int accounts = 1;  // how many accounts share the cluster
+};
+
+struct OrderingSpec;
+
 class Ordering {
  public:
-  // `capacity`: the cluster's CPUs, memory, GPUs; `accounts`: how many share it.
-  Ordering(const OrderingSpec& spec, const PolicyConfig& tune, const SchedulerSettings& s,
-           double weight_fairshare, double weight_age, const Resources& capacity, double gpu_billing,
-           int accounts);
+  Ordering(const OrderingSpec& spec, const OrderingSetup& setup);
+  virtual ~Ordering() = default;
 
   const OrderingSpec& spec() const { return spec_; }
-  // How often slurmctld recomputes priorities under this policy (seconds).
-  double period() const;
+  // How often slurmctld recomputes priorities under this ordering (seconds).
+  virtual double period() const = 0;
   // A job the simulation added (a study's): its slots.
-  void add_job();
+  virtual void add_job() {}
   // The priority a job gets at submission.
-  double on_submit(OrderingHost& host, int j);
-  // Whether reprioritise can change the order (FIFO and the oracle cannot).
-  bool reorders() const {
-    return !(spec_.base == OrderingBase::Fifo && spec_.lowering != Lowering::EvidenceOracle);
-  }
+  virtual double on_submit(OrderingHost& host, int j) = 0;
+  // Whether reprioritise can change the order.
+  virtual bool reorders() const { return true; }
   // Recomputes the pending jobs' priorities into `prio` (indexed by job).
-  void reprioritise(OrderingHost& host, const std::vector<int>& pending, std::vector<double>& prio);
-  // multifactor's priority of job j without the SITE term (0 under other bases).
-  double base(int j) const { return base_[j]; }
+  virtual void reprioritise(OrderingHost& host, const std::vector<int>& pending,
+                            std::vector<double>& prio) = 0;
+  // multifactor's priority of job j without the SITE term (0 under other types).
+  virtual double base(int) const { return 0; }
   // A job ends: its usage is charged (multifactor).
-  void charge(const SimJob& job, int cpus, int gpus, double now, double& charged_until);
+  virtual void charge(const SimJob&, int /*cpus*/, int /*gpus*/, double /*now*/, double& /*charged_until*/) {}
+
+ protected:
+  // The oracles: a job of a study that will never meet its target; the
+  // evidence oracles only once the study's results so far hold its final
+  // best twice (the earliest its plateau shows in its results: a tie no
+  // continuous metric produces), the limit of what an estimator can see.
+  bool oracle_lowers(OrderingHost& host, int j) const;
+  // The plugin's pass over the pending and running jobs: a job's priority
+  // (sched/tune) or SITE term (site_factor/tune, into `site`), and yield
+  // signals.
+  void plugin_pass(PriorityPolicy& plugin, OrderingHost& host, const std::vector<int>& jobs,
+                   std::vector<double>& prio, std::vector<std::int64_t>* site) const;
 
  private:
-  bool multifactor() const { return spec_.base == OrderingBase::Multifactor; }
-  bool oracle_lowers(OrderingHost& host, int j) const;
-  void pass(OrderingHost& host, const std::vector<int>& jobs, std::vector<double>& prio);
-  double classic_priority(const SimJob& job, double now) const;
-  double with_site(OrderingHost& host, int j) const;
-
-  OrderingSpec spec_;
-  SchedulerSettings s_;
-  double weight_fairshare_, weight_age_;
+  const OrderingSpec& spec_;
   Resources capacity_;
-  double gpu_billing_;
-  int accounts_;
-  std::unique_ptr<PriorityPolicy> plugin_;  // sched/tune's or site_factor/tune's, by name
-  std::vector<double> base_;                // multifactor's priority without the SITE term
-  std::vector<std::int64_t> site_term_;     // site_factor/tune's term
-  std::unordered_map<std::string, double> usage_;
-  double last_decay_ = 0;
 };
+
+struct OrderingSpec {
+  std::string name;
+  std::vector<std::string> aliases;
+  std::string description;    // one line: what it models
+  std::string priority_type;  // the Slurm plugin it models: "priority/basic", "priority/multifactor"
+  Lowering lowering;
+  std::string plugin;  // Lowering::Tune: the plugin's policy, by its name in priority_policies()
+  std::function<std::unique_ptr<Ordering>(const OrderingSpec&, const OrderingSetup&)> make;
+};
+
+// Every ordering tune simulate knows, in the order the tables list them.
+const Registry<OrderingSpec>& ordering_policies();
+// The ordering a name (or alias) stands for; UnknownName naming the known
+// ones otherwise.
+const OrderingSpec& ordering_policy(std::string_view name);
 
 }  // namespace tune::sim

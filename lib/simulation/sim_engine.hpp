@@ -264,8 +264,8 @@ class Sim : public OrderingHost {
   SimOptions o_;
   SchedulerSettings s_;
   std::unique_ptr<PlacementPolicy> policy_, plan_policy_;
-  const OrderingSpec& spec_;          // the priority policy, by name
-  std::optional<Ordering> ordering_;  // and what runs it
+  const OrderingSpec& spec_;            // the priority policy, by name
+  std::unique_ptr<Ordering> ordering_;  // and what runs it
   std::vector<JobShape> shapes_;
   std::vector<JobResult> res_;
   std::vector<double> prio_;

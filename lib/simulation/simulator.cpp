@@ -55,10 +55,14 @@ Sim::Sim(const Cluster& c, const Workload& w, const SimOptions& o)
   std::stable_sort(study_order_.begin(), study_order_.end(),
                    [&](int a, int b) { return w.studies[a].submit < w.studies[b].submit; });
   // The priority policy, by name, with what it needs of the cluster.
-  ordering_.emplace(spec_, o.tune, s_, o_.weight_fairshare, o_.weight_age,
-                    Resources{static_cast<double>(c.cpus()), c.mem_mb(), static_cast<double>(c.gpus())},
-                    c.gpus() > 0 ? static_cast<double>(c.cpus()) / c.gpus() : 0,
-                    static_cast<int>(seen.size()));
+  OrderingSetup setup;
+  setup.tune = o.tune;
+  setup.settings = s_;
+  setup.weight_fairshare = o_.weight_fairshare, setup.weight_age = o_.weight_age;
+  setup.capacity = {static_cast<double>(c.cpus()), c.mem_mb(), static_cast<double>(c.gpus())};
+  setup.gpu_billing = c.gpus() > 0 ? static_cast<double>(c.cpus()) / c.gpus() : 0;
+  setup.accounts = static_cast<int>(seen.size());
+  ordering_ = spec_.make(spec_, setup);
   for (std::size_t j = 0; j < w.jobs.size(); ++j) ordering_->add_job();
 }
 

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The clusters the simulator's tests run on.
+// The clusters and studies the simulator's tests run on.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "simulation/cluster.hpp"
+#include "simulation/studies.hpp"
 #include "simulation/workload.hpp"
 
 namespace tune::testing_support {
@@ -32,6 +35,39 @@ inline SimJob job(const std::string& name, double submit, double runtime, int gp
   j.time_limit = limit > 0 ? limit : runtime;
   j.account = account;
   return j;
+}
+
+inline sim::SimStudy study_of(const std::string& name, const std::string& account,
+                              std::vector<double> objectives, double duration, int parallel,
+                              std::optional<double> target, bool minimize = false) {
+  sim::SimStudy s;
+  s.name = name;
+  s.source = name + ".h5";
+  s.account = account;
+  s.minimize = minimize;
+  s.target = target;
+  s.parallel = parallel;
+  s.gpus = 1;
+  for (double o : objectives) s.trials.push_back({duration, TrialState::Ok, o});
+  return s;
+}
+
+inline sim::Workload with_studies(std::vector<sim::SimStudy> studies, std::vector<SimJob> jobs = {}) {
+  sim::Workload w;
+  w.jobs = std::move(jobs);
+  w.studies = std::move(studies);
+  apply_time_limits(w, 2);
+  return w;
+}
+
+// "flat" returns the same value every trial (Algorithm 1 raises its level
+// from its 11th result); "rising" improves with shrinking gaps until its
+// target at trial 30. Two trial jobs at a time each.
+inline sim::Workload flat_and_rising() {
+  std::vector<double> flat(60, 0.5), rising;
+  for (int i = 1; i <= 60; ++i) rising.push_back(static_cast<double>(i) * i);
+  return with_studies(
+      {study_of("flat", "f", flat, 60, 2, std::nullopt), study_of("rising", "r", rising, 60, 2, 900.0)});
 }
 
 }  // namespace tune::testing_support

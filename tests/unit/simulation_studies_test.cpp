@@ -13,44 +13,15 @@
 
 using namespace tune;
 using namespace tune::sim;
+using tune::testing_support::flat_and_rising;
 using tune::testing_support::gpu_cluster;
 using tune::testing_support::job;
+using tune::testing_support::study_of;
+using tune::testing_support::with_studies;
 
 namespace {
 
 class SimulationStudies : public testing_support::TempDirTest {};
-
-SimStudy study_of(const std::string& name, const std::string& account, std::vector<double> objectives,
-                  double duration, int parallel, std::optional<double> target, bool minimize = false) {
-  SimStudy s;
-  s.name = name;
-  s.source = name + ".h5";
-  s.account = account;
-  s.minimize = minimize;
-  s.target = target;
-  s.parallel = parallel;
-  s.gpus = 1;
-  for (double o : objectives) s.trials.push_back({duration, TrialState::Ok, o});
-  return s;
-}
-
-Workload with_studies(std::vector<SimStudy> studies, std::vector<SimJob> jobs = {}) {
-  Workload w;
-  w.jobs = std::move(jobs);
-  w.studies = std::move(studies);
-  apply_time_limits(w, 2);
-  return w;
-}
-
-// "flat" returns the same value every trial (Algorithm 1 raises its level
-// from its 11th result); "rising" improves with shrinking gaps until its
-// target at trial 30. Two trial jobs at a time each.
-Workload flat_and_rising() {
-  std::vector<double> flat(60, 0.5), rising;
-  for (int i = 1; i <= 60; ++i) rising.push_back(static_cast<double>(i) * i);
-  return with_studies(
-      {study_of("flat", "f", flat, 60, 2, std::nullopt), study_of("rising", "r", rising, 60, 2, 900.0)});
-}
 
 SimResult run_studies(const Cluster& c, const Workload& w, const std::string& priority,
                       const std::string& mode, double drain = 60) {

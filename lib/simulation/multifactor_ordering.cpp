@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "simulation/multifactor_ordering.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tune::sim {
+
+MultifactorOrdering::MultifactorOrdering(const OrderingSpec& spec, const OrderingSetup& setup)
+    : Ordering(spec, setup),
+      s_(setup.settings),
+      weight_fairshare_(setup.weight_fairshare),
+      weight_age_(setup.weight_age),
+      gpu_billing_(setup.gpu_billing),
+      accounts_(setup.accounts) {
+  if (spec.lowering == Lowering::Tune) plugin_ = make_priority_policy(spec.plugin, setup.tune);
+}
+
+// U the account's share of all decayed usage, S its share of the shares
+// (equal shares).
+double MultifactorOrdering::classic_priority(const SimJob& job, double now) const {
+  double total = 0;
+  for (const auto& [a, u] : usage_) total += u;
+  const auto it = usage_.find(job.account);
+  const double u = total > 0 && it != usage_.end() ? it->second / total : 0;
+  const double s = 1.0 / std::max(1, accounts_);
+  const double age = std::clamp((now - job.submit) / s_.priority_max_age, 0.0, 1.0);
+  return std::floor(weight_fairshare_ * std::pow(2.0, -u / s) + weight_age_ * age);
+}
+
+// The priority with the SITE term, clamped as Slurm does (>= 1).
+double MultifactorOrdering::with_site(OrderingHost& host, int j) const {
+  return oracle_lowers(host, j) ? 1.0 : std::max(1.0, base_[j] + static_cast<double>(site_term_[j]));
+}
+
+void MultifactorOrdering::charge(const SimJob& job, int cpus, int gpus, double now, double& charged_until) {
+  const double dt = now - charged_until;
+  charged_until = now;
+  usage_[job.account] += dt * (cpus + gpu_billing_ * gpus);
+}
+
+double MultifactorOrdering::on_submit(OrderingHost& host, int j) {
+  base_[j] = classic_priority(host.job(j), host.now());
+  // site_factor_p_set at submission: a trial job of a yielding study starts
+  // with its study's term.
+  if (plugin_) {
+    const auto term =
+        plugin_->site_for(static_cast<std::uint32_t>(j + 1), host.uid_of(j), host.comment_of(j));
+    site_term_[j] = term.value_or(0);
+  }
+  return with_site(host, j);
+}
+
+void MultifactorOrdering::reprioritise(OrderingHost& host, const std::vector<int>& pending,
+                                       std::vector<double>& prio) {
+  const double now = host.now();
+  // The decay thread: every PriorityCalcPeriod (with site_factor/tune this
+  // runs every interval, the recompute less often).
+  if (!plugin_ || now - last_decay_ >= s_.priority_calc_period - 1e-9) {
+    const double dt = now - last_decay_;
+    last_decay_ = now;
+    for (auto& [a, u] : usage_) u *= std::pow(0.5, dt / s_.priority_decay_half_life);
+    host.for_each_running([&](int j, int cpus, int gpus, double& charged_until) {
+      charge(host.job(j), cpus, gpus, now, charged_until);
+    });
+    for (int j : pending) base_[j] = classic_priority(host.job(j), now);
+  }
+  if (plugin_) plugin_pass(*plugin_, host, pending, prio, &site_term_);  // terms, set_job_prio
+  for (int j : pending) prio[j] = with_site(host, j);
+}
+
+}  // namespace tune::sim

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// priority/multifactor: age and classic fair share 2^(-U/S) over decayed
+// usage, plus a SITE term from site_factor/tune's policy class, or an
+// oracle's priority 1 for a plateauing study's jobs.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "simulation/ordering.hpp"
+
+namespace tune::sim {
+
+class MultifactorOrdering : public Ordering {
+ public:
+  MultifactorOrdering(const OrderingSpec& spec, const OrderingSetup& setup);
+  // site_factor/tune's thread runs every interval; multifactor's own
+  // recompute stays every PriorityCalcPeriod.
+  double period() const override { return plugin_ ? plugin_->config().interval : s_.priority_calc_period; }
+  void add_job() override {
+    base_.push_back(0);
+    site_term_.push_back(0);
+  }
+  double on_submit(OrderingHost& host, int j) override;
+  void reprioritise(OrderingHost& host, const std::vector<int>& pending, std::vector<double>& prio) override;
+  double base(int j) const override { return base_[j]; }
+  void charge(const SimJob& job, int cpus, int gpus, double now, double& charged_until) override;
+
+ private:
+  double classic_priority(const SimJob& job, double now) const;
+  double with_site(OrderingHost& host, int j) const;
+
+  SchedulerSettings s_;
+  double weight_fairshare_, weight_age_;
+  double gpu_billing_;
+  int accounts_;
+  std::unique_ptr<PriorityPolicy> plugin_;  // site_factor/tune's, with Lowering::Tune
+  std::vector<double> base_;                // the priority without the SITE term
+  std::vector<std::int64_t> site_term_;     // site_factor/tune's term
+  std::unordered_map<std::string, double> usage_;
+  double last_decay_ = 0;
+};
+
+}  // namespace tune::sim
