@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "history/direction.hpp"
+
 namespace tune {
 namespace {
 
@@ -127,7 +129,7 @@ std::optional<ProgressRecord> parse_progress(std::string_view comment) {
   if (!have_study || !have_n || !have_dir || !have_top) return std::nullopt;
   if (r.top.size() > static_cast<std::size_t>(r.trials)) return std::nullopt;
   for (std::size_t i = 1; i < r.top.size(); ++i)  // best first
-    if (r.minimize ? r.top[i] < r.top[i - 1] : r.top[i] > r.top[i - 1]) return std::nullopt;
+    if (better(r.minimize, r.top[i], r.top[i - 1])) return std::nullopt;
   return r;
 }
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "history/direction.hpp"
 #include "report/importance.hpp"
 #include "study/front.hpp"
 
@@ -93,7 +94,7 @@ std::vector<const Trial*> ranked_trials(const HistorySnapshot& h) {
   for (const auto& t : h.trials)
     if (t.state == TrialState::Ok && t.objective) ok.push_back(&t);
   std::stable_sort(ok.begin(), ok.end(), [&](const Trial* a, const Trial* b) {
-    return h.study.minimize ? *a->objective < *b->objective : *a->objective > *b->objective;
+    return better(h.study.minimize, *a->objective, *b->objective);
   });
   return ok;
 }

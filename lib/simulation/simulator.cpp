@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include "history/direction.hpp"
 #include "simulation/sim_engine.hpp"
 
 namespace tune::sim {
@@ -47,7 +48,7 @@ Sim::Sim(const Cluster& c, const Workload& w, const SimOptions& o)
     for (const auto& t : st.trials) {
       if (t.state != TrialState::Ok || !t.objective) continue;
       meets = meets || meets_target(st, *t.objective);
-      if (!best || (st.minimize ? *t.objective < *best : *t.objective > *best)) best = t.objective;
+      if (!best || better(st.minimize, *t.objective, *best)) best = t.objective;
     }
     plateaus_.push_back(!meets);
     plateau_best_.push_back(best);

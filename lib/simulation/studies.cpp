@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <queue>
 
+#include "history/direction.hpp"
 #include "simulation/text.hpp"
 #include "simulation/workload.hpp"
 #include "study/progress.hpp"
@@ -157,7 +158,7 @@ bool StudyReplay::record(std::size_t t, bool timed_out, double now) {
   if (!timed_out) tr.objective = st.objective;
   done_.push_back(tr);
   if (tr.state == TrialState::Ok && tr.objective) {
-    if (!best_ || (s_->minimize ? *tr.objective < *best_ : *tr.objective > *best_)) best_ = tr.objective;
+    if (!best_ || better(s_->minimize, *tr.objective, *best_)) best_ = tr.objective;
     if (reached_ < 0 && meets_target(*s_, *tr.objective)) reached_ = now;
   }
   return reached_ >= 0;
@@ -170,7 +171,7 @@ ProgressRecord StudyReplay::progress(StudyRole role) const {
 }
 
 bool meets_target(const SimStudy& s, double best) {
-  return s.target && (s.minimize ? best <= *s.target : best >= *s.target);
+  return s.target && tune::meets_target(s.minimize, best, *s.target);
 }
 
 std::optional<double> alone_time_to_target(const SimStudy& s) {

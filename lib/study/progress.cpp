@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "history/direction.hpp"
+
 namespace tune {
 
 std::string study_key(const std::string& name, const std::string& history_path) {
@@ -42,11 +44,11 @@ ProgressRecord progress_of(const std::string& key, const std::vector<Trial>& tri
         0, ProgressRecord::kMaxTrials);
   r.trials = static_cast<std::int64_t>(r.top.size());
   top = std::min(top, ProgressRecord::kMaxTop);
-  auto better = [minimize](double a, double b) { return minimize ? a < b : a > b; };
+  auto better_first = [minimize](double a, double b) { return better(minimize, a, b); };
   if (r.top.size() > top)
-    std::partial_sort(r.top.begin(), r.top.begin() + static_cast<long>(top), r.top.end(), better);
+    std::partial_sort(r.top.begin(), r.top.begin() + static_cast<long>(top), r.top.end(), better_first);
   else
-    std::sort(r.top.begin(), r.top.end(), better);
+    std::sort(r.top.begin(), r.top.end(), better_first);
   r.top.resize(std::min(top, r.top.size()));
   // The record carries 6 significant digits; sorted values stay sorted.
   return r;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "history/direction.hpp"
 #include "search/pareto.hpp"
 #include "study/front.hpp"
 #include "study/warm_start.hpp"
@@ -89,10 +90,6 @@ std::optional<std::string> Study::take_sampler_news() {
   return sampler_note_;
 }
 
-bool Study::better(double a, double b) const {
-  return history_.study().minimize ? a < b : a > b;
-}
-
 Observation Study::observation(const Trial& t) const {
   const bool ok = t.state == TrialState::Ok;
   return {t.id, t.params, ok ? t.objective : std::nullopt, t.state == TrialState::Pruned,
@@ -120,8 +117,7 @@ bool Study::meets_targets(const Trial& t) const {
       limits_.targets.size() != objectives.size())
     return false;
   for (std::size_t i = 0; i < objectives.size(); ++i)
-    if (objectives[i].minimize ? t.values[i] > limits_.targets[i] : t.values[i] < limits_.targets[i])
-      return false;
+    if (!meets_target(objectives[i].minimize, t.values[i], limits_.targets[i])) return false;
   return true;
 }
 
@@ -387,7 +383,7 @@ void Study::check_stop_rules() {
   if (stopping() && reason_ != StopReason::Signal) return;
   if (limits_.target && best_ && limits_.targets.empty()) {
     const double b = *history_.trials()[*best_].objective;
-    if (b == *limits_.target || better(b, *limits_.target)) {
+    if (meets_target(history_.study().minimize, b, *limits_.target)) {
       reason_ = StopReason::TargetReached;
       return;
     }
@@ -435,7 +431,9 @@ std::optional<Trial> Study::best() const {
 }
 
 void Study::note_ok(const Trial& t) {
-  if (t.objective && (!best_ || better(*t.objective, *history_.trials()[*best_].objective))) best_ = t.id;
+  if (t.objective &&
+      (!best_ || better(history_.study().minimize, *t.objective, *history_.trials()[*best_].objective)))
+    best_ = t.id;
   if (!limits_.targets.empty() && meets_targets(t)) targets_met_ = true;
   const StudyInfo& info = history_.study();
   if (!info.multi_objective() || t.values.size() != info.objectives.size()) return;

@@ -128,7 +128,6 @@ class Study {
   const History& history() const { return history_; }
 
  private:
-  bool better(double a, double b) const;
   // Named objectives: each one's value from the trial's reports, if all came.
   std::optional<std::vector<double>> named_values(std::uint64_t trial,
                                                   std::vector<std::string>& missing) const;
