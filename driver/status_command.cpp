@@ -11,11 +11,13 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "history/direction.hpp"
 #include "history/history.hpp"
 #include "report/export.hpp"
 #include "report/study_report.hpp"
 #include "run_command.hpp"
 #include "study/front.hpp"
+#include "study/jobs_file.hpp"
 #include "study/trial_jobs_controller.hpp"
 #include "trial_jobs_loop.hpp"
 
@@ -25,34 +27,29 @@ namespace {
 // The study's trial jobs, as its AppCore last wrote them (tune run --trial-jobs),
 // and the limit that holds it, if one does.
 void show_trial_jobs(const std::string& history) {
-  std::ifstream in(jobs_file_of(history));
-  if (!in) return;
-  const auto j = nlohmann::json::parse(in, nullptr, false);
-  if (!j.is_object() || !j.contains("jobs") || !j["jobs"].is_array()) return;
-  const double age = std::max(0.0, static_cast<double>(std::time(nullptr)) - j.value("updated", 0.0));
+  const auto file = read_jobs_file(jobs_file_of(history));
+  if (!file) return;
+  const double age = std::max(0.0, static_cast<double>(std::time(nullptr)) - file->updated);
   std::vector<std::string> reasons;
-  for (const auto& e : j["jobs"])
-    if (e.value("state", "") == "PENDING") reasons.push_back(e.value("reason", ""));
+  for (const auto& e : file->jobs)
+    if (e.pending) reasons.push_back(e.reason);
   const std::string limits = limit_reasons(reasons);
-  if (const std::string held = j.value("held", ""); !held.empty())
+  if (!file->held.empty())
     std::printf(
         "held:      by a limit: no more trial jobs are taken now (%s); the study waits for it to pass\n",
-        held.c_str());
+        file->held.c_str());
   if (!limits.empty())
     std::printf("held:      by a limit: trial jobs wait on %s (scontrol show job; sacctmgr show qos)\n",
                 limits.c_str());
-  if (j["jobs"].empty()) return;
+  if (file->jobs.empty()) return;
   int pending = 0, running = 0;
-  for (const auto& e : j["jobs"]) (e.value("state", "") == "PENDING" ? pending : running)++;
+  for (const auto& e : file->jobs) (e.pending ? pending : running)++;
   std::printf("trial jobs: %d pending, %d running (as of %.0f s ago)\n", pending, running, age);
   std::printf("  %-10s %-8s %-6s %-16s %s\n", "job", "state", "trial", "node", "reason");
-  for (const auto& e : j["jobs"]) {
-    const std::string trial = e.contains("trial") ? std::to_string(e["trial"].get<std::uint64_t>()) : "-";
-    std::printf("  %-10llu %-8s %-6s %-16s %s\n", static_cast<unsigned long long>(e.value("id", 0ULL)),
-                e.value("state", "?").c_str(), trial.c_str(),
-                e.value("node", std::string()).empty() ? "-" : e.value("node", "").c_str(),
-                e.value("reason", "").c_str());
-  }
+  for (const auto& e : file->jobs)
+    std::printf("  %-10lu %-8s %-6s %-16s %s\n", static_cast<unsigned long>(e.id),
+                e.pending ? "PENDING" : "RUNNING", e.trial ? std::to_string(*e.trial).c_str() : "-",
+                e.node.empty() ? "-" : e.node.c_str(), e.reason.c_str());
   std::fflush(stdout);
 }
 
@@ -75,9 +72,8 @@ int show_front(const HistorySnapshot& h, int top) {
   std::vector<const Trial*> order;
   for (const auto& t : front) order.push_back(&t);
   const bool min0 = h.study.objectives[0].minimize;
-  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) {
-    return min0 ? a->values[0] < b->values[0] : a->values[0] > b->values[0];
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](auto a, auto b) { return better(min0, a->values[0], b->values[0]); });
   const std::size_t shown = std::max<std::size_t>(static_cast<std::size_t>(top), 20);
   for (std::size_t i = 0; i < order.size() && i < shown; ++i) {
     const Trial& t = *order[i];

@@ -15,6 +15,7 @@
 
 #include "appcore.hpp"
 #include "command/job_script.hpp"
+#include "study/jobs_file.hpp"
 #include "study/progress.hpp"
 #include "study/text_input.hpp"
 #include "study/trial_job_rules.hpp"
@@ -34,9 +35,6 @@ using nlohmann::json;
 
 std::string channel_file_of(const std::string& history) {
   return fs::path(history).replace_extension(".channel").string();
-}
-std::string jobs_file_of(const std::string& history) {
-  return fs::path(history).replace_extension(".jobs").string();
 }
 
 namespace {
@@ -208,13 +206,8 @@ class TrialJobsLoop : public JobLinks {
   std::map<std::uint32_t, std::optional<std::uint64_t>> earlier_jobs() {
     std::map<std::uint32_t, std::optional<std::uint64_t>> earlier;  // job -> trial
     // The jobs file of the earlier AppCore lists its pending and running jobs.
-    if (std::ifstream in(jobs_file_of(o_.history)); in) {
-      const json j = json::parse(in, nullptr, false);
-      if (j.is_object() && j.contains("jobs") && j["jobs"].is_array())
-        for (const auto& job : j["jobs"])
-          if (job.is_object() && job.contains("id") && job["id"].is_number_unsigned())
-            earlier[job["id"].get<std::uint32_t>()] = std::nullopt;
-    }
+    if (const auto file = read_jobs_file(jobs_file_of(o_.history)))
+      for (const auto& job : file->jobs) earlier[job.id] = std::nullopt;
     for (const auto& t : core_.history().trials()) {
       if (t.state != TrialState::Running) continue;
       const std::string dir = core_.trial_dir() + "/" + std::to_string(t.id);
@@ -315,24 +308,7 @@ class TrialJobsLoop : public JobLinks {
   }
 
   void write_jobs_file() {
-    json list = json::array();
-    for (const auto& [id, j] : loop_->jobs()) {
-      json e = {{"id", id},
-                {"state", j.state == TrialJobInfo::State::Pending ? "PENDING" : "RUNNING"},
-                {"node", j.node},
-                {"reason", j.reason}};
-      if (j.trial) e["trial"] = *j.trial;
-      list.push_back(e);
-    }
-    const std::string path = jobs_file_of(o_.history), tmp = path + ".tmp";
-    {
-      std::ofstream out(tmp);
-      json file = {{"updated", now_s()}, {"jobs", list}};
-      if (!loop_->held().empty()) file["held"] = loop_->held();
-      out << file.dump() << "\n";
-    }
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
+    tune::write_jobs_file(jobs_file_of(o_.history), jobs_file_from(loop_->jobs(), loop_->held(), now_s()));
     changed_ = false;
   }
 

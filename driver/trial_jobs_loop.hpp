@@ -16,9 +16,8 @@ struct RunOptions;
 // The process's exit code (as run_study's).
 int run_trial_jobs(AppCore& core, const RunOptions& o);
 
-// Files beside the history: the channel (address and secret, mode 0600) and
-// the study's live trial jobs (read by tune status and a resumed AppCore).
+// The channel's file beside the history (address and secret, mode 0600);
+// the jobs file's is lib/study/jobs_file.hpp's.
 std::string channel_file_of(const std::string& history);
-std::string jobs_file_of(const std::string& history);
 
 }  // namespace tune
