@@ -14,6 +14,26 @@ bool waits_for_cluster(std::string_view reason, bool held) {
   return reason.empty() || reason == "None" || reason == "Priority" || reason == "Resources";
 }
 
+bool may_set_priority(bool pending, bool held, bool admin_set) {
+  return pending && !held && !admin_set;
+}
+
+JobView job_view(const JobFacts& f) {
+  JobView v;
+  v.id = f.id;
+  v.uid = f.uid;
+  v.tenant = tenant_of(f.account, f.user_name);
+  v.comment = std::string(f.comment);
+  v.state = f.running ? JobView::State::Running : JobView::State::Pending;
+  v.may_set = may_set_priority(!f.running, f.held, f.admin_set);
+  v.waiting = !f.running && waits_for_cluster(f.reason, f.held);
+  v.eligible = f.eligible;
+  v.started = f.started;
+  v.request = f.request;
+  v.base_priority = f.base_priority;
+  return v;
+}
+
 std::optional<std::string> merge_summary(std::string_view old, std::string_view summary) {
   constexpr std::string_view kMark = "tune:tenant=";
   const auto mine = old.find(kMark);

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // What the plugins read of a Slurm job, turned into the policy's view: one
-// function per fact, so that the C shims copy fields and decide nothing, and
-// the simulator's readers count the same way.
+// function per fact and one builder of the view, so that the C shims copy
+// fields and decide nothing, and the simulator builds its views the same way.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "priority/study_tracker.hpp"
 
 namespace tune {
 
@@ -18,6 +20,26 @@ std::string tenant_of(std::string_view account, std::string_view user, std::stri
 // (as squeue shows it): no reason yet ("None"), "Priority" or "Resources".
 // A held job (priority 0), a dependency, a begin time, a limit does not.
 bool waits_for_cluster(std::string_view reason, bool held);
+
+// Whether a policy may set a job's priority or SITE term: pending, not held
+// (priority 0) and not set by an admin by hand (scontrol update priority=).
+bool may_set_priority(bool pending, bool held, bool admin_set);
+
+// A job as slurmctld (or the simulated one) holds it.
+struct JobFacts {
+  std::uint32_t id = 0, uid = 0;
+  std::string_view account, user_name;  // either may be empty
+  std::string_view comment;             // untrusted: the owner writes it
+  std::string_view reason;              // pending: Slurm's name of its reason
+  bool running = false;                 // else pending
+  bool held = false, admin_set = false;
+  double eligible = 0, started = 0;  // epoch seconds
+  Resources request;                 // asks for (pending) or holds (running)
+  double base_priority = 0;          // priority/multifactor's, without the SITE term
+};
+
+// The policy's view of the job.
+JobView job_view(const JobFacts& f);
 
 // The job's SystemComment with tune's summary (the text from "tune:tenant="
 // on) put in place of the previous one, or after the site's own text;

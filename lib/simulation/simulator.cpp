@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "history/direction.hpp"
+#include "priority/job_facts.hpp"
 #include "simulation/sim_engine.hpp"
 
 namespace tune::sim {
@@ -341,27 +342,31 @@ std::vector<JobView> Sim::views_of(const std::vector<int>& pending) const {
   std::vector<JobView> views;
   views.reserve(pending.size() + running_.size());
   std::vector<std::string> newest(studies_.size());  // each study's record now
+  // As the plugins copy a job out of slurmctld (lib/priority/job_facts.hpp):
+  // simulated jobs are never held nor set by hand, and wait for nothing else.
   auto view = [&](int j, JobView::State st) {
-    JobView v;
-    v.id = static_cast<std::uint32_t>(j + 1);
-    v.tenant = job(j).account;
+    JobFacts f;
+    f.id = static_cast<std::uint32_t>(j + 1);
+    f.account = job(j).account;
+    std::string comment;
     if (const int s = job(j).study; s >= 0) {
-      v.uid = studies_[s].uid;
+      f.uid = studies_[s].uid;
       if (job(j).kind == SimJob::Kind::Trial) {
-        v.comment = comment_of(j);
+        comment = comment_of(j);
       } else {
         if (newest[s].empty()) newest[s] = comment_of(j);
-        v.comment = newest[s];
+        comment = newest[s];
       }
     }
-    v.state = st;
-    v.eligible = job(j).submit;
-    v.started = res_[j].start;
-    v.base_priority = ordering_->base(j);
+    f.comment = comment;
+    f.running = st == JobView::State::Running;
+    f.eligible = job(j).submit;
+    f.started = res_[j].start;
+    f.base_priority = ordering_->base(j);
     const JobShape& s = shapes_[j];
-    v.request = {static_cast<double>(s.tasks * s.cpus_per_task), job(j).mem_mb,
+    f.request = {static_cast<double>(s.tasks * s.cpus_per_task), job(j).mem_mb,
                  static_cast<double>(s.total_gpus())};
-    views.push_back(std::move(v));
+    views.push_back(job_view(f));
   };
   for (int j : pending) view(j, JobView::State::Pending);
   for (const auto& [j, run] : running_) view(j, JobView::State::Running);

@@ -43,10 +43,11 @@ static uint32_t _stored(int64_t site)
 	return v < 1 ? 1 : (uint32_t) v;
 }
 
-/* The job's priority may be recomputed: pending, not held, not set by hand. */
+/* The job's priority may be recomputed: the policy's own rule. */
 static bool _may_recompute(job_record_t *job_ptr)
 {
-	return IS_JOB_PENDING(job_ptr) && job_ptr->priority != 0 && !job_ptr->direct_set_prio;
+	return tune_may_set_priority(IS_JOB_PENDING(job_ptr), job_ptr->priority == 0,
+				     job_ptr->direct_set_prio != 0);
 }
 
 /* The SITE term, and Slurm's own recompute of the priority with it (it asks

@@ -128,19 +128,15 @@ int tune_policy_pass(tune_policy_t* p, double now, double cap_cpus, double cap_m
     v.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
       const tune_job_t& j = jobs[i];
-      auto& w = v[i];
-      w.id = j.job_id;
-      w.uid = j.user_id;
-      w.tenant = tune::tenant_of(j.account ? j.account : "", j.user_name ? j.user_name : "");
-      w.comment = j.comment ? j.comment : "";
-      w.state = j.running ? tune::JobView::State::Running : tune::JobView::State::Pending;
-      // Held jobs and priorities set by an admin are left alone.
-      w.may_set = !j.running && !j.held && !j.admin_set;
-      w.waiting = !j.running && tune::waits_for_cluster(j.reason ? j.reason : "", j.held != 0);
-      w.eligible = j.eligible;
-      w.started = j.started;
-      w.request = {j.cpus, j.mem_mb, j.gpus};
-      w.base_priority = j.base_priority;
+      tune::JobFacts f;
+      f.id = j.job_id, f.uid = j.user_id;
+      f.account = j.account ? j.account : "", f.user_name = j.user_name ? j.user_name : "";
+      f.comment = j.comment ? j.comment : "", f.reason = j.reason ? j.reason : "";
+      f.running = j.running != 0, f.held = j.held != 0, f.admin_set = j.admin_set != 0;
+      f.eligible = j.eligible, f.started = j.started;
+      f.request = {j.cpus, j.mem_mb, j.gpus};
+      f.base_priority = j.base_priority;
+      v[i] = tune::job_view(f);
     }
     const auto decisions = p->policy->pass(now, {cap_cpus, cap_mem_mb, cap_gpus}, v);
     for (std::size_t i = 0; i < n; ++i) {
@@ -155,6 +151,10 @@ int tune_policy_pass(tune_policy_t* p, double now, double cap_cpus, double cap_m
     }
     return 0;
   });
+}
+
+int tune_may_set_priority(int pending, int held, int admin_set) {
+  return tune::may_set_priority(pending != 0, held != 0, admin_set != 0);
 }
 
 int tune_policy_change(tune_policy_t* p, size_t i, char* buf, size_t len) {

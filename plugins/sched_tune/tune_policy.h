@@ -82,6 +82,10 @@ int tune_policy_pass(tune_policy_t *p, double now, double cap_cpus, double cap_m
  * estimate 0.0031"): 1 and buf filled, or 0 when there is no i-th. */
 int tune_policy_change(tune_policy_t *p, size_t i, char *buf, size_t len);
 
+/* Whether a policy may set a job's priority or SITE term: pending, not held,
+ * not set by an admin by hand (lib/priority/job_facts.hpp; never throws). */
+int tune_may_set_priority(int pending, int held, int admin_set);
+
 /* The job's SystemComment with the summary in place of tune's previous one
  * (lib/priority/job_facts): the length of the merged text, written to buf
  * when it fits in len (with its NUL); 0 when the comment already holds

@@ -37,6 +37,35 @@ TEST(JobFacts, TheSummaryReplacesTuneTextAndKeepsTheSitesInFront) {
   EXPECT_FALSE(merge_summary("tune:tenant=a;x=1", "tune:tenant=a;x=1"));
 }
 
+TEST(JobView, OneBuilderForThePluginsAndTheSimulator) {
+  EXPECT_TRUE(may_set_priority(true, false, false));
+  EXPECT_FALSE(may_set_priority(false, false, false)) << "running";
+  EXPECT_FALSE(may_set_priority(true, true, false)) << "held: priority 0";
+  EXPECT_FALSE(may_set_priority(true, false, true)) << "set by an admin by hand";
+  JobFacts f;
+  f.id = 7, f.uid = 1001, f.user_name = "alice", f.comment = "tune:study=x", f.reason = "Priority";
+  f.eligible = 100, f.request = {4, 8000, 1};
+  JobView v = job_view(f);
+  EXPECT_EQ(v.tenant, "user:alice") << "no account";
+  EXPECT_EQ(v.comment, "tune:study=x");
+  EXPECT_EQ(v.state, JobView::State::Pending);
+  EXPECT_TRUE(v.may_set);
+  EXPECT_TRUE(v.waiting);
+  EXPECT_EQ(v.request.gpus, 1);
+  f.reason = "Dependency";
+  EXPECT_FALSE(job_view(f).waiting);
+  f.held = true, f.reason = "Priority";
+  v = job_view(f);
+  EXPECT_FALSE(v.may_set);
+  EXPECT_FALSE(v.waiting);
+  f.held = false, f.running = true, f.account = "physics";
+  v = job_view(f);
+  EXPECT_EQ(v.tenant, "physics");
+  EXPECT_EQ(v.state, JobView::State::Running);
+  EXPECT_FALSE(v.may_set);
+  EXPECT_FALSE(v.waiting);
+}
+
 TEST(GpuRequest, OneOrderJobThenTaskThenNodeThenSocket) {
   EXPECT_EQ(gpu_count({4, 0, 0, 0}, 2, 8), 4);
   EXPECT_EQ(gpu_count({4, 2, 1, 1}, 2, 8), 4);  // --gpus wins
