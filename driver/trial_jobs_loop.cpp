@@ -216,7 +216,7 @@ class TrialJobsLoop : public JobLinks {
         const json r = json::parse(in, nullptr, false);
         try {
           TrialRun run = wire::run_from_json(r);
-          if (run.trial == t.id && run.start_time >= t.start_time - 1 && core_.study().adopt(t.id)) {
+          if (saved_result_counts(run, t) && core_.study().adopt(t.id)) {
             core_.record(run, 0, t.host, "collected from " + dir + "/result.json");
             continue;
           }

@@ -47,6 +47,10 @@ LostTrial lost_trial(JobEnd end, std::uint64_t job_id, const std::string& reason
   }
 }
 
+bool saved_result_counts(const TrialRun& run, const Trial& t) {
+  return run.trial == t.id && t.state == TrialState::Running && run.start_time >= t.start_time - 1;
+}
+
 std::vector<std::string> trial_job_environment(
     const std::vector<std::string>& env, const std::vector<std::pair<std::string, std::string>>& extra) {
   static constexpr std::array<std::string_view, 11> kJobPrefixes = {"SLURM_", "SBATCH_", "SRUN_", "SALLOC_",

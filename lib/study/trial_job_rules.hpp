@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "history/trial.hpp"
+#include "study/outcome.hpp"
 
 namespace tune {
 
@@ -70,6 +71,13 @@ struct LostTrial {
   std::string message;
 };
 LostTrial lost_trial(JobEnd end, std::uint64_t job_id, const std::string& reason);
+
+// A result a trial job saved in its trial directory (result.json) while no
+// AppCore listened counts for trial `t`, left running in the history, when
+// it is that trial's and of its latest attempt: it started no earlier than
+// the attempt was handed out (a second of slack for the two hosts' clocks).
+// An older attempt's file is not this attempt's result.
+bool saved_result_counts(const TrialRun& run, const Trial& t);
 
 // The environment of a trial job: the AppCore's own (`NAME=value` strings)
 // without anything that belongs to the AppCore's job or MPI launch (SLURM_*,

@@ -38,6 +38,22 @@ TEST(LostTrial, RerunUnlessTheTrialWasAtFault) {
   EXPECT_EQ(lost_trial(JobEnd::Cancelled, 3, "None").message.find("None"), std::string::npos);
 }
 
+TEST(SavedResult, CountsOnlyForTheRunningTrialsLatestAttempt) {
+  Trial t;
+  t.id = 4, t.state = TrialState::Running, t.start_time = 1000;
+  TrialRun run;
+  run.trial = 4, run.start_time = 1000.2;
+  EXPECT_TRUE(saved_result_counts(run, t));
+  run.start_time = 999.5;
+  EXPECT_TRUE(saved_result_counts(run, t)) << "a second of slack between the hosts' clocks";
+  run.start_time = 950;
+  EXPECT_FALSE(saved_result_counts(run, t)) << "an earlier attempt's file";
+  run.start_time = 1001, run.trial = 5;
+  EXPECT_FALSE(saved_result_counts(run, t)) << "another trial's";
+  run.trial = 4, t.state = TrialState::Ok;
+  EXPECT_FALSE(saved_result_counts(run, t)) << "already recorded";
+}
+
 TEST(TrialJobEnvironment, DropsTheAppCoresJobAndMpiButKeepsTheCluster) {
   const std::vector<std::string> env = {"PATH=/usr/bin",
                                         "HOME=/home/a",
