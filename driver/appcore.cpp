@@ -161,8 +161,7 @@ void AppCore::open() {
   // The samplers keep a reference to the space: the history's, which lives as long as they do.
   const StudyInfo& kept = history_->study();
   sampler_ = make_sampler(kept.sampler, kept.space, sampler_options);
-  if (wants_stand_in(runners_, o_.trial_jobs))
-    stand_in_ = make_stand_in(kept.sampler, kept.space, sampler_options);
+  if (wants_stand_in(runners_)) stand_in_ = make_stand_in(kept.sampler, kept.space, sampler_options);
   study_.emplace(*history_, *sampler_, limits, now_s(), stand_in_.get());
   control_.emplace(*study_, parse_duration(o_.drain, "--drain"));
   key_ = study_key(s.name, o_.history);

@@ -113,7 +113,8 @@ class TrialJobsLoop : public JobLinks {
       const double now = now_s();
       (void)core_.turn(now);  // the controller asks interrupt_running() itself
       loop_->tick();
-      for (auto& ev : server_.poll(0.05)) handle(ev);
+      // While the sampler's worker proposes, look for its answer sooner.
+      for (auto& ev : server_.poll(core_.study().proposing() ? 0.002 : 0.05)) handle(ev);
       if (changed_ || loop_->take_changed()) {
         changed_ = true;
         if (now - last_jobs_write >= 1) {

@@ -66,7 +66,7 @@ class ReplayHost final : public LoopHost, public LoopStudy {
   bool finished() const override { return stopping() && running_ == 0; }
   std::optional<std::uint64_t> remaining() const override;
   void stop(StopReason why) override { reason_ = why; }
-  std::optional<Trial> next_trial(const std::string& node, double now) override;
+  Offer offer_trial(const std::string& node, double now) override { return {next_trial(node, now)}; }
   bool on_report(std::uint64_t, const Report&, double) override { return false; }  // replays carry no reports
   void on_lost(std::uint64_t trial, TrialState state, const std::string& message, double now) override;
   bool adopt(std::uint64_t) override { return false; }  // a simulated AppCore is never restarted
@@ -76,6 +76,9 @@ class ReplayHost final : public LoopHost, public LoopStudy {
   int s_;
   StopReason reason_ = StopReason::None;  // target met or refused: every trial replayed is implicit
   int running_ = 0;                       // trials handed out, result not yet in
+
+  // A replay's next trial is known: it is always handed out at once.
+  std::optional<Trial> next_trial(const std::string& node, double now);
 };
 
 class SimTrialJobs final : public JobQueue, public JobLinks {

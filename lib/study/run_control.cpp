@@ -65,8 +65,8 @@ std::optional<std::uint64_t> trial_budget(std::optional<std::uint64_t> given, st
   return std::nullopt;
 }
 
-bool wants_stand_in(int runners, bool trial_jobs) {
-  return runners > 1 && !trial_jobs;
+bool wants_stand_in(int runners) {
+  return runners > 1;
 }
 
 }  // namespace tune

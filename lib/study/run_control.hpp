@@ -74,9 +74,9 @@ std::vector<std::uint64_t> checkpoints_to_drop_at_end(const std::vector<Trial>& 
 // budget the study was created or last resumed with; 0 there means none.
 std::optional<std::uint64_t> trial_budget(std::optional<std::uint64_t> given, std::uint64_t studys);
 
-// A stand-in proposes while the sampler fits for another runner: only with
-// several MPI runners asking at once (a trial-jobs AppCore never waits on
-// its sampler: proposals are asked for ahead of the jobs that run them).
-bool wants_stand_in(int runners, bool trial_jobs);
+// A stand-in proposes while the sampler fits for another runner or trial
+// job, so that the loop never keeps one waiting behind another's proposal:
+// whenever more than one trial may run at once, in both modes.
+bool wants_stand_in(int runners);
 
 }  // namespace tune

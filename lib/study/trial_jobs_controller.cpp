@@ -134,6 +134,7 @@ void TrialJobsController::adopt(const std::map<std::uint32_t, std::optional<std:
 
 void TrialJobsController::tick() {
   const double now = host_.now();
+  collect(now);
   if (host_.study().stopping())
     wind_down(now);
   else
@@ -235,9 +236,20 @@ void TrialJobsController::on_ready(JobLinks::Conn c) {
   const auto cj = conn_job_.find(c);
   if (cj == conn_job_.end()) return;
   LiveJob& j = jobs_.at(cj->second);
-  if (j.trial) return;  // a job asks again while its trial is open: ignore
+  if (j.trial || awaiting_ == j.id) return;  // a job asks again while its trial is open: ignore
   std::optional<Trial> t;
-  if (j.given < trials_per_job_) t = host_.study().next_trial(j.node, host_.now());
+  if (j.given < trials_per_job_) {
+    auto offer = host_.study().offer_trial(j.node, host_.now());
+    if (offer.wait) {
+      awaiting_ = j.id;
+      return;
+    }
+    t = std::move(offer.trial);
+  }
+  hand(j, c, std::move(t));
+}
+
+void TrialJobsController::hand(LiveJob& j, JobLinks::Conn c, std::optional<Trial> t) {
   if (!t) {
     links_.stop(c);
     j.leaving = true;
@@ -248,6 +260,22 @@ void TrialJobsController::on_ready(JobLinks::Conn c) {
   ++j.given;
   links_.launch(c, *t);
   changed_ = true;
+}
+
+void TrialJobsController::collect(double now) {
+  auto done = host_.study().collect(now);
+  if (!done || !awaiting_) return;
+  const std::uint32_t id = *awaiting_;
+  awaiting_.reset();
+  const auto it = jobs_.find(id);
+  if (it != jobs_.end() && it->second.conn) {
+    hand(it->second, *it->second.conn, std::move(*done));
+    return;
+  }
+  // Its job left while the sampler proposed: another job runs the trial.
+  if (*done)
+    host_.study().on_lost((*done)->id, TrialState::Interrupted,
+                          "its trial job left before the trial reached it", now);
 }
 
 void TrialJobsController::on_report(JobLinks::Conn c, std::uint64_t trial, const Report& r) {

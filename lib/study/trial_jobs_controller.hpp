@@ -128,9 +128,18 @@ class LoopStudy {
   // Trials still to hand out; nothing = no limit.
   virtual std::optional<std::uint64_t> remaining() const = 0;
   virtual void stop(StopReason why) = 0;
-  // The next trial for a job on `node`, recorded as running; nothing when
-  // there is none to hand out.
-  virtual std::optional<Trial> next_trial(const std::string& node, double now) = 0;
+  // The next trial for a job on `node`: at once, recorded as running; or
+  // later (`wait`: a costly proposal is under way on the sampler's worker,
+  // and collect() hands it out), so that the loop serves its other jobs
+  // meanwhile; neither: none to hand out.
+  struct Offer {
+    std::optional<Trial> trial;
+    bool wait = false;
+  };
+  virtual Offer offer_trial(const std::string& node, double now) = 0;
+  // The proposal offer_trial() left under way has finished: its trial
+  // (nothing inside: the study stopped meanwhile). Never blocks.
+  virtual std::optional<std::optional<Trial>> collect(double /*now*/) { return std::nullopt; }
   // A report of a running trial; true when the pruner ends it.
   virtual bool on_report(std::uint64_t trial, const Report& r, double now) = 0;
   // A running trial whose job ended without its result (Interrupted: it runs again).
@@ -147,8 +156,13 @@ class LiveStudy final : public LoopStudy {
   bool finished() const override { return s_.finished(); }
   std::optional<std::uint64_t> remaining() const override { return s_.remaining(); }
   void stop(StopReason why) override { s_.stop(why); }
-  std::optional<Trial> next_trial(const std::string& node, double now) override {
-    return s_.next_trial(0, node, now);
+  Offer offer_trial(const std::string& node, double now) override {
+    auto o = s_.offer_trial(0, node, now);
+    return {std::move(o.trial), o.wait};
+  }
+  std::optional<std::optional<Trial>> collect(double now) override {
+    if (auto done = s_.collect(now)) return std::move(done->trial);
+    return std::nullopt;
   }
   bool on_report(std::uint64_t trial, const Report& r, double now) override {
     return s_.on_report(trial, r, now);
@@ -249,6 +263,10 @@ class TrialJobsController {
   void look_up(double now);
   void wind_down(double now);
   void deliver(LiveJob& j, TrialRun run);
+  // Hands job j its next trial, or (none) tells it to stop.
+  void hand(LiveJob& j, JobLinks::Conn c, std::optional<Trial> t);
+  // A proposal under way for a job has finished: it goes to that job.
+  void collect(double now);
 
   LoopHost& host_;
   JobQueue& queue_;
@@ -264,6 +282,7 @@ class TrialJobsController {
   // (told "stop", or their program exited): Slurm ends them without a scancel.
   std::set<std::uint32_t> leaving_;
   std::map<JobLinks::Conn, std::uint32_t> conn_job_;
+  std::optional<std::uint32_t> awaiting_;  // the job whose trial the sampler's worker proposes
   std::vector<double> slurm_start_, binding_, result_;
   std::size_t submitted_ = 0;
   std::string held_;

@@ -112,10 +112,9 @@ TEST(TrialBudget, TheFlagThenTheStudysOwn) {
   EXPECT_FALSE(trial_budget(std::nullopt, 0)) << "created without --trials: no limit";
 }
 
-TEST(StandIn, OnlyForSeveralMpiRunners) {
-  EXPECT_FALSE(wants_stand_in(1, false));
-  EXPECT_TRUE(wants_stand_in(4, false));
-  EXPECT_FALSE(wants_stand_in(4, true));
+TEST(StandIn, OnlyWhenSeveralTrialsRunAtOnce) {
+  EXPECT_FALSE(wants_stand_in(1)) << "one runner waits for its own proposal";
+  EXPECT_TRUE(wants_stand_in(4));
 }
 
 }  // namespace

@@ -3,8 +3,16 @@
 // fresh directory: the fixture of the tests that drive a real Study.
 #pragma once
 
+#include <atomic>
 #include <csignal>
+#include <future>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <utility>
+#include <vector>
 
+#include "search/sampler.hpp"
 #include "study/study.hpp"
 #include "temp_dir.hpp"
 
@@ -41,6 +49,29 @@ class OneParameterStudy : public TempDirTest {
   }
 
   StudyInfo info_;
+};
+
+// A sampler whose proposals after the first are costly and take until the
+// test releases them; it counts what it has learnt.
+class GatedSampler final : public Sampler {
+ public:
+  std::string_view name() const override { return "gated"; }
+  bool costly(std::uint64_t trial) const override { return trial > 0; }
+  std::optional<Assignment> propose(std::uint64_t trial, std::span<const Assignment>) override {
+    if (trial > 0) gate_.wait();
+    return Assignment{0.25};
+  }
+  void observe(const Observation& o) override {
+    ++observed;
+    known.emplace_back(o.trial, o.known);
+  }
+  void release() { open_.set_value(); }
+  std::atomic<int> observed{0};
+  std::vector<std::pair<std::uint64_t, std::optional<std::size_t>>> known;  // per result: trial, what it knew
+
+ private:
+  std::promise<void> open_;
+  std::shared_future<void> gate_ = open_.get_future().share();
 };
 
 }  // namespace tune::testing_support

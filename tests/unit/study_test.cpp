@@ -19,6 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using StudyTest = testing_support::OneParameterStudy;
+using testing_support::GatedSampler;
 
 TEST(Classify, NamesEachOutcome) {
   TrialRun r;
@@ -173,29 +174,6 @@ TEST_F(StudyTest, HandsOnEachChangeOfTheSamplersNoteOnce) {
   EXPECT_EQ(news[4], "back");
   EXPECT_FALSE(news[5]);
 }
-
-// A sampler whose proposals after the first are costly and take until the
-// test releases them; it counts what it has learnt.
-class GatedSampler final : public Sampler {
- public:
-  std::string_view name() const override { return "gated"; }
-  bool costly(std::uint64_t trial) const override { return trial > 0; }
-  std::optional<Assignment> propose(std::uint64_t trial, std::span<const Assignment>) override {
-    if (trial > 0) gate_.wait();
-    return Assignment{0.25};
-  }
-  void observe(const Observation& o) override {
-    ++observed;
-    known.emplace_back(o.trial, o.known);
-  }
-  void release() { open_.set_value(); }
-  std::atomic<int> observed{0};
-  std::vector<std::pair<std::uint64_t, std::optional<std::size_t>>> known;  // per result: trial, what it knew
-
- private:
-  std::promise<void> open_;
-  std::shared_future<void> gate_ = open_.get_future().share();
-};
 
 // Lets the model's proposal finish and takes it.
 std::optional<Study::Collected> finish_proposal(GatedSampler& model, Study& study) {

@@ -153,6 +153,64 @@ TEST_F(TrialJobsLoopTest, KeepsParallelJobsHandsTrialsWhenAskedAndRecordsResults
   EXPECT_FALSE(loop.done());
 }
 
+// As MPI mode's ranks: a job never waits behind another job's costly
+// proposal, and the loop goes on serving while the model works.
+TEST_F(TrialJobsLoopTest, AJobAsksWithoutBlockingTheLoopWhileTheModelProposes) {
+  testing_support::GatedSampler model;
+  auto stand_in = make_sampler("random", info_.space, {.seed = 3});
+  study_.emplace(*history_, model, StudyLimits{.trials = 4}, 1000, stand_in.get());
+  host_.emplace(*study_);
+  TrialJobsController loop(*host_, queue_, links_, /*parallel=*/3, /*trials_per_job=*/2);
+  loop.tick();
+  ASSERT_EQ(queue_.comments.size(), 2u) << "4 trials, 2 a job";
+  loop.on_hello(1, 100, "node1", "10.0.0.1:5", std::nullopt);
+  loop.on_hello(2, 101, "node2", "10.0.0.2:5", std::nullopt);
+  loop.on_ready(1);  // trial 0: cheap, at once
+  ASSERT_EQ(links_.launched[1].size(), 1u);
+  loop.on_ready(2);  // the model's costly proposal: job 101 waits, the loop does not
+  EXPECT_TRUE(links_.launched[2].empty());
+  EXPECT_TRUE(study_->proposing());
+  loop.on_ready(2);  // asking again while waiting changes nothing
+  loop.on_result(1, ok(links_.launched[1][0], 0.5, 1000));
+  loop.on_ready(1);  // job 100's second trial comes from the stand-in, now
+  ASSERT_EQ(links_.launched[1].size(), 2u);
+  EXPECT_EQ(study_->stand_in_trials(), 1u);
+  loop.tick();
+  EXPECT_TRUE(links_.launched[2].empty()) << "not before the model has proposed";
+  model.release();
+  study_->await_proposal(60);
+  loop.tick();
+  ASSERT_EQ(links_.launched[2].size(), 1u) << "the model's trial goes to the job that asked";
+  EXPECT_EQ(history_->trials()[links_.launched[2][0]].params, Assignment{0.25});
+}
+
+TEST_F(TrialJobsLoopTest, AModelsTrialWhoseJobLeftRunsOnAnother) {
+  testing_support::GatedSampler model;
+  auto stand_in = make_sampler("random", info_.space, {.seed = 3});
+  study_.emplace(*history_, model, StudyLimits{.trials = 2}, 1000, stand_in.get());
+  host_.emplace(*study_);
+  TrialJobsController loop(*host_, queue_, links_, 2, 1);
+  loop.tick();
+  loop.on_hello(1, 100, "node1", "10.0.0.1:5", std::nullopt);
+  loop.on_hello(2, 101, "node2", "10.0.0.2:5", std::nullopt);
+  loop.on_ready(1);
+  loop.on_ready(2);   // waits for the model
+  loop.on_closed(2);  // and its job goes away meanwhile
+  model.release();
+  study_->await_proposal(60);
+  loop.tick();
+  const auto& trials = history_->trials();
+  ASSERT_EQ(trials.size(), 2u);
+  EXPECT_EQ(trials[1].state, TrialState::Interrupted) << "recorded lost once, to run again";
+  loop.on_result(1, ok(links_.launched[1][0], 0.5, 1000));
+  loop.on_closed(1);
+  loop.tick();
+  loop.on_hello(3, queue_.next - 1, "node3", "10.0.0.3:5", std::nullopt);
+  loop.on_ready(3);
+  ASSERT_EQ(links_.launched[3].size(), 1u);
+  EXPECT_EQ(links_.launched[3][0], 1u) << "the same trial, on another job";
+}
+
 TEST_F(TrialJobsLoopTest, AJobNotOfThisStudyIsClosedAndNamed) {
   make_study(2);
   TrialJobsController loop(*host_, queue_, links_, 1, 1);
