@@ -36,8 +36,10 @@ Study::Study(History& history, Sampler& sampler, StudyLimits limits, double now,
     : history_(history),
       sampler_(sampler),
       stand_in_(stand_in),
+      worker_(sampler),
       limits_(limits),
       started_(now),
+      answer_(history, limits.targets),
       pruner_(make_pruner(history.study().pruner)) {
   if (pruner_) {
     // The pruner's memory is the reports: every value of its metric, in order.
@@ -77,7 +79,7 @@ Study::Study(History& history, Sampler& sampler, StudyLimits limits, double now,
       ends.push_back(imported(*t) ? -std::numeric_limits<double>::infinity() : t->end_time);
     observe(o);
     if (pruner_) pruner_->finished(t->id, t->state == TrialState::Ok);
-    if (t->state == TrialState::Ok) note_ok(*t);
+    if (t->state == TrialState::Ok) answer_.note_ok(*t);
   }
   for (const auto id : rerun_) known_at_start_[id] = known_at(history_.trials()[id].start_time);
   next_id_ = history_.trials().size();
@@ -96,36 +98,6 @@ Observation Study::observation(const Trial& t) const {
           ok && history_.study().multi_objective() ? t.values : std::vector<double>{}};
 }
 
-std::optional<std::vector<double>> Study::named_values(std::uint64_t trial,
-                                                       std::vector<std::string>& missing) const {
-  std::vector<double> out;
-  const auto it = latest_.find(trial);
-  for (const auto& o : history_.study().objectives) {
-    if (it == latest_.end() || !it->second.count(o.name)) {
-      missing.push_back(o.name);
-      continue;
-    }
-    out.push_back(it->second.at(o.name));
-  }
-  if (!missing.empty()) return std::nullopt;
-  return out;
-}
-
-bool Study::meets_targets(const Trial& t) const {
-  const auto& objectives = history_.study().objectives;
-  if (t.state != TrialState::Ok || t.values.size() != objectives.size() ||
-      limits_.targets.size() != objectives.size())
-    return false;
-  for (std::size_t i = 0; i < objectives.size(); ++i)
-    if (!meets_target(objectives[i].minimize, t.values[i], limits_.targets[i])) return false;
-  return true;
-}
-
-// The worker's proposal refers to the sampler, which outlives the study: wait for it.
-Study::~Study() {
-  if (job_.valid()) job_.wait();
-}
-
 bool Study::counts_as_result(const Observation& o) {
   return o.objective && std::isfinite(*o.objective) && !o.pruned;
 }
@@ -137,14 +109,11 @@ void Study::observe(Observation o) {
   }
   if (counts_as_result(o)) ++results_seen_;
   if (stand_in_) stand_in_->observe(o);
-  if (job_.valid())
-    held_.push_back(o);  // the worker is inside the sampler
-  else
-    sampler_.observe(o);
+  worker_.observe(o);
 }
 
 bool Study::may_propose() const {
-  return !exhausted_ && !(limits_.trials && next_id_ + (job_.valid() ? 1 : 0) >= *limits_.trials);
+  return !exhausted_ && !(limits_.trials && next_id_ + (worker_.busy() ? 1 : 0) >= *limits_.trials);
 }
 
 std::vector<Assignment> Study::pending() const {
@@ -198,7 +167,7 @@ std::optional<Trial> Study::start_rerun(int rank, const std::string& host, doubl
 }
 
 std::optional<Trial> Study::next_trial(int rank, const std::string& host, double now) {
-  if (job_.valid()) throw std::logic_error("Study::next_trial while offer_trial's proposal is under way");
+  if (worker_.busy()) throw std::logic_error("Study::next_trial while offer_trial's proposal is under way");
   tick(now);
   if (stopping()) return std::nullopt;
   if (auto t = start_rerun(rank, host, now)) return t;
@@ -216,39 +185,30 @@ bool Study::costly_next() const {
 }
 
 Study::Offer Study::offer_trial(int rank, const std::string& host, double now) {
-  if (!stand_in_ || (!job_.valid() && !costly_next())) return {next_trial(rank, host, now)};
+  if (!stand_in_ || (!worker_.busy() && !costly_next())) return {next_trial(rank, host, now)};
   tick(now);
   if (stopping()) return {};
   if (auto t = start_rerun(rank, host, now)) return {std::move(t)};
   if (!may_propose()) return {};
-  if (job_.valid()) {  // the sampler works for another runner: this one need not wait
+  if (worker_.busy()) {  // the sampler works for another runner: this one need not wait
     ++stand_in_trials_;
     return {start_new(propose(*stand_in_), *stand_in_, results_seen_, rank, host, now)};
   }
-  waiting_rank_ = rank;
-  waiting_host_ = host;
-  job_known_ = results_seen_;
-  job_ = std::async(std::launch::async, [this, id = next_id_ - first_proposal_, p = pending()] {
-    return sampler_.propose(id, p);
-  });
+  worker_.start(next_id_ - first_proposal_, pending(), rank, host, results_seen_);
   return {std::nullopt, true};
 }
 
 void Study::await_proposal(double seconds) const {
-  if (job_.valid()) job_.wait_for(std::chrono::duration<double>(seconds));
+  worker_.wait_for(seconds);
 }
 
 std::optional<Study::Collected> Study::collect(double now) {
-  if (!job_.valid() || job_.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
-    return std::nullopt;
-  auto params = job_.get();  // rethrows what the sampler threw
-  for (const auto& o : held_) sampler_.observe(o);
-  held_.clear();
-  Collected out{waiting_rank_, std::nullopt};
-  waiting_rank_ = -1;
+  auto done = worker_.take();  // rethrows what the sampler threw
+  if (!done) return std::nullopt;
+  Collected out{done->rank, std::nullopt};
   tick(now);
   if (!stopping() && may_propose())
-    out.trial = start_new(std::move(params), sampler_, job_known_, out.rank, waiting_host_, now);
+    out.trial = start_new(std::move(done->params), sampler_, done->known, out.rank, done->host, now);
   check_stop_rules();
   return out;
 }
@@ -264,11 +224,7 @@ std::optional<double> Study::pruning_value(const Report& report) const {
 bool Study::on_report(std::uint64_t trial, const Report& report, double now) {
   if (!running_.count(trial)) return false;  // a late report of a trial already ended
   history_.add_report(trial, report, now);
-  for (const auto& o : history_.study().objectives) {
-    if (o.name == "objective" && report.objective) latest_[trial][o.name] = *report.objective;
-    for (const auto& [key, value] : report.metrics)
-      if (key == o.name) latest_[trial][o.name] = value;
-  }
+  answer_.note_report(trial, report);
   if (!pruner_ || !report.step || prune_reason_.count(trial) || stopping()) return false;
   const auto value = pruning_value(report);
   if (!value) return false;
@@ -286,7 +242,7 @@ const Trial& Study::on_result(const TrialRun& run, int rank, const std::string& 
   std::optional<std::vector<double>> values;
   if (!objectives.empty()) {
     // Named objectives: the last value reported under each name.
-    values = named_values(run.trial, missing);
+    values = answer_.take_values(run.trial, missing);
     r.objective = values ? std::optional<double>((*values)[0]) : std::nullopt;
     if (values)
       for (double v : *values)
@@ -304,7 +260,7 @@ const Trial& Study::on_result(const TrialRun& run, int rank, const std::string& 
     t.message = "exited 0 but reported no " + names + " (the study's objectives: report each as name=value)" +
                 o.message.substr(std::string("exited 0 but reported no objective").size());
   }
-  latest_.erase(run.trial);
+  answer_.forget(run.trial);
   t.start_time = run.start_time > 0 ? run.start_time : t.start_time;
   t.end_time = run.end_time;
   t.rank = rank;
@@ -324,7 +280,7 @@ const Trial& Study::on_result(const TrialRun& run, int rank, const std::string& 
     if (pruner_) pruner_->finished(t.id, t.state == TrialState::Ok);
     if (t.state == TrialState::Ok) {
       consecutive_failures_ = 0;
-      note_ok(history_.trials()[t.id]);
+      answer_.note_ok(history_.trials()[t.id]);
     } else if (t.state == TrialState::Pruned) {
       consecutive_failures_ = 0;  // the program works; this trial was just not promising
     } else {
@@ -345,7 +301,7 @@ void Study::on_lost(std::uint64_t trial, TrialState state, const std::string& me
   history_.put(t);
   running_.erase(trial);
   prune_reason_.erase(trial);
-  latest_.erase(trial);
+  answer_.forget(trial);
   if (state == TrialState::Interrupted) {
     if (!stopping()) rerun_.insert(rerun_.begin(), trial);
   } else {
@@ -381,14 +337,14 @@ void Study::check_stop_rules() {
   // A study draining after a signal that reaches its target meanwhile is done
   // for good: it need not be requeued and resumed.
   if (stopping() && reason_ != StopReason::Signal) return;
-  if (limits_.target && best_ && limits_.targets.empty()) {
-    const double b = *history_.trials()[*best_].objective;
+  if (limits_.target && answer_.best() && limits_.targets.empty()) {
+    const double b = *history_.trials()[*answer_.best()].objective;
     if (meets_target(history_.study().minimize, b, *limits_.target)) {
       reason_ = StopReason::TargetReached;
       return;
     }
   }
-  if (targets_met_) {
+  if (answer_.targets_met()) {
     reason_ = StopReason::TargetReached;
     return;
   }
@@ -411,7 +367,7 @@ void Study::tick(double now) {
 }
 
 bool Study::finished() const {
-  if (!running_.empty() || job_.valid()) return false;
+  if (!running_.empty() || worker_.busy()) return false;
   return stopping();
 }
 
@@ -426,32 +382,14 @@ std::string Study::stop_message() const {
 }
 
 std::optional<Trial> Study::best() const {
-  if (!best_ || history_.study().multi_objective()) return std::nullopt;
-  return history_.trials()[*best_];
-}
-
-void Study::note_ok(const Trial& t) {
-  if (t.objective &&
-      (!best_ || better(history_.study().minimize, *t.objective, *history_.trials()[*best_].objective)))
-    best_ = t.id;
-  if (!limits_.targets.empty() && meets_targets(t)) targets_met_ = true;
-  const StudyInfo& info = history_.study();
-  if (!info.multi_objective() || t.values.size() != info.objectives.size()) return;
-  // The front changes only by this trial: kept out if a member dominates
-  // it, else in, and the members it dominates out.
-  auto p = minimisation_form(info, t.values);
-  for (const auto& [id, q] : front_)
-    if (dominates(q, p)) return;
-  std::erase_if(front_, [&](const auto& member) { return dominates(p, member.second); });
-  const auto at =
-      std::find_if(front_.begin(), front_.end(), [&](const auto& member) { return member.first > t.id; });
-  front_.emplace(at, t.id, std::move(p));
+  if (!answer_.best() || history_.study().multi_objective()) return std::nullopt;
+  return history_.trials()[*answer_.best()];
 }
 
 std::vector<Trial> Study::front() const {
   std::vector<Trial> out;
-  out.reserve(front_.size());
-  for (const auto& member : front_) out.push_back(history_.trials()[member.first]);
+  out.reserve(answer_.front().size());
+  for (const auto& member : answer_.front()) out.push_back(history_.trials()[member.first]);
   return out;
 }
 

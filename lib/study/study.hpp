@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -17,6 +16,8 @@
 #include "search/pruner.hpp"
 #include "search/sampler.hpp"
 #include "study/outcome.hpp"
+#include "study/proposal_worker.hpp"
+#include "study/study_answer.hpp"
 
 namespace tune {
 
@@ -51,7 +52,6 @@ class Study {
   // `stand_in`, if given, is a cheap sampler that offer_trial() uses while
   // `sampler` is busy (it learns every result too).
   Study(History& history, Sampler& sampler, StudyLimits limits, double now, Sampler* stand_in = nullptr);
-  ~Study();
   Study(const Study&) = delete;
   Study& operator=(const Study&) = delete;
 
@@ -80,7 +80,7 @@ class Study {
   std::optional<Collected> collect(double now);
   // A proposal is under way on the worker; await_proposal() waits for it at
   // most `seconds` (a loop's idle wait while it polls its runners).
-  bool proposing() const { return job_.valid(); }
+  bool proposing() const { return worker_.busy(); }
   void await_proposal(double seconds) const;
   // Trials the stand-in proposed because the sampler was busy.
   std::uint64_t stand_in_trials() const { return stand_in_trials_; }
@@ -128,10 +128,6 @@ class Study {
   const History& history() const { return history_; }
 
  private:
-  // Named objectives: each one's value from the trial's reports, if all came.
-  std::optional<std::vector<double>> named_values(std::uint64_t trial,
-                                                  std::vector<std::string>& missing) const;
-  bool meets_targets(const Trial& t) const;
   Observation observation(const Trial& t) const;
   std::optional<double> pruning_value(const Report& report) const;
   void check_stop_rules();
@@ -155,18 +151,12 @@ class Study {
   void observe(Observation o);
   // What a sampler counts as a result (Observation::known counts these).
   static bool counts_as_result(const Observation& o);
-  // An ok result: the front and the targets learn of it.
-  void note_ok(const Trial& t);
 
   History& history_;
   Sampler& sampler_;
   Sampler* stand_in_;
-  std::future<std::optional<Assignment>> job_;  // the sampler's proposal under way on the worker
-  int waiting_rank_ = -1;
-  std::string waiting_host_;
-  std::vector<Observation> held_;                        // results that arrived while it works
+  ProposalWorker worker_;                                // the sampler's costly proposals
   std::size_t results_seen_ = 0;                         // results given to the samplers (held ones too)
-  std::size_t job_known_ = 0;                            // ... when the proposal under way began
   std::map<std::uint64_t, std::size_t> known_at_start_;  // running trials: results known at their proposal
   std::uint64_t stand_in_trials_ = 0;
   StudyLimits limits_;
@@ -178,12 +168,7 @@ class Study {
   std::uint64_t first_proposal_ = 0;  // imported + enqueued trials: the sampler numbers from here
   bool exhausted_ = false;
   int consecutive_failures_ = 0;
-  std::optional<std::uint64_t> best_;
-  // Multi-objective: the Pareto front so far, by id, each with its values in minimisation form.
-  std::vector<std::pair<std::uint64_t, std::vector<double>>> front_;
-  bool targets_met_ = false;  // named targets: some ok trial meets them all
-  std::map<std::uint64_t, std::map<std::string, double>>
-      latest_;  // named objectives: last value per running trial
+  StudyAnswer answer_;  // best, front, named objectives and targets
   std::unique_ptr<Pruner> pruner_;
   std::string sampler_note_;  // the note of the last proposal
   bool sampler_note_changed_ = false;

@@ -111,7 +111,7 @@ unset TRIAL_SLEEP
 # 6. A study that reaches its target: pending trial jobs cancelled, none left in squeue.
 # Bayesian search: its model proposes on a worker while the loop serves the other jobs.
 sbatch -n 20 -o /dev/null --wrap 'sleep 4' >/dev/null  # the queue waits a moment: jobs pend
-out=$("$tune" run --trial-jobs --algo bayes --space branin.json --trials 40 --parallel 6 --target 5 --slurm-poll 1 --history target.h5 -- ./where.sh 2>&1)
+out=$("$tune" run --trial-jobs --algo bayes --seed 1 --space branin.json --trials 40 --parallel 6 --target -4.8 --slurm-poll 1 --history target.h5 -- ./where.sh 2>&1)
 sleep 1
 left=$(squeue -h -n target.trial)
 if grep -q "target reached" <<<"$out" && [ -z "$left" ] && [ "$(count_final target.h5)" -lt 40 ]; then
