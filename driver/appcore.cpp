@@ -110,52 +110,54 @@ void check_placeholders(const std::vector<std::string>& command, const SearchSpa
 void AppCore::open() {
   python_dir_ = python_client_dir();
   // One writer per history: claimed first, released however open() or the study ends.
-  claim_.emplace(WriterClaim::take(o_.history, writer_claim_options()));
+  claim_.emplace(WriterClaim::take(options_.history, writer_claim_options()));
   if (!claim_->note().empty()) say(claim_->note());
-  const bool exists = fs::exists(o_.history);
+  const bool exists = fs::exists(options_.history);
   std::optional<StudyInfo> fresh;  // a new study, before its file exists
   Imported imported;
-  if (o_.resume) {
-    history_.emplace(History::resume(o_.history, std::nullopt, *claim_));
+  if (options_.resume) {
+    history_.emplace(History::resume(options_.history, std::nullopt, *claim_));
     check_resume_flags(history_->study());
   } else {
     if (exists)
-      throw UsageError(o_.history +
+      throw UsageError(options_.history +
                        " already holds a study; continue it with --resume, or give another --history");
     fresh = new_study(imported);
   }
   const StudyInfo s = fresh ? *fresh : history_->study();  // a copy: a resumed history may be reopened below
-  command_ = o_.command.empty() ? split_command(o_.program) : o_.command;
+  command_ = options_.command.empty() ? split_command(options_.program) : options_.command;
   if (command_.empty()) command_ = split_command(s.command);
   if (command_.empty()) throw UsageError("no program to tune: give it after -- or with --program");
-  if (!o_.shell) command_[0] = resolve_program(command_[0]);
+  if (!options_.shell) command_[0] = resolve_program(command_[0]);
   const SamplerOptions sampler_options = sampler_options_of(s);
   const ObjectiveFlags objective_flags = objective_flags_of(s);
   check_placeholders(command_, s.space);  // fail now, not in every trial
   StudyLimits limits;
-  limits.trials = trial_budget(o_.trials, s.trials);
-  if (!o_.time_limit.empty()) limits.time_limit = parse_duration(o_.time_limit, "--time-limit");
+  limits.trials = trial_budget(options_.trials, s.trials);
+  if (!options_.time_limit.empty()) limits.time_limit = parse_duration(options_.time_limit, "--time-limit");
   limits.target = objective_flags.target;
   limits.targets = objective_flags.targets;
-  limits.max_failures = o_.max_failures;
-  trial_limit_ = o_.trial_time_limit.empty() ? 0 : parse_duration(o_.trial_time_limit, "--trial-time-limit");
-  grace_ = parse_duration(o_.grace, "--grace");
+  limits.max_failures = options_.max_failures;
+  trial_limit_ =
+      options_.trial_time_limit.empty() ? 0 : parse_duration(options_.trial_time_limit, "--trial-time-limit");
+  grace_ = parse_duration(options_.grace, "--grace");
   // Absolute once here, not per trial (each fs::absolute of a relative path is a getcwd).
-  trial_dir_ = fs::absolute(!o_.trial_dir.empty() ? fs::path(o_.trial_dir)
-                                                  : fs::path(o_.history).replace_extension(".trials"))
-                   .lexically_normal()
-                   .string();
+  trial_dir_ =
+      fs::absolute(!options_.trial_dir.empty() ? fs::path(options_.trial_dir)
+                                               : fs::path(options_.history).replace_extension(".trials"))
+          .lexically_normal()
+          .string();
   while (trial_dir_.size() > 1 && trial_dir_.back() == '/') trial_dir_.pop_back();
   const bool recovered = history_ && history_->recovered();
   const std::string recovery_warning = recovered ? history_->recovery_warning() : "";
-  if (!fresh && o_.trials && *o_.trials != s.trials) {
+  if (!fresh && options_.trials && *options_.trials != s.trials) {
     // Every check passed: keep the new --trials for later resumes (written
     // while the file is not open for SWMR writing: reopened).
     history_.reset();
-    history_.emplace(History::resume(o_.history, o_.trials, *claim_));
+    history_.emplace(History::resume(options_.history, options_.trials, *claim_));
   }
   if (fresh) {
-    history_.emplace(History::create(o_.history, *fresh, *claim_));
+    history_.emplace(History::create(options_.history, *fresh, *claim_));
     for (const auto& t : imported.trials) history_->put(t);
   }
   // The samplers keep a reference to the space: the history's, which lives as long as they do.
@@ -163,12 +165,12 @@ void AppCore::open() {
   sampler_ = make_sampler(kept.sampler, kept.space, sampler_options);
   if (wants_stand_in(runners_)) stand_in_ = make_stand_in(kept.sampler, kept.space, sampler_options);
   study_.emplace(*history_, *sampler_, limits, now_s(), stand_in_.get());
-  control_.emplace(*study_, parse_duration(o_.drain, "--drain"));
-  key_ = study_key(s.name, o_.history);
+  control_.emplace(*study_, parse_duration(options_.drain, "--drain"));
+  key_ = study_key(s.name, options_.history);
   post_progress();
   if (recovered)
-    say("recovered " + o_.history + " after an unclean stop (the old file is kept as " + o_.history +
-        ".before-recovery)" + (recovery_warning.empty() ? "" : ": " + recovery_warning));
+    say("recovered " + options_.history + " after an unclean stop (the old file is kept as " +
+        options_.history + ".before-recovery)" + (recovery_warning.empty() ? "" : ": " + recovery_warning));
   const StudyInfo& info = history_->study();
   if (fresh && info.imported > 0)
     say("imported " + std::to_string(info.imported) + " finished trial(s) of " + info.imported_from +
@@ -178,18 +180,18 @@ void AppCore::open() {
              : std::string()));
   if (fresh && !info.enqueued.empty())
     say("the " + std::to_string(nlohmann::json::parse(info.enqueued).size()) +
-        " parameter set(s) of --enqueue " + o_.enqueue + " run first");
+        " parameter set(s) of --enqueue " + options_.enqueue + " run first");
   say("study '" + info.name + "': " + s.sampler + " search over " + std::to_string(s.space.dimensions()) +
       " parameter(s), " +
       (s.pruner.rule != "none" ? s.pruner.rule + " pruning on " + s.pruner.metric + ", " : "") +
       (limits.trials
-           ? std::to_string(*limits.trials) + " trials" + (o_.trials ? "" : " (the study's --trials)")
+           ? std::to_string(*limits.trials) + " trials" + (options_.trials ? "" : " (the study's --trials)")
            : std::string("no trial limit")) +
       ", " + std::to_string(std::max(1, runners_)) +
-      (o_.trial_jobs ? " trial job(s) at once" : " runner(s)") + "; history " + o_.history +
+      (options_.trial_jobs ? " trial job(s) at once" : " runner(s)") + "; history " + options_.history +
       (history_->trials().empty() ? ""
                                   : " (" + std::to_string(history_->trials().size()) + " trials so far)"));
-  if (o_.resume && !o_.trials && limits.trials && study_->remaining() == 0)
+  if (options_.resume && !options_.trials && limits.trials && study_->remaining() == 0)
     say("its " + std::to_string(*limits.trials) +
         " trials (its last --trials) are done; give --trials N (a total, more than " +
         std::to_string(std::max<std::uint64_t>(*limits.trials, history_->trials().size())) + ") to run more");
@@ -201,7 +203,7 @@ TrialLaunch AppCore::launch_for(const Trial& t) {
   const auto values = values_of(t.params);
   TrialLaunch l;
   l.trial = t.id;
-  if (o_.shell) {
+  if (options_.shell) {
     std::vector<std::pair<std::string, std::string>> quoted;
     for (const auto& [k, v] : values) quoted.emplace_back(k, shell_quote(v));
     std::string line;
@@ -227,7 +229,7 @@ TrialLaunch AppCore::launch_for(const Trial& t) {
   }
   l.time_limit = trial_limit_;
   l.grace = grace_;
-  l.metric_regex = o_.metric_regex;
+  l.metric_regex = options_.metric_regex;
   return l;
 }
 
@@ -266,12 +268,12 @@ TrialRun AppCore::attributed(TrialRun run, bool interrupted) const {
 
 void AppCore::record(const TrialRun& run, int rank, const std::string& host, const std::string& where) {
   const Trial& t = study_->on_result(run, rank, host);
-  if (drop_checkpoint_on_result(t.state, o_.keep_checkpoints)) {
+  if (drop_checkpoint_on_result(t.state, options_.keep_checkpoints)) {
     std::error_code ec;
     fs::remove_all(checkpoint_dir_of(t.id), ec);
   }
   post_progress();
-  if (o_.quiet) return;
+  if (options_.quiet) return;
   std::ostringstream line;
   line << "trial " << t.id << " " << state_name(t.state);
   const auto& objectives = history_->study().objectives;
@@ -298,7 +300,7 @@ int AppCore::finish() {
     const auto n = s.count(static_cast<TrialState>(st));
     if (n) out << n << " " << state_name(static_cast<TrialState>(st)) << ", ";
   }
-  out << history_->trials().size() << " trials in " << o_.history;
+  out << history_->trials().size() << " trials in " << options_.history;
   say(out.str());
   if (const auto n = s.stand_in_trials())
     say(std::to_string(n) + " of this run's trials were proposed by " + std::string(stand_in_->name()) +
@@ -319,7 +321,7 @@ int AppCore::finish() {
     say("best: trial " + std::to_string(best->id) + " objective=" + brief(*best->objective) +
         parameter_values(info, *best));
   const auto reason = s.stop_reason();
-  for (const auto id : checkpoints_to_drop_at_end(history_->trials(), reason, o_.keep_checkpoints)) {
+  for (const auto id : checkpoints_to_drop_at_end(history_->trials(), reason, options_.keep_checkpoints)) {
     std::error_code ec;
     fs::remove_all(checkpoint_dir_of(id), ec);
   }
@@ -350,9 +352,10 @@ std::vector<std::pair<std::string, std::string>> AppCore::values_of(const Search
 
 ObjectiveFlags AppCore::objective_flags_of(const StudyInfo& s) const {
   try {
-    check_objective_source(o_.objective, o_.metric_regex);
-    return parse_objective_flags(o_.objective.empty() ? objective_text(s.objectives) : o_.objective,
-                                 o_.direction, o_.target);
+    check_objective_source(options_.objective, options_.metric_regex);
+    return parse_objective_flags(
+        options_.objective.empty() ? objective_text(s.objectives) : options_.objective, options_.direction,
+        options_.target);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
@@ -366,50 +369,51 @@ SamplerOptions AppCore::sampler_options_of(const StudyInfo& s) {
 }
 
 StudyInfo AppCore::new_study(Imported& imported) const {
-  if (o_.space_file.empty()) throw UsageError("--space FILE is required for a new study");
-  std::ifstream in(o_.space_file);
-  if (!in) throw UsageError("--space " + o_.space_file + ": cannot read the file");
+  if (options_.space_file.empty()) throw UsageError("--space FILE is required for a new study");
+  std::ifstream in(options_.space_file);
+  if (!in) throw UsageError("--space " + options_.space_file + ": cannot read the file");
   std::stringstream text;
   text << in.rdbuf();
   StudyInfo s;
-  s.space = SearchSpace::parse(text.str(), o_.space_file);
-  s.name = !o_.name.empty() ? o_.name : fs::path(o_.history).stem().string();
-  s.sampler = o_.algo;
-  s.seed = o_.seed.value_or(static_cast<std::uint64_t>(std::time(nullptr)) ^
-                            (static_cast<std::uint64_t>(getpid()) << 32));
-  s.grid_points = o_.grid_points;
-  s.trials = o_.trials.value_or(0);
+  s.space = SearchSpace::parse(text.str(), options_.space_file);
+  s.name = !options_.name.empty() ? options_.name : fs::path(options_.history).stem().string();
+  s.sampler = options_.algo;
+  s.seed = options_.seed.value_or(static_cast<std::uint64_t>(std::time(nullptr)) ^
+                                  (static_cast<std::uint64_t>(getpid()) << 32));
+  s.grid_points = options_.grid_points;
+  s.trials = options_.trials.value_or(0);
   const ObjectiveFlags flags = objective_flags_of(s);
   s.objectives = flags.objectives;
   s.minimize = flags.minimize;
-  s.pruner = o_.prune;
+  s.pruner = options_.prune;
   s.pruner.minimize = s.minimize;
   try {
     s.pruner.validate();
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  const auto words = o_.command.empty() ? split_command(o_.program) : o_.command;
+  const auto words = options_.command.empty() ? split_command(options_.program) : options_.command;
   for (const auto& w : words) s.command += (s.command.empty() ? "" : " ") + shell_quote(w);
-  if (o_.shell) s.command = "/bin/sh -c " + shell_quote(s.command);
-  s.program_version = o_.program_version;
+  if (options_.shell) s.command = "/bin/sh -c " + shell_quote(s.command);
+  s.program_version = options_.program_version;
   s.created = iso_now();
   s.tune_version = PACKAGE_VERSION;
   // A bad sampler name or grid fails here, before a file exists.
   (void)make_sampler(s.sampler, s.space, sampler_options_of(s));
   try {
-    if (!o_.enqueue.empty()) {
-      const auto sets = read_enqueued(o_.enqueue, s.space, o_.trials);
+    if (!options_.enqueue.empty()) {
+      const auto sets = read_enqueued(options_.enqueue, s.space, options_.trials);
       if (!sets.empty()) s.enqueued = enqueued_to_json(sets, s.space);
     }
-    if (!o_.warm_start.empty()) {
-      if (!fs::exists(o_.warm_start)) throw UsageError("--warm-start " + o_.warm_start + ": no such file");
-      imported =
-          import_trials(read_history(o_.warm_start, false), o_.warm_start, s.space, s.minimize, s.objectives);
+    if (!options_.warm_start.empty()) {
+      if (!fs::exists(options_.warm_start))
+        throw UsageError("--warm-start " + options_.warm_start + ": no such file");
+      imported = import_trials(read_history(options_.warm_start, false), options_.warm_start, s.space,
+                               s.minimize, s.objectives);
       s.imported = imported.trials.size();
-      s.imported_from = fs::absolute(o_.warm_start).string();
+      s.imported_from = fs::absolute(options_.warm_start).string();
       if (imported.trials.empty())
-        throw UsageError("--warm-start " + o_.warm_start + ": no finished trial there fits this space" +
+        throw UsageError("--warm-start " + options_.warm_start + ": no finished trial there fits this space" +
                          (imported.skipped ? " (" + imported.why_skipped + ")" : std::string()) +
                          "; drop --warm-start, or widen the space");
     }
@@ -421,11 +425,11 @@ StudyInfo AppCore::new_study(Imported& imported) const {
 
 void AppCore::check_resume_flags(const StudyInfo& s) const {
   ResumeFlags given;
-  given.history = o_.history;
-  given.space_file = o_.space_file;
-  given.prune = o_.prune;
-  given.enqueue = o_.enqueue, given.warm_start = o_.warm_start;
-  given.objective = o_.objective, given.direction = o_.direction;
+  given.history = options_.history;
+  given.space_file = options_.space_file;
+  given.prune = options_.prune;
+  given.enqueue = options_.enqueue, given.warm_start = options_.warm_start;
+  given.objective = options_.objective, given.direction = options_.direction;
   given.objective_flags = objective_flags_of(s);
   try {
     check_resume(given, s);

@@ -42,9 +42,9 @@ class AppCore {
  public:
   // `runners`: how many trials may run at once (for the opening line).
   AppCore(const RunOptions& o, int runners)
-      : o_(o),
+      : options_(o),
         runners_(runners),
-        poster_([this] { return progress(o_.trial_jobs ? StudyRole::AppCore : StudyRole::Study); }) {}
+        poster_([this] { return progress(options_.trial_jobs ? StudyRole::AppCore : StudyRole::Study); }) {}
 
   // Opens or creates the history and the study; throws UsageError/HistoryError.
   void open();
@@ -95,7 +95,7 @@ class AppCore {
   static SamplerOptions sampler_options_of(const StudyInfo& s);
   void check_resume_flags(const StudyInfo& s) const;
 
-  const RunOptions& o_;
+  const RunOptions& options_;
   int runners_;
   std::optional<WriterClaim> claim_;  // before history_: released after it closes
   std::optional<History> history_;

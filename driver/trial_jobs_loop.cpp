@@ -94,7 +94,10 @@ class CoreHost : public LoopHost {
 class TrialJobsLoop : public JobLinks {
  public:
   TrialJobsLoop(AppCore& core, const RunOptions& o)
-      : core_(core), o_(o), server_(secret_, [this](const std::string& m) { core_.say(m); }), host_(core) {
+      : core_(core),
+        options_(o),
+        server_(secret_, [this](const std::string& m) { core_.say(m); }),
+        host_(core) {
     poll_every_ = parse_duration(o.slurm_poll, "--slurm-poll");
     appcore_wait_ = parse_duration(o.appcore_wait, "--appcore-wait");
     if (poll_every_ < 1)
@@ -106,7 +109,7 @@ class TrialJobsLoop : public JobLinks {
     queue_.emplace(request());
     TrialJobsRules rules;
     rules.poll_every = poll_every_;
-    loop_.emplace(host_, *queue_, *this, o_.parallel, o_.trials_per_job, rules);
+    loop_.emplace(host_, *queue_, *this, options_.parallel, options_.trials_per_job, rules);
     loop_->adopt(earlier_jobs());
     double last_jobs_write = 0;
     for (;;) {
@@ -152,7 +155,7 @@ class TrialJobsLoop : public JobLinks {
     a.addresses = local_ipv4_addresses();
     a.port = port;
     a.secret = secret_;
-    channel_file_ = channel_file_of(o_.history);
+    channel_file_ = channel_file_of(options_.history);
     write_channel_file(channel_file_, a);
     core_.say("trial jobs reach this AppCore at " + a.host + ":" + std::to_string(port) + " (" +
               channel_file_ + ")");
@@ -161,28 +164,29 @@ class TrialJobsLoop : public JobLinks {
   // What every trial job of this study asks Slurm for, and runs.
   TrialJobRequest request() const {
     TrialJobRequest r;
-    r.spec.cpus_per_task = o_.cpus_per_trial;
-    r.spec.mem_mb = parse_megabytes(o_.mem_per_trial, "--mem-per-trial");
-    r.spec.gpus_per_node = o_.gpus_per_trial;
-    r.spec.nodes = o_.nodes_per_trial;
-    r.spec.tasks = std::max(o_.tasks_per_trial, o_.nodes_per_trial);
+    r.spec.cpus_per_task = options_.cpus_per_trial;
+    r.spec.mem_mb = parse_megabytes(options_.mem_per_trial, "--mem-per-trial");
+    r.spec.gpus_per_node = options_.gpus_per_trial;
+    r.spec.nodes = options_.nodes_per_trial;
+    r.spec.tasks = std::max(options_.tasks_per_trial, options_.nodes_per_trial);
     r.spec.time_limit_s = trial_job_time_limit(
-        o_.trial_time_limit.empty() ? 0 : parse_duration(o_.trial_time_limit, "--trial-time-limit"),
-        o_.trials_per_job);
-    r.spec.partition = o_.partition;
-    r.spec.account = o_.account;
-    r.spec.qos = o_.qos;
-    r.spec.constraint = o_.constraint;
-    r.spec.reservation = o_.reservation;
-    r.spec.nice = o_.nice;
+        options_.trial_time_limit.empty() ? 0
+                                          : parse_duration(options_.trial_time_limit, "--trial-time-limit"),
+        options_.trials_per_job);
+    r.spec.partition = options_.partition;
+    r.spec.account = options_.account;
+    r.spec.qos = options_.qos;
+    r.spec.constraint = options_.constraint;
+    r.spec.reservation = options_.reservation;
+    r.spec.nice = options_.nice;
     r.name = core_.history().study().name + ".trial";
     r.workdir = fs::current_path().string();
     fs::create_directories(core_.trial_dir());
     r.output = fs::absolute(core_.trial_dir()).string() + "/job-%j.out";
     std::string setup;
-    if (!o_.setup.empty()) {
+    if (!options_.setup.empty()) {
       try {
-        setup = "# --setup " + o_.setup + "\n" + setup_lines(o_.setup);
+        setup = "# --setup " + options_.setup + "\n" + setup_lines(options_.setup);
       } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
       }
@@ -193,7 +197,7 @@ class TrialJobsLoop : public JobLinks {
                " (tune run --trial-jobs): it asks the study's AppCore for its trial when it starts.\n" +
                setup + "exec " + shell_quote(exe_path()) + " trial-job --channel " +
                shell_quote(fs::absolute(channel_file_).string()) + " --trials " +
-               std::to_string(o_.trials_per_job) + " --appcore-wait " +
+               std::to_string(options_.trials_per_job) + " --appcore-wait " +
                std::to_string(static_cast<long>(appcore_wait_)) + "\n";
     std::vector<std::string> env;
     for (char** e = environ; *e; ++e) env.emplace_back(*e);
@@ -207,7 +211,7 @@ class TrialJobsLoop : public JobLinks {
   std::map<std::uint32_t, std::optional<std::uint64_t>> earlier_jobs() {
     std::map<std::uint32_t, std::optional<std::uint64_t>> earlier;  // job -> trial
     // The jobs file of the earlier AppCore lists its pending and running jobs.
-    if (const auto file = read_jobs_file(jobs_file_of(o_.history)))
+    if (const auto file = read_jobs_file(jobs_file_of(options_.history)))
       for (const auto& job : file->jobs) earlier[job.id] = std::nullopt;
     for (const auto& t : core_.history().trials()) {
       if (t.state != TrialState::Running) continue;
@@ -309,12 +313,13 @@ class TrialJobsLoop : public JobLinks {
   }
 
   void write_jobs_file() {
-    tune::write_jobs_file(jobs_file_of(o_.history), jobs_file_from(loop_->jobs(), loop_->held(), now_s()));
+    tune::write_jobs_file(jobs_file_of(options_.history),
+                          jobs_file_from(loop_->jobs(), loop_->held(), now_s()));
     changed_ = false;
   }
 
   AppCore& core_;
-  const RunOptions& o_;
+  const RunOptions& options_;
   std::string secret_ = random_secret();  // before server_, which is built with it
   ChannelServer server_;
   CoreHost host_;

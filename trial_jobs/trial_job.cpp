@@ -64,7 +64,7 @@ std::vector<std::string> with_srun(std::vector<std::string> argv) {
 // AppCore goes away.
 class Session : public RunnerLink {
  public:
-  explicit Session(const TrialJobOptions& o) : o_(o) {
+  explicit Session(const TrialJobOptions& o) : options_(o) {
     hello_ = {{"job", std::strtoul(env_or("SLURM_JOB_ID", "0").c_str(), nullptr, 10)},
               {"host", env_or("SLURMD_NODENAME", env_or("HOSTNAME", "?"))},
               {"gpus", env_or("CUDA_VISIBLE_DEVICES", "")}};
@@ -73,11 +73,12 @@ class Session : public RunnerLink {
   // Connects (again), retrying until --appcore-wait runs out; `extra` goes
   // into the hello (a trial running, a result to deliver).
   bool connect(const json& extra) {
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::duration<double>(o_.appcore_wait);
+    const auto give_up =
+        std::chrono::steady_clock::now() + std::chrono::duration<double>(options_.appcore_wait);
     std::string last;
     for (int attempt = 0;; ++attempt) {
       try {
-        const ChannelAddress a = read_channel_file(o_.channel_file);
+        const ChannelAddress a = read_channel_file(options_.channel_file);
         json hello = hello_;
         for (const auto& [k, v] : extra.items()) hello[k] = v;
         client_.connect(a, hello);
@@ -90,7 +91,7 @@ class Session : public RunnerLink {
       if (g_stop_requested || std::chrono::steady_clock::now() >= give_up) break;
       std::this_thread::sleep_for(std::chrono::seconds(std::min(10, 1 + attempt)));
     }
-    say("no AppCore within " + std::to_string(static_cast<int>(o_.appcore_wait)) +
+    say("no AppCore within " + std::to_string(static_cast<int>(options_.appcore_wait)) +
         " s; leaving (a resumed study collects any result from the trial directory)");
     return false;
   }
@@ -129,7 +130,7 @@ class Session : public RunnerLink {
   void reset_lost() { lost_ = false; }
 
  private:
-  const TrialJobOptions& o_;
+  const TrialJobOptions& options_;
   ChannelClient client_;
   json hello_;
   bool lost_ = false;

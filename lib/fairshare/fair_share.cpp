@@ -20,7 +20,7 @@ void DecayedUsage::decay(double seconds, double half_life) {
 }
 
 void FairShare::decay(double seconds) {
-  for (auto& [tenant, u] : usage_) u.decay(seconds, o_.half_life);
+  for (auto& [tenant, u] : usage_) u.decay(seconds, options_.half_life);
 }
 
 void FairShare::charge(const std::string& tenant, const Resources& allocated, double seconds) {
@@ -28,14 +28,14 @@ void FairShare::charge(const std::string& tenant, const Resources& allocated, do
 }
 
 double FairShare::tau() const {
-  return o_.half_life / std::log(2.0);
+  return options_.half_life / std::log(2.0);
 }
 
 double FairShare::dominant_share(const std::string& tenant, const Resources& capacity,
                                  double total_active_shares) const {
   const auto it = usage_.find(tenant);
   if (it == usage_.end()) return 0;
-  const double share = total_active_shares > 0 ? o_.share_of(tenant) / total_active_shares : 1.0;
+  const double share = total_active_shares > 0 ? options_.share_of(tenant) / total_active_shares : 1.0;
   return tune::dominant_share(it->second.resource_seconds(), capacity * tau(), share);
 }
 

@@ -51,7 +51,7 @@ class DecayedUsage {
 // Every tenant's usage and the dominant share it gives.
 class FairShare {
  public:
-  explicit FairShare(FairShareOptions o) : o_(std::move(o)) {}
+  explicit FairShare(FairShareOptions o) : options_(std::move(o)) {}
 
   // Let `seconds` pass: old usage decays, then each running allocation is
   // charged (charge() per job after advance()).
@@ -71,11 +71,11 @@ class FairShare {
 
   const std::unordered_map<std::string, DecayedUsage>& tenants() const { return usage_; }
   std::unordered_map<std::string, DecayedUsage>& tenants() { return usage_; }
-  const FairShareOptions& options() const { return o_; }
+  const FairShareOptions& options() const { return options_; }
   double tau() const;
 
  private:
-  FairShareOptions o_;
+  FairShareOptions options_;
   std::unordered_map<std::string, DecayedUsage> usage_;
 };
 

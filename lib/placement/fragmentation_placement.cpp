@@ -64,7 +64,7 @@ std::optional<Placement> FragmentationPlacement::place(const Topology& t, const 
     const double before = mix_.fragmentation(n.free_gpus(), n.free_cores, n.free_mem_mb);
     const double after =
         mix_.fragmentation(n.free_gpus() - g.gpus, n.free_cores - g.cpus, n.free_mem_mb - g.mem_mb);
-    const std::pair<double, FitKey> key{after - before, fit_key(n, j, c, o_)};
+    const std::pair<double, FitKey> key{after - before, fit_key(n, j, c, options_)};
     if (!best || key < best_key) best = std::move(p), best_key = key;
   }
   if (!best) return gang_.place(t, j);  // several nodes after all

@@ -45,14 +45,14 @@ class WorkloadMix {
 class FragmentationPlacement : public PlacementPolicy {
  public:
   explicit FragmentationPlacement(PlacementOptions o = {}, double horizon = 2000)
-      : o_(o), gang_(o), mix_(horizon) {}
+      : options_(o), gang_(o), mix_(horizon) {}
   std::optional<Placement> place(const Topology& t, const JobShape& job) const override;
   void observe(const JobShape& job) override { mix_.observe(job); }
   std::string name() const override { return "fgd"; }
   const WorkloadMix& mix() const { return mix_; }
 
  private:
-  PlacementOptions o_;
+  PlacementOptions options_;
   GangPlacement gang_;
   WorkloadMix mix_;
 };

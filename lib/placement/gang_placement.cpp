@@ -33,7 +33,7 @@ std::optional<Placement> GangPlacement::place(const Topology& t, const JobShape&
   std::vector<Cand> cands;
   for (int i = 0; i < static_cast<int>(t.nodes.size()); ++i) {
     const Capacity c = capacity(t.nodes[i], j);
-    if (c.tasks > 0) cands.push_back({i, c, fit_key(t.nodes[i], j, c, o_)});
+    if (c.tasks > 0) cands.push_back({i, c, fit_key(t.nodes[i], j, c, options_)});
   }
 
   // One node, if any holds the job: the best fit.

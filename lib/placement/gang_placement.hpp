@@ -48,12 +48,12 @@ class PlacementPolicy {
 // The policy described above.
 class GangPlacement : public PlacementPolicy {
  public:
-  explicit GangPlacement(PlacementOptions o = {}) : o_(o) {}
+  explicit GangPlacement(PlacementOptions o = {}) : options_(o) {}
   std::optional<Placement> place(const Topology& t, const JobShape& job) const override;
   std::string name() const override { return "gang"; }
 
  private:
-  PlacementOptions o_;
+  PlacementOptions options_;
 };
 
 // What select/cons_tres does without weights: the first nodes in node order

@@ -125,58 +125,10 @@ void BayesSampler::observe(const Observation& done) {
     // every earlier result known.
     const Point p{encode(done.params), minimize_ ? *done.objective : -*done.objective, false,
                   std::min(done.known.value_or(points_.size()), points_.size())};
-    // The first result at a point measured once before is a replicate (asked
-    // for by propose, or found among a resumed study's results).
-    const auto paired = replicated();
-    for (std::size_t k = 0; k < points_.size(); ++k)
-      if (same_point(points_[k].u, p.u) && !paired[k]) {
-        Eigen::VectorXd y(static_cast<Eigen::Index>(points_.size() + 1));
-        for (std::size_t i = 0; i < points_.size(); ++i) y(static_cast<Eigen::Index>(i)) = points_[i].y;
-        y(y.size() - 1) = p.y;
-        warp(y);
-        const double var = (y.array() - y.mean()).square().sum() / static_cast<double>(y.size() - 1);
-        const double diff = y(static_cast<Eigen::Index>(k)) - y(y.size() - 1);
-        // Half the squared difference of two draws estimates the noise's variance.
-        replicate_pairs_.push_back(
-            {k, points_.size(), var > 0 && points_[k].y != p.y ? std::min(1.0, diff * diff / 2 / var) : 0.0});
-        replicates_asked_ = std::max(replicates_asked_, replicate_pairs_.size());
-        break;
-      }
+    replicates_.note_result(points_, p);
     points_.push_back(p);
   }
   // Failed trials teach nothing reliable (a crash may be transient): left out.
-}
-
-void BayesSampler::warp(Eigen::VectorXd& y) {
-  const Eigen::Index n = y.size();
-  if (n == 0) return;
-  std::vector<double> sorted(y.data(), y.data() + n);
-  std::nth_element(sorted.begin(), sorted.begin() + n / 2, sorted.end());
-  const double lo = y.minCoeff(), median = sorted[static_cast<std::size_t>(n / 2)];
-  const double shift = std::max(median - lo, 1e-9 * std::max(1.0, std::fabs(lo)));
-  for (Eigen::Index i = 0; i < n; ++i) y(i) = std::log(y(i) - lo + shift);
-}
-
-bool BayesSampler::replicate_due(std::uint64_t trial) const {
-  if (points_.empty() || trial < initial_ || replicates_asked_ >= kReplicates) return false;
-  if (replicates_asked_ == 0) return true;
-  // More only while the replicates differ (noise), and only once every
-  // earlier one's result is in, one every initial_ trials.
-  if (replicate_pairs_.size() < replicates_asked_ || !replicate_share().value_or(0)) return false;
-  return trial >= initial_ * (1 + replicates_asked_);
-}
-
-std::vector<bool> BayesSampler::replicated() const {
-  std::vector<bool> paired(points_.size(), false);
-  for (const auto& r : replicate_pairs_) paired[r.first] = paired[r.again] = true;
-  return paired;
-}
-
-std::optional<double> BayesSampler::replicate_share() const {
-  if (replicate_pairs_.empty()) return std::nullopt;
-  double sum = 0;
-  for (const auto& r : replicate_pairs_) sum += r.share;
-  return sum / static_cast<double>(replicate_pairs_.size());
 }
 
 std::string BayesSampler::note() const {
@@ -197,11 +149,11 @@ std::string BayesSampler::note() const {
 
 std::vector<BayesSampler::Point> BayesSampler::model_points(std::mt19937_64& rng) const {
   std::vector<Point> data = points_;
-  if (!replicate_pairs_.empty()) {
+  if (!replicates_.pairs().empty()) {
     // The model sees a replicated point once, at the mean of its two
     // results: two equal rows would only make its fit ill-conditioned.
     std::vector<bool> drop(data.size(), false);
-    for (const auto& r : replicate_pairs_) {
+    for (const auto& r : replicates_.pairs()) {
       data[r.first].y = (data[r.first].y + data[r.again].y) / 2;
       drop[r.again] = true;
     }
@@ -241,17 +193,9 @@ std::optional<Assignment> BayesSampler::propose(std::uint64_t trial, std::span<c
   // cannot remember asking for it; it must not ask again.
   for (const auto& a : pending)
     for (const auto& p : points_)
-      if (same_point(encode(a), p.u))
-        replicates_asked_ = std::max(replicates_asked_, replicate_pairs_.size() + 1);
-  if (replicate_due(trial)) {  // the best trial not yet replicated, again: what the noise is
-    const auto paired = replicated();
-    const Point* best = nullptr;
-    for (std::size_t i = 0; i < points_.size(); ++i)
-      if (!paired[i] && (!best || points_[i].y < best->y)) best = &points_[i];
-    if (best) {
-      ++replicates_asked_;
-      return decode(best->u);
-    }
+      if (same_point(encode(a), p.u)) replicates_.note_in_flight();
+  if (replicates_.due(trial, initial_, !points_.empty())) {  // the best trial not yet replicated, again
+    if (const auto best = replicates_.ask(points_)) return decode(points_[*best].u);
   }
   if (!costly(trial)) {  // the initial design
     const auto p = design_.point(trial);
@@ -331,7 +275,7 @@ Eigen::VectorXd BayesSampler::model_proposal(std::uint64_t trial, std::span<cons
   // bad trials (an ill-conditioned objective, a diverging run, multiplicative
   // noise) do not flatten the model where the good trials are. Monotone: the
   // order of the trials, and so the best, is unchanged.
-  warp(y);
+  warp_objective(y);
   for (Eigen::Index i = 0; i < n; ++i)
     if (!data[static_cast<std::size_t>(i)].imputed) best = std::min(best, y(i));
 
@@ -350,7 +294,7 @@ Eigen::VectorXd BayesSampler::model_proposal(std::uint64_t trial, std::span<cons
   // The replicates' measurement counts from the first one's result on, the
   // fit's from kNoisyMinTrials results.
   const double limit = by_companion_ ? kNoisyShare / 2 : kNoisyShare;
-  const auto replicated = replicate_share();
+  const auto replicated = replicates_.share();
   by_replicates_ = replicated && *replicated > limit;
   by_companion_ = by_replicates_ || (points_.size() >= kNoisyMinTrials && noise_share_ > limit);
   ever_by_companion_ = ever_by_companion_ || by_companion_;

@@ -17,15 +17,8 @@
 // Trial k depends only on the seed and the trials finished before it was
 // proposed, so a study with one runner is reproducible.
 //
-// Noise is measured, not guessed, from the first fits: the first proposal
-// after the initial design runs the best design trial again (a replicate).
-// The two results' difference, against the spread of all results (both
-// warped as the model sees them), is the noise's share of the variance: 0
-// for a program that gives the same result twice. A program whose two
-// results differ gets up to kReplicates such pairs, one every initial-design
-// length of trials (the best trial not yet replicated), and their shares are
-// pooled: one pair's share is a chi-squared draw with one degree of freedom,
-// three pairs' much less often far off. When the replicates' share, or from
+// Noise is measured, not guessed, by running trials twice
+// (search/noise_replicates.hpp). When the replicates' share, or from
 // kNoisyMinTrials results the fitted noise, holds over kNoisyShare of the
 // results' variance (on severely noisy problems the model then chases lucky
 // draws), proposals come from the companion (below) fed the same trials,
@@ -64,6 +57,7 @@
 #include "search/cmaes_sampler.hpp"
 #include "search/gaussian_process.hpp"
 #include "search/halton.hpp"
+#include "search/noise_replicates.hpp"
 #include "search/sampler.hpp"
 #include "search/tpe_sampler.hpp"
 
@@ -81,7 +75,7 @@ class BayesSampler final : public Sampler {
   static constexpr std::size_t kNoisyMinTrials = 20;
   // Replicated trials (pairs of results at one point) at most, when the first
   // pair differs; a program that gives the same result twice gets one.
-  static constexpr std::size_t kReplicates = 3;
+  static constexpr std::size_t kReplicates = NoiseReplicates::kMax;
   // From this many dimensions on the companion is cmaes, below it tpe.
   static constexpr std::size_t kCmaesFrom = 10;
   // One proposal in this many after the initial design comes from the
@@ -116,31 +110,15 @@ class BayesSampler final : public Sampler {
   // in its noise term.
   double noise_share() const { return noise_share_; }
   // The same share as the replicates measured it (pooled), once the first one's result is in.
-  std::optional<double> replicate_share() const;
+  std::optional<double> replicate_share() const { return replicates_.share(); }
   // Pairs of results at one point so far.
-  std::size_t replicates() const { return replicate_pairs_.size(); }
+  std::size_t replicates() const { return replicates_.pairs().size(); }
 
  private:
-  struct Point {
-    Eigen::VectorXd u;  // unit-cube coordinates of the trial's values
-    double y;           // objective, negated when maximising: smaller is better
-    bool imputed;       // a pruned trial, given the worst value seen
-    // How many results (earlier points_) there were when its trial was
-    // proposed (Observation::known): its own index when not said.
-    std::size_t known = 0;
-  };
+  using Point = ModelPoint;
   struct Model;
 
   Eigen::VectorXd encode(const Assignment& a) const;
-  // The objective as the model sees it: log(y - min + (median - min)).
-  static void warp(Eigen::VectorXd& y);
-  // Whether this proposal is a replicate: after the initial design, and
-  // then every initial_ trials while the replicates differ, up to kReplicates.
-  bool replicate_due(std::uint64_t trial) const;
-  // Which of points_ belong to a replicate pair (either result).
-  std::vector<bool> replicated() const;
-  // Two trials at one point (unit-cube coordinates equal but for rounding).
-  static bool same_point(const Eigen::VectorXd& a, const Eigen::VectorXd& b) { return (a - b).norm() < 1e-9; }
   Assignment decode(const Eigen::VectorXd& u) const;
   std::vector<Point> model_points(std::mt19937_64& rng) const;
   Eigen::VectorXd model_proposal(std::uint64_t trial, std::span<const Assignment> pending,
@@ -167,13 +145,8 @@ class BayesSampler final : public Sampler {
   double noise_share_ = 0;     // of the last fit
   bool by_companion_ = false;  // the last proposal came from companion(): noisy results
   bool ever_by_companion_ = false;
-  bool by_replicates_ = false;        // ... because the replicates measured the noise
-  std::size_t replicates_asked_ = 0;  // replicates handed out (or found among the results)
-  struct Replicate {
-    std::size_t first, again;  // indices in points_
-    double share;              // half the squared (warped) difference, over the results' variance then
-  };
-  std::vector<Replicate> replicate_pairs_;
+  bool by_replicates_ = false;  // ... because the replicates measured the noise
+  NoiseReplicates replicates_;
 };
 
 }  // namespace tune

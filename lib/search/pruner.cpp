@@ -88,14 +88,14 @@ std::unique_ptr<Pruner> make_pruner(const PrunerOptions& o) {
   return pruners().at(o.rule).make(o);
 }
 
-AshaPruner::AshaPruner(const PrunerOptions& o) : o_(o) {}
+AshaPruner::AshaPruner(const PrunerOptions& o) : options_(o) {}
 
 std::int64_t AshaPruner::rung_step(std::size_t k) const {
-  std::int64_t step = o_.min_resource;
+  std::int64_t step = options_.min_resource;
   for (std::size_t i = 0; i < k; ++i) {
-    if (step > std::numeric_limits<std::int64_t>::max() / o_.reduction_factor)
+    if (step > std::numeric_limits<std::int64_t>::max() / options_.reduction_factor)
       return std::numeric_limits<std::int64_t>::max();
-    step *= o_.reduction_factor;
+    step *= options_.reduction_factor;
   }
   return step;
 }
@@ -106,7 +106,7 @@ const std::vector<double>& AshaPruner::rung(std::size_t k) const {
 }
 
 std::optional<std::string> AshaPruner::report(std::uint64_t trial, std::int64_t step, double value) {
-  const double v = oriented(value, o_.minimize);
+  const double v = oriented(value, options_.minimize);
   std::size_t& reached = reached_[trial];
   // Every rung this report passes for the first time, lowest first; a trial
   // that skipped a rung's exact step is judged there by its first later value.
@@ -118,20 +118,20 @@ std::optional<std::string> AshaPruner::report(std::uint64_t trial, std::int64_t 
     std::vector<double> sorted = values;
     std::sort(sorted.begin(), sorted.end());
     const std::size_t keep =
-        std::max<std::size_t>(1, sorted.size() / static_cast<std::size_t>(o_.reduction_factor));
+        std::max<std::size_t>(1, sorted.size() / static_cast<std::size_t>(options_.reduction_factor));
     const double cut = sorted[keep - 1];
     if (v > cut || v == kWorst) {
       ++reached;
-      return "pruned by asha at step " + std::to_string(step) + ": " + o_.metric + "=" +
-             shown(v, o_.minimize) + " is not in the best " + std::to_string(keep) + " of " +
+      return "pruned by asha at step " + std::to_string(step) + ": " + options_.metric + "=" +
+             shown(v, options_.minimize) + " is not in the best " + std::to_string(keep) + " of " +
              std::to_string(sorted.size()) + " trials at rung " + std::to_string(k) + " (step " +
-             std::to_string(rung_step(k)) + ", cut " + shown(cut, o_.minimize) + ")";
+             std::to_string(rung_step(k)) + ", cut " + shown(cut, options_.minimize) + ")";
     }
   }
   return std::nullopt;
 }
 
-MedianPruner::MedianPruner(const PrunerOptions& o) : o_(o) {}
+MedianPruner::MedianPruner(const PrunerOptions& o) : options_(o) {}
 
 void MedianPruner::finished(std::uint64_t trial, bool completed) {
   if (completed && std::find(completed_.begin(), completed_.end(), trial) == completed_.end())
@@ -150,23 +150,23 @@ std::optional<double> MedianPruner::best_until(std::uint64_t trial, std::int64_t
 }
 
 std::optional<std::string> MedianPruner::report(std::uint64_t trial, std::int64_t step, double value) {
-  const double v = oriented(value, o_.minimize);
+  const double v = oriented(value, options_.minimize);
   auto& mine = values_[trial];
   if (const auto it = mine.find(step); it == mine.end() || v < it->second) mine[step] = v;
-  if (step < o_.min_resource) return std::nullopt;
+  if (step < options_.min_resource) return std::nullopt;
   std::vector<double> peers;
   for (const auto id : completed_)
     if (id != trial)
       if (const auto b = best_until(id, step)) peers.push_back(*b);
-  if (peers.size() < static_cast<std::size_t>(o_.min_trials)) return std::nullopt;
+  if (peers.size() < static_cast<std::size_t>(options_.min_trials)) return std::nullopt;
   std::sort(peers.begin(), peers.end());
   const std::size_t n = peers.size();
   const double median = n % 2 ? peers[n / 2] : 0.5 * (peers[n / 2 - 1] + peers[n / 2]);
   const double best = *best_until(trial, step);
   if (best > median || best == kWorst)
-    return "pruned by the median rule at step " + std::to_string(step) + ": best " + o_.metric + " so far " +
-           shown(best, o_.minimize) + " is worse than the median " + shown(median, o_.minimize) + " of " +
-           std::to_string(n) + " finished trials by that step";
+    return "pruned by the median rule at step " + std::to_string(step) + ": best " + options_.metric +
+           " so far " + shown(best, options_.minimize) + " is worse than the median " +
+           shown(median, options_.minimize) + " of " + std::to_string(n) + " finished trials by that step";
   return std::nullopt;
 }
 

@@ -76,7 +76,7 @@ class AshaPruner final : public Pruner {
   const std::vector<double>& rung(std::size_t k) const;
 
  private:
-  PrunerOptions o_;
+  PrunerOptions options_;
   std::vector<std::vector<double>> rungs_;        // values, smaller is better (negated when maximising)
   std::map<std::uint64_t, std::size_t> reached_;  // trial -> rungs recorded so far
 };
@@ -92,7 +92,7 @@ class MedianPruner final : public Pruner {
   // Best value of `trial` at steps <= step, if it reported any.
   std::optional<double> best_until(std::uint64_t trial, std::int64_t step) const;
 
-  PrunerOptions o_;
+  PrunerOptions options_;
   std::map<std::uint64_t, std::map<std::int64_t, double>>
       values_;  // trial -> step -> value (smaller is better)
   std::vector<std::uint64_t> completed_;

@@ -264,7 +264,7 @@ class Sim : public OrderingHost {
   std::optional<Topology> empty_;
   std::map<std::tuple<int, int, int, int, double, double>, bool> fits_cache_;
   const Workload& w_;
-  SimOptions o_;
+  SimOptions options_;
   SchedulerSettings s_;
   std::unique_ptr<PlacementPolicy> policy_, plan_policy_;
   const OrderingSpec& spec_;            // the priority policy, by name

@@ -9,7 +9,7 @@ namespace detail {
 Sim::Sim(const Cluster& c, const Workload& w, const SimOptions& o)
     : topo_(c.topology),
       w_(w),
-      o_(o),
+      options_(o),
       s_(c.settings),
       policy_(make_placement(o.placement, o.placement_options)),
       plan_policy_(o.placement == "first-fit" ? make_placement("first-fit") : make_placement("cons_tres")),
@@ -20,7 +20,7 @@ Sim::Sim(const Cluster& c, const Workload& w, const SimOptions& o)
   core_hist_.assign(max_cores_ + 1, 0);
   for (int i = 0; i < static_cast<int>(topo_.nodes.size()); ++i) hist_add(i);
   if (c.settings.weight_age > 0 || c.settings.weight_fairshare > 0)
-    o_.weight_age = c.settings.weight_age, o_.weight_fairshare = c.settings.weight_fairshare;
+    options_.weight_age = c.settings.weight_age, options_.weight_fairshare = c.settings.weight_fairshare;
   shapes_.reserve(w.jobs.size());
   for (const auto& j : w.jobs) shapes_.push_back(shape_of(j, max_gpn_, o.cpus_per_gpu));
   res_.assign(w.jobs.size(), {});
@@ -60,7 +60,7 @@ Sim::Sim(const Cluster& c, const Workload& w, const SimOptions& o)
   OrderingSetup setup;
   setup.tune = o.tune;
   setup.settings = s_;
-  setup.weight_fairshare = o_.weight_fairshare, setup.weight_age = o_.weight_age;
+  setup.weight_fairshare = options_.weight_fairshare, setup.weight_age = options_.weight_age;
   setup.capacity = {static_cast<double>(c.cpus()), c.mem_mb(), static_cast<double>(c.gpus())};
   setup.gpu_billing = c.gpus() > 0 ? static_cast<double>(c.cpus()) / c.gpus() : 0;
   setup.accounts = static_cast<int>(seen.size());
@@ -71,12 +71,12 @@ Sim::Sim(const Cluster& c, const Workload& w, const SimOptions& o)
 SimResult Sim::run() {
   const auto t0 = std::chrono::steady_clock::now();
   SimResult r;
-  r.priority = o_.priority, r.placement = o_.placement;
+  r.priority = options_.priority, r.placement = options_.placement;
   const double prio_period = ordering_->period();
-  const double sample_every = o_.sample_every > 0 ? o_.sample_every : s_.bf_interval;
+  const double sample_every = options_.sample_every > 0 ? options_.sample_every : s_.bf_interval;
   // slurmctld's timers run from its own start, not from the trace's first
   // submission: timer_phase says how far into their periods they are at 0.
-  auto first = [&](double period) { return period - std::fmod(o_.timer_phase, period); };
+  auto first = [&](double period) { return period - std::fmod(options_.timer_phase, period); };
   double next_main = first(s_.sched_interval), next_bf = first(s_.bf_interval),
          next_prio = first(prio_period);
   double next_sample = 0;
@@ -168,7 +168,7 @@ SimResult Sim::run() {
   r.study_jobs.assign(extra_.begin(), extra_.end());
   r.studies = study_res_;
   count_false_lowerings(r.studies);
-  r.study_mode = o_.study_mode;
+  r.study_mode = options_.study_mode;
   r.never_fit = never_fit_;
   r.placement_calls = placement_calls_;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

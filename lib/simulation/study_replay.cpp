@@ -10,7 +10,7 @@ namespace tune::sim::detail {
 
 int Sim::add_job(SimJob sj) {
   const int j = n_trace_ + static_cast<int>(extra_.size());
-  shapes_.push_back(shape_of(sj, max_gpn_, o_.cpus_per_gpu));
+  shapes_.push_back(shape_of(sj, max_gpn_, options_.cpus_per_gpu));
   extra_.push_back(std::move(sj));
   res_.emplace_back();
   prio_.push_back(0);
@@ -50,10 +50,10 @@ void Sim::submit_study(int s) {
     study_res_[s].ended = now_;
     return;
   }
-  if (o_.study_mode == "trials") {
+  if (options_.study_mode == "trials") {
     run.appcore = add_job(study_job(s, SimJob::Kind::AppCore));
     // A trial job the cluster can never hold: the study cannot run at all.
-    const bool fits = ever_fits(shape_of(study_job(s, SimJob::Kind::Trial), max_gpn_, o_.cpus_per_gpu));
+    const bool fits = ever_fits(shape_of(study_job(s, SimJob::Kind::Trial), max_gpn_, options_.cpus_per_gpu));
     if (!fits || !submit(run.appcore)) {
       res_[run.appcore].cancelled = true;
       run.appcore = -1;
@@ -195,7 +195,7 @@ void Sim::yield(int j) {
   StudyRun& run = studies_[job(j).study];
   if (run.draining || run.stopped) return;
   run.draining = true;
-  run.drain_until = now_ + o_.drain;
+  run.drain_until = now_ + options_.drain;
   ++study_res_[job(j).study].yields;
   study_events_.emplace(now_, job(j).study);
   study_events_.emplace(run.drain_until, job(j).study);
@@ -204,7 +204,7 @@ void Sim::yield(int j) {
 void Sim::study_event(int s) {
   StudyRun& run = studies_[s];
   if (run.stopped) return;
-  if (o_.study_mode == "trials") {  // the AppCore's turn
+  if (options_.study_mode == "trials") {  // the AppCore's turn
     drive(s);
     return;
   }
@@ -261,7 +261,8 @@ void Sim::study_job_ended(int j) {
 }
 
 void Sim::count_false_lowerings(std::vector<StudyResult>& out) const {
-  const double threshold = o_.tune.adaptive.thresholds.empty() ? 0.01 : o_.tune.adaptive.thresholds.front();
+  const double threshold =
+      options_.tune.adaptive.thresholds.empty() ? 0.01 : options_.tune.adaptive.thresholds.front();
   for (std::size_t s = 0; s < out.size(); ++s) {
     const bool minimize = w_.studies[s].minimize;
     std::vector<double> v;
