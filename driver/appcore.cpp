@@ -163,8 +163,10 @@ void AppCore::open() {
   // The samplers keep a reference to the space: the history's, which lives as long as they do.
   const StudyInfo& kept = history_->study();
   sampler_ = make_sampler(kept.sampler, kept.space, sampler_options);
-  if (wants_stand_in(runners_)) stand_in_ = make_stand_in(kept.sampler, kept.space, sampler_options);
-  study_.emplace(*history_, *sampler_, limits, now_s(), stand_in_.get());
+  Sampler* stand_in = wants_stand_in(runners_)
+                          ? stand_in_for(*sampler_, kept.sampler, kept.space, sampler_options, stand_in_)
+                          : nullptr;
+  study_.emplace(*history_, *sampler_, limits, now_s(), stand_in);
   control_.emplace(*study_, parse_duration(options_.drain, "--drain"));
   key_ = study_key(s.name, options_.history);
   post_progress();
@@ -303,7 +305,7 @@ int AppCore::finish() {
   out << history_->trials().size() << " trials in " << options_.history;
   say(out.str());
   if (const auto n = s.stand_in_trials())
-    say(std::to_string(n) + " of this run's trials were proposed by " + std::string(stand_in_->name()) +
+    say(std::to_string(n) + " of this run's trials were proposed by " + std::string(study_->stand_in_name()) +
         " while " + history_->study().sampler +
         " was busy proposing for another runner (runners asked faster than its model " +
         "proposes: short trials or many runners)");

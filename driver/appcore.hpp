@@ -100,7 +100,7 @@ class AppCore {
   std::optional<WriterClaim> claim_;  // before history_: released after it closes
   std::optional<History> history_;
   std::unique_ptr<Sampler> sampler_;
-  std::unique_ptr<Sampler> stand_in_;  // proposes while sampler_ is busy (runners > 1)
+  std::unique_ptr<Sampler> stand_in_;  // the registry's stand-in, when the sampler has none of its own
   std::optional<Study> study_;
   std::optional<RunControl> control_;
   std::vector<std::string> command_;

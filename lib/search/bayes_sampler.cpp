@@ -45,6 +45,31 @@ struct BayesSampler::Model {
   }
 };
 
+class BayesSampler::CompanionStandIn final : public Sampler {
+ public:
+  explicit CompanionStandIn(BayesSampler& owner) : owner_(owner) {}
+  std::string_view name() const override { return owner_.companion_name(); }
+  std::optional<Assignment> propose(std::uint64_t trial, std::span<const Assignment> pending) override {
+    std::lock_guard g(owner_.companion_lock_);
+    return owner_.companion().propose(trial, pending);
+  }
+  void observe(const Observation& done) override {
+    std::lock_guard g(owner_.companion_lock_);
+    owner_.tpe_.observe(done);
+    owner_.cmaes_.observe(done);
+  }
+
+ private:
+  BayesSampler& owner_;
+};
+
+BayesSampler::~BayesSampler() = default;
+
+Sampler* BayesSampler::own_stand_in() {
+  if (!stand_in_) stand_in_ = std::make_unique<CompanionStandIn>(*this);
+  return stand_in_.get();
+}
+
 BayesSampler::BayesSampler(const SearchSpace& space, std::uint64_t seed, bool minimize)
     : space_(space),
       seed_(seed),
@@ -116,8 +141,10 @@ Eigen::VectorXd BayesSampler::features(const Eigen::VectorXd& u) const {
 }
 
 void BayesSampler::observe(const Observation& done) {
-  tpe_.observe(done);
-  cmaes_.observe(done);
+  if (!stand_in_) {  // once lent, the stand-in feeds the companions
+    tpe_.observe(done);
+    cmaes_.observe(done);
+  }
   if (done.pruned) {
     pruned_.push_back(encode(done.params));
   } else if (done.objective && std::isfinite(*done.objective)) {
@@ -129,6 +156,11 @@ void BayesSampler::observe(const Observation& done) {
     points_.push_back(p);
   }
   // Failed trials teach nothing reliable (a crash may be transient): left out.
+}
+
+Assignment BayesSampler::companion_proposal(std::uint64_t trial, std::span<const Assignment> pending) {
+  std::lock_guard g(companion_lock_);
+  return *companion().propose(trial, pending);
 }
 
 std::string BayesSampler::note() const {
@@ -298,12 +330,12 @@ Eigen::VectorXd BayesSampler::model_proposal(std::uint64_t trial, std::span<cons
   by_replicates_ = replicated && *replicated > limit;
   by_companion_ = by_replicates_ || (points_.size() >= kNoisyMinTrials && noise_share_ > limit);
   ever_by_companion_ = ever_by_companion_ || by_companion_;
-  if (by_companion_) return encode(*companion().propose(trial, pending));
+  if (by_companion_) return encode(companion_proposal(trial, pending));
   // The portfolio: one proposal in portfolio_every() from the companion,
   // fed the same trials. It explores where the model's trust region has
   // closed on one basin of a multimodal problem, and the region moves to
   // whatever it finds better.
-  if (trial % portfolio_every() == portfolio_every() - 1) return encode(*companion().propose(trial, pending));
+  if (trial % portfolio_every() == portfolio_every() - 1) return encode(companion_proposal(trial, pending));
   if (noise_share_ > kNoisyShare && !replicated) {  // too few results to call them noisy: the design goes on
     const auto p = design_.point(trial);
     return Eigen::Map<const Eigen::VectorXd>(p.data(), static_cast<Eigen::Index>(p.size()));

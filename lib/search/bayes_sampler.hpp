@@ -50,6 +50,8 @@
 // proposal after 1,000 trials costs what one after kModelCap does.
 #pragma once
 
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <utility>
@@ -86,6 +88,7 @@ class BayesSampler final : public Sampler {
   }
 
   BayesSampler(const SearchSpace& space, std::uint64_t seed, bool minimize);
+  ~BayesSampler() override;
   std::string_view name() const override { return "bayes"; }
   std::optional<Assignment> propose(std::uint64_t trial, std::span<const Assignment> pending) override;
   void observe(const Observation& done) override;
@@ -95,6 +98,14 @@ class BayesSampler final : public Sampler {
   bool costly(std::uint64_t trial) const override {
     return (trial >= initial_ || points_.size() >= initial_) && points_.size() >= 2;
   }
+  // The companion itself stands in while the model proposes on a worker, so
+  // that no second model-free sampler keeps its own copy of the trials.
+  // Once lent, the companions learn each result from the stand-in, as soon
+  // as the study has it, not again when the held results reach this
+  // sampler; a lock keeps the worker's companion proposals and the
+  // stand-in's apart (a companion's proposal takes milliseconds; the model's
+  // fit is outside the lock).
+  Sampler* own_stand_in() override;
 
   // How many initial-design trials precede the model.
   std::uint64_t initial_trials() const { return initial_; }
@@ -140,8 +151,14 @@ class BayesSampler final : public Sampler {
   // while the results are too noisy for the model and in the portfolio.
   Sampler& companion() { return space_.dimensions() >= kCmaesFrom ? static_cast<Sampler&>(cmaes_) : tpe_; }
   std::string_view companion_name() const { return space_.dimensions() >= kCmaesFrom ? "cmaes" : "tpe"; }
+  // The companion's proposal, under the lock the stand-in shares.
+  Assignment companion_proposal(std::uint64_t trial, std::span<const Assignment> pending);
   TpeSampler tpe_;
   CmaesSampler cmaes_;
+  // The companion as the study's stand-in, once lent.
+  class CompanionStandIn;
+  std::unique_ptr<CompanionStandIn> stand_in_;
+  std::mutex companion_lock_;  // companion proposals and what the stand-in feeds them
   double noise_share_ = 0;     // of the last fit
   bool by_companion_ = false;  // the last proposal came from companion(): noisy results
   bool ever_by_companion_ = false;

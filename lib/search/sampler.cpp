@@ -93,4 +93,11 @@ std::unique_ptr<Sampler> make_stand_in(std::string_view name, const SearchSpace&
   return entry.stand_in.empty() ? nullptr : make_sampler(entry.stand_in, space, options);
 }
 
+Sampler* stand_in_for(Sampler& sampler, std::string_view name, const SearchSpace& space,
+                      const SamplerOptions& options, std::unique_ptr<Sampler>& made) {
+  if (Sampler* own = sampler.own_stand_in()) return own;
+  made = make_stand_in(name, space, options);
+  return made.get();
+}
+
 }  // namespace tune

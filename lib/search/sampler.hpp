@@ -72,6 +72,11 @@ class Sampler {
   // then makes the proposal on a worker thread and hands a cheap stand-in's
   // proposal to a runner that asks meanwhile (Study::offer_trial).
   virtual bool costly(std::uint64_t /*trial*/) const { return false; }
+
+  // A cheap sampler of its own, fed the same trials, that may propose on
+  // another thread while this one proposes (the stand-in Study::offer_trial
+  // uses), or nullptr: then the registry's stand-in is made beside it.
+  virtual Sampler* own_stand_in() { return nullptr; }
 };
 
 // What a sampler does with several objectives (--objective given twice or more).
@@ -106,5 +111,9 @@ std::unique_ptr<Sampler> make_sampler(std::string_view name, const SearchSpace& 
 // The stand-in for `name` (SamplerEntry::stand_in), or nullptr.
 std::unique_ptr<Sampler> make_stand_in(std::string_view name, const SearchSpace& space,
                                        const SamplerOptions& options);
+// The stand-in for `sampler` (made as `name`): its own when it has one,
+// else the registry's, made into `made`; nullptr when it has none.
+Sampler* stand_in_for(Sampler& sampler, std::string_view name, const SearchSpace& space,
+                      const SamplerOptions& options, std::unique_ptr<Sampler>& made);
 
 }  // namespace tune

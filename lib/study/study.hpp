@@ -84,6 +84,7 @@ class Study {
   void await_proposal(double seconds) const;
   // Trials the stand-in proposed because the sampler was busy.
   std::uint64_t stand_in_trials() const { return stand_in_trials_; }
+  std::string_view stand_in_name() const { return stand_in_ ? stand_in_->name() : std::string_view(); }
   const StudyLimits& limits() const { return limits_; }
   // Records an intermediate report. Returns true when the pruner says the
   // trial should stop now: the caller ends it and reports the run as pruned.

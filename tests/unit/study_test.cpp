@@ -9,6 +9,7 @@
 #include <csignal>
 #include <filesystem>
 #include <future>
+#include <map>
 
 #include "search/sampler.hpp"
 #include "study_fixture.hpp"
@@ -312,35 +313,90 @@ TEST_F(StudyTest, AStopWhileTheModelProposesTellsTheWaitingRunnerToStop) {
   EXPECT_EQ(h.trials().size(), 1u) << "nothing recorded for the proposal nobody runs";
 }
 
+// With one runner the model proposes every trial, whichever stand-in waits
+// beside it: the registry's (a second tpe) or bayes's own companion.
 TEST_F(StudyTest, OneRunnerAlwaysGetsTheModelsProposal) {
-  auto h = History::create(path(), info_);
-  auto model = make_sampler("bayes", info_.space, {.seed = 5});
-  auto stand_in = make_stand_in("bayes", info_.space, {.seed = 5});
-  ASSERT_TRUE(stand_in);
-  Study study(h, *model, {.trials = 12}, 0, stand_in.get());
-  // The same study with next_trial(): the same trials, one runner being reproducible.
-  auto h2 = History::create(file("h2.h5"), info_);
-  auto model2 = make_sampler("bayes", info_.space, {.seed = 5});
-  Study sync(h2, *model2, {.trials = 12}, 0);
-  for (int i = 0; i < 12; ++i) {
-    auto offer = study.offer_trial(1, "n1", 0);
-    if (offer.wait) {
-      study.await_proposal(60);
-      auto done = study.collect(0);
-      ASSERT_TRUE(done && done->trial);
-      offer.trial = done->trial;
+  for (const bool own : {false, true}) {
+    SCOPED_TRACE(own ? "bayes's own companion" : "the registry's stand-in");
+    auto h = History::create(file(own ? "own.h5" : "h.h5"), info_);
+    auto model = make_sampler("bayes", info_.space, {.seed = 5});
+    std::unique_ptr<Sampler> made;
+    Sampler* stand_in =
+        own ? model->own_stand_in() : (made = make_stand_in("bayes", info_.space, {.seed = 5})).get();
+    ASSERT_TRUE(stand_in);
+    EXPECT_EQ(stand_in->name(), "tpe");
+    Study study(h, *model, {.trials = 12}, 0, stand_in);
+    // The same study with next_trial(): the same trials, one runner being reproducible.
+    auto h2 = History::create(file(own ? "own2.h5" : "h2.h5"), info_);
+    auto model2 = make_sampler("bayes", info_.space, {.seed = 5});
+    Study sync(h2, *model2, {.trials = 12}, 0);
+    for (int i = 0; i < 12; ++i) {
+      auto offer = study.offer_trial(1, "n1", 0);
+      if (offer.wait) {
+        study.await_proposal(60);
+        auto done = study.collect(0);
+        ASSERT_TRUE(done && done->trial);
+        offer.trial = done->trial;
+      }
+      ASSERT_TRUE(offer.trial);
+      const auto expected = sync.next_trial(1, "n1", 0);
+      ASSERT_TRUE(expected);
+      EXPECT_EQ(offer.trial->params, expected->params) << "trial " << i;
+      const double x = std::get<double>(offer.trial->params[0]);
+      study.on_result(ok(*offer.trial, (x - 0.3) * (x - 0.3)), 1, "n1");
+      sync.on_result(ok(*expected, (x - 0.3) * (x - 0.3)), 1, "n1");
     }
-    ASSERT_TRUE(offer.trial);
-    const auto expected = sync.next_trial(1, "n1", 0);
-    ASSERT_TRUE(expected);
-    EXPECT_EQ(offer.trial->params, expected->params) << "trial " << i;
-    const double x = std::get<double>(offer.trial->params[0]);
-    study.on_result(ok(*offer.trial, (x - 0.3) * (x - 0.3)), 1, "n1");
-    sync.on_result(ok(*expected, (x - 0.3) * (x - 0.3)), 1, "n1");
+    EXPECT_EQ(study.stand_in_trials(), 0u);
+    EXPECT_TRUE(study.finished());
   }
-  EXPECT_EQ(study.stand_in_trials(), 0u);
-  EXPECT_TRUE(study.finished());
   EXPECT_FALSE(make_stand_in("random", info_.space, {})) << "random's proposals are never costly";
+  std::unique_ptr<Sampler> made;
+  auto random = make_sampler("random", info_.space, {});
+  EXPECT_FALSE(stand_in_for(*random, "random", info_.space, {}, made));
+  auto bayes = make_sampler("bayes", info_.space, {.seed = 5});
+  EXPECT_EQ(stand_in_for(*bayes, "bayes", info_.space, {}, made), bayes->own_stand_in());
+  EXPECT_FALSE(made) << "no second tpe beside bayes";
+}
+
+// Bayes lends its companion while its model proposes on the worker: the
+// stand-in proposes and learns on the loop's thread meanwhile, and every
+// trial is recorded once.
+TEST_F(StudyTest, BayesOwnStandInProposesWhileTheModelWorks) {
+  auto h = History::create(path(), info_);
+  auto model = make_sampler("bayes", info_.space, {.seed = 7});
+  Study study(h, *model, {.trials = 40}, 0, model->own_stand_in());
+  std::map<int, Trial> running;
+  int waiting = 0;  // the rank the model proposes for
+  int recorded = 0;
+  while (!study.finished()) {
+    for (int rank = 1; rank <= 3; ++rank) {
+      if (running.count(rank) || rank == waiting) continue;
+      const auto offer = study.offer_trial(rank, "n1", 0);
+      if (offer.trial) running[rank] = *offer.trial;
+      if (offer.wait) waiting = rank;
+    }
+    if (auto done = study.collect(0)) {
+      EXPECT_EQ(done->rank, waiting);
+      waiting = 0;
+      if (done->trial) running[done->rank] = *done->trial;
+    }
+    // One result per turn, while the model may still be proposing.
+    if (!running.empty()) {
+      const auto it = running.begin();
+      const double x = std::get<double>(it->second.params[0]);
+      study.on_result(ok(it->second, (x - 0.3) * (x - 0.3)), it->first, "n1");
+      running.erase(it);
+      ++recorded;
+    } else {
+      study.await_proposal(60);
+    }
+  }
+  EXPECT_EQ(recorded, 40);
+  EXPECT_EQ(study.count(TrialState::Ok), 40u);
+  for (const auto& t : h.trials()) {
+    const double x = std::get<double>(t.params[0]);
+    EXPECT_TRUE(x >= 0 && x <= 1) << "trial " << t.id;
+  }
 }
 
 TEST_F(StudyTest, StopsAtTheTargetInTheStudysDirection) {
