@@ -141,6 +141,7 @@ void AppCore::open() {
   trial_limit_ =
       options_.trial_time_limit.empty() ? 0 : parse_duration(options_.trial_time_limit, "--trial-time-limit");
   grace_ = parse_duration(options_.grace, "--grace");
+  drain_ = parse_duration(options_.drain, "--drain");  // before the history exists, as every check
   // Absolute once here, not per trial (each fs::absolute of a relative path is a getcwd).
   trial_dir_ =
       fs::absolute(!options_.trial_dir.empty() ? fs::path(options_.trial_dir)
@@ -167,7 +168,7 @@ void AppCore::open() {
                           ? stand_in_for(*sampler_, kept.sampler, kept.space, sampler_options, stand_in_)
                           : nullptr;
   study_.emplace(*history_, *sampler_, limits, now_s(), stand_in);
-  control_.emplace(*study_, parse_duration(options_.drain, "--drain"));
+  control_.emplace(*study_, drain_);
   key_ = study_key(s.name, options_.history);
   post_progress();
   if (recovered)

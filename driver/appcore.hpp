@@ -105,7 +105,7 @@ class AppCore {
   std::optional<RunControl> control_;
   std::vector<std::string> command_;
   std::string trial_dir_;
-  double trial_limit_ = 0, grace_ = 10;
+  double trial_limit_ = 0, grace_ = 10, drain_ = 60;
   std::string key_;
   ProgressPoster poster_;
   std::string python_dir_;
