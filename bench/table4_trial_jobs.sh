@@ -18,10 +18,17 @@
 #   sched/tune:tail        sched/tune with the tail estimator (lib/adaptive/tail_estimate)
 #               (each: fair share and adaptive priority, lowering a plateaued
 #               study's pending trial jobs)
+#   sched/tune:stagnation  sched/tune with the stagnation rule (no 1% gain
+#               in a study's last 10 results lowers it; Optuna's terminator has it)
 #   oracle      (heterogeneous only) Slurm's order, but the studies that will
 #               plateau get --nice 10000 from their first trial job: what a
 #               policy that lowers plateaued studies could reach at best, knowing
 #               the future instead of detecting the plateau from results
+#   evidence    (heterogeneous only) the evidence oracle: Slurm's order, and a
+#               study that will plateau gets --nice 10000 on its pending jobs
+#               from when its progress record holds its ceiling twice
+#               (bench/evidence_oracle.py): the most an estimator that sees
+#               the studies' final results can do
 # With PRIORITY=multifactor the cluster runs accounting (a private MariaDB and
 # slurmdbd, accounts lab1..lab4) and priority/multifactor with fair share and
 # age, as most sites do, and the policies are:
@@ -32,15 +39,24 @@
 #   oracle            (heterogeneous only) multifactor, the studies that will
 #                     plateau given --nice 1000000 (below every other job) from
 #                     their first trial job
-# ESTIMATORS (default "algorithm1 tail") chooses the estimator rows.
+#   evidence          (heterogeneous only) the same from their second result
+#                     at the ceiling
+# ESTIMATORS (default "algorithm1 tail stagnation") chooses the estimator rows.
+# SPRIO_LOG=DIR keeps each pending job's priority terms over time, a file per
+# run and policy (bench/sprio_terms.py sums them up).
 # False lowerings: each decision of an estimator to lower a study (a yield
 # level rise in slurmctld's log) is false when the study then improves its
 # best by more than 1% within its next 10 results.
 # Search: ALGOS (default "random", the paper's; "random bayes" runs both).
 # Per study: time from submission to its target (or, without one reached, to
 # its end) and to within 1% of its final best; per run the averages. RUNS
-# repetitions (default 1), the policies interleaved within each; the summary
-# lines give the mean over runs and sched/tune's ratio to each baseline.
+# repetitions (default 1), the policies interleaved within each, run r's
+# studies seeded 100*r+i for every policy; the summary lines give the mean
+# over runs, the ratio to each baseline, the two-sided Wilcoxon signed-rank
+# p over runs paired by r (bench/search_stats.py), and each estimator's
+# share of the oracles' gains (median and range over runs). FIRST_RUN=k
+# starts at run k (a long benchmark in pieces: RUNS=3, then FIRST_RUN=4 ...,
+# each piece's rows joined by hand for the summary).
 #   STUDIES="1 4" WORKLOADS="identical heterogeneous" ALGOS="random bayes" RUNS=3 bench/table4_trial_jobs.sh
 #   PRIORITY=multifactor RUNS=3 ALGOS="random bayes" bench/table4_trial_jobs.sh
 source "$(dirname "$0")/bench_env.sh"
@@ -49,7 +65,7 @@ port=${PORT:-17870}
 export CURVE_EPOCH=${CURVE_EPOCH:-0.6} TUNE_PROGRESS_INTERVAL=${TUNE_PROGRESS_INTERVAL:-2}
 target=${TARGET:-0.93}
 mode=${PRIORITY:-basic}
-estimators=${ESTIMATORS:-algorithm1 tail}
+estimators=${ESTIMATORS:-algorithm1 tail stagnation}
 case $mode in
   basic) baseline=fifo tuned=sched/tune ;;
   multifactor) baseline=multifactor tuned=multifactor+tune ;;
@@ -72,8 +88,22 @@ shape() {
   esac
 }
 
-run() {  # POLICY WORKLOAD N ALGO -> one line per study: "s<i> to_target to_1pct reached"
-  local policy=$1 workload=$2 n=$3 algo=$4 dir=$work/cluster i t0
+# Lines "seconds job account priority age fairshare partition site nice" of
+# every pending job until killed (sprio's weighted terms; site is the SITE
+# term site_factor/tune sets, sched/tune's priorities are in priority).
+sample_sprio() {
+  while :; do
+    local now
+    now=$(/usr/bin/python3 -c "import time; print('%.1f' % (time.time() - $1))")
+    join <(squeue -h -t PD -o '%i %a' | sort) <(sprio -h -o '%i %Y %A %F %P %S %N' 2>/dev/null | sort) |
+      sed "s/^/$now /"
+    sleep 0.5
+  done
+}
+
+run() {  # POLICY WORKLOAD N ALGO RUN -> one line per study: "s<i> to_target to_1pct reached lowered false"
+  local policy=$1 workload=$2 n=$3 algo=$4 r=$5 dir=$work/cluster i t0 watcher=() low_nice
+  low_nice=$([ "$mode" = multifactor ] && echo 1000000 || echo 10000)
   local sched=sched/backfill extra=() est=${1#*:}
   [ "$est" = "$policy" ] && est=${estimators%% *}
   case $policy in sched/tune*) sched=sched/tune ;; esac
@@ -91,14 +121,29 @@ run() {  # POLICY WORKLOAD N ALGO -> one line per study: "s<i> to_target to_1pct
     read -r tgt ceiling < <(shape "$workload" "$i")
     local nice=()
     [ "$policy" = study-fifo ] && nice=(--nice $((i * 1000)))
-    [ "$policy" = oracle ] && [ "$ceiling" != 1 ] && nice=(--nice $([ "$mode" = multifactor ] && echo 1000000 || echo 10000))
+    [ "$policy" = oracle ] && [ "$ceiling" != 1 ] && nice=(--nice "$low_nice")
+    [ "$ceiling" != 1 ] && watcher+=("lab$i=$ceiling")
     mkdir -p "$work/s$i"
-    (cd "$work/s$i" && "$tune" submit --trial-jobs --name "s$i" --space "$work/curve.json" --seed $((100 + i)) \
+    (cd "$work/s$i" && "$tune" submit --trial-jobs --name "s$i" --space "$work/curve.json" --seed $((100 * r + i)) \
       --trials "$budget" --algo "$algo" --parallel 4 --cpus-per-trial 4 --mem-per-trial 2G --direction max --target "$tgt" \
       -A "lab$i" --dry-run -- /usr/bin/env "CURVE_CEILING=$ceiling" "$top/bench/programs/curve.py" |
       sed "s|--trial-jobs |--trial-jobs ${nice[*]} --slurm-poll 2 |" >"s$i.sbatch" && sbatch -Q "s$i.sbatch")
   done
+: >"$work/evidence.txt"
+  local oracle_pid=
+  if [ "$policy" = evidence ]; then
+    "$top/bench/evidence_oracle.py" --nice "$low_nice" "${watcher[@]}" >"$work/evidence.txt" &
+    oracle_pid=$!
+  fi
+  local sampler_pid=
+  if [ -n "${SPRIO_LOG:-}" ]; then  # each pending job's priority terms, twice a second
+    mkdir -p "$SPRIO_LOG"
+    sample_sprio "$t0" >"$SPRIO_LOG/$mode-$workload-$algo-$n-r$r-${policy//\//_}.txt" &
+    sampler_pid=$!
+  fi
   for _ in $(seq 1 2400); do [ -z "$(squeue -h)" ] && break; sleep 0.5; done
+  [ -n "$oracle_pid" ] && wait "$oracle_pid"
+  [ -n "$sampler_pid" ] && kill "$sampler_pid" 2>/dev/null && wait "$sampler_pid" 2>/dev/null
   "$cluster" stop --dir "$dir" --port "$port" >/dev/null 2>&1
   grep -h "yield level" "$dir/log/slurmctld.log" >"$work/levels.txt" 2>/dev/null || : >"$work/levels.txt"
   for i in $(seq 1 "$n"); do
@@ -116,12 +161,18 @@ near = min(e for e, o in ends if o >= best - 0.01 * abs(best)) - t0
 # ones: its best of the next 10 results beat its best so far by > 1%.
 vals = [o for e, o in ends]
 lowered = false = 0
+decisions = []
 for line in open('$work/levels.txt'):
-    m = re.search(r'study \\d+:s$i-[0-9a-f]{8}: yield level (\\d+) -> (\\d+) at (\\d+) results, (Algorithm 1|tail estimate)', line)
+    m = re.search(r'study \\d+:s$i-[0-9a-f]{8}: yield level (\\d+) -> (\\d+) at (\\d+) results, (Algorithm 1|tail estimate|stagnation)', line)
     if not m or int(m.group(2)) <= int(m.group(1)):
         continue
+    decisions.append(int(m.group(3)))
+for line in open('$work/evidence.txt'):
+    m = re.match(r'lab$i lowered at (\\d+) results', line)
+    if m:
+        decisions.append(int(m.group(1)))
+for k in decisions:
     lowered += 1
-    k = int(m.group(3))
     if 0 < k < len(vals) and max(vals[k:k + 10]) > max(vals[:k]) + 0.01 * abs(max(vals[:k])):
         false += 1
 print('s$i %.1f %.1f %s %d %d' % (to_target, near, 'yes' if hit else 'no', lowered, false))"
@@ -134,16 +185,16 @@ for workload in ${WORKLOADS:-identical heterogeneous}; do
   for algo in ${ALGOS:-random}; do
     for n in ${STUDIES:-1 4}; do
       rows=""
-      for r in $(seq 1 "${RUNS:-1}"); do
+      for r in $(seq "${FIRST_RUN:-1}" $((${FIRST_RUN:-1} + ${RUNS:-1} - 1))); do
         policies="fifo study-fifo"
         for est in $estimators; do policies+=" sched/tune:$est"; done
         if [ "$mode" = multifactor ]; then
           policies=multifactor
           for est in $estimators; do policies+=" multifactor+tune:$est"; done
         fi
-        [ "$workload" = heterogeneous ] && [ "$n" -gt 1 ] && policies+=" oracle"
+        [ "$workload" = heterogeneous ] && [ "$n" -gt 1 ] && policies+=" evidence oracle"
         for policy in $policies; do
-          lines=$(run "$policy" "$workload" "$n" "$algo")
+          lines=$(run "$policy" "$workload" "$n" "$algo" "$r")
           row=$(/usr/bin/python3 - "$workload" "$algo" "$n" "$r" "$policy" "$lines" <<'PY'
 import sys
 w, a, n, r, p, lines = sys.argv[1:6] + [sys.argv[6].split("\n")]
@@ -163,46 +214,12 @@ PY
           rows+="$row"$'\n'
         done
       done
-      summary+=("$(/usr/bin/python3 - "$rows" "$baseline" <<'PY'
-import math, sys, statistics as st
-rows = [l.split() for l in sys.argv[1].split("\n") if l.strip()]
-base = sys.argv[2]
-by, low = {}, {}
-for x in rows:
-    by.setdefault(x[4], []).append((float(x[5]), float(x[6]), float(x[7])))
-    l = low.setdefault(x[4], [0, 0])
-    l[0] += int(x[8]); l[1] += int(x[9])
-w, a, n = rows[0][0], rows[0][1], rows[0][2]
-# Mean over runs; "over targets reached" skips a run in which no study reached it.
-mean = {p: [st.mean(v[i] for v in by[p] if not math.isnan(v[i])) if any(not math.isnan(v[i]) for v in by[p])
-            else float("nan") for i in range(3)] for p in by}
-b = mean[base]
-lines = ["%-14s %-6s %-7s runs %d" % (w, a, n, len(by[base]))]
-for p in by:
-    m = mean[p]
-    line = "  %-28s %6.1f / %6.1f / %6.1f" % (p, *m)
-    if p != base:
-        line += "   / %s %.2f %.2f %.2f" % (base, m[0] / b[0], m[1] / b[1], m[2] / b[2])
-    if ":" in p:
-        if "study-fifo" in mean:
-            f = mean["study-fifo"]
-            line += ", / study-fifo %.2f %.2f" % (m[0] / f[0], m[1] / f[1])
-        if "oracle" in mean and mean["oracle"][1] != b[1]:
-            o = mean["oracle"]
-            # Of what the oracle gains over the baseline, the share this policy gets.
-            line += "; share of the oracle's gain: over targets reached %.2f, to target or end %.2f" % (
-                (b[1] - m[1]) / (b[1] - o[1]), (b[0] - m[0]) / (b[0] - o[0]) if b[0] != o[0] else float("nan"))
-        lw, fl = low[p]
-        line += "; false lowerings %d/%d" % (fl, lw)
-    lines.append(line)
-print("\n".join(lines))
-PY
-)")
+      summary+=("$(/usr/bin/python3 "$top/bench/table4_summary.py" "$baseline" <<<"$rows")")
     done
   done
 done
 echo
 echo "mean over runs (per policy: to target (or end) / over targets reached / to 1%, s; ratios < 1: faster)"
 printf '%s\n' "${summary[@]}"
-echo "aims (issue 32): heterogeneous, 4 studies, random and bayes: an estimator's share of the oracle's gain over targets reached >= 0.67 and faster than study-fifo; 1 study <= 3% slower than $baseline; identical studies no slower than $baseline; false lowerings <= 5% of lowerings"
+echo "aims (issue 55): heterogeneous, 4 studies, random and bayes, >= 10 runs: the default estimator significantly faster to target than $baseline (p < 0.05), its share of the evidence oracle's gain printed; 1 study and identical studies not significantly slower than $baseline; false lowerings <= 5% of lowerings; moonshot (multifactor): >= 20% below multifactor, significant"
 echo "paper (Table 4, s, parallelism 4): FIFO 75.4 / 80.2 / 121.2 / 156.7; dynamic 80.8 / 82.4 / 104.5 / 124.7"

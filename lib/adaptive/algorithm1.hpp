@@ -22,6 +22,7 @@ double smallest_top_gap(const ProgressRecord& r, const AdaptiveOptions& o);
 
 class Algorithm1 final : public YieldEstimator {
  public:
+  const char* label() const override { return "Algorithm 1"; }
   Judgement judge(const ProgressRecord& r, const AdaptiveOptions& o, YieldState& s) const override;
   bool relax(YieldState& s, double quiet, double steady, const AdaptiveOptions& o) const override;
 };

@@ -12,6 +12,7 @@ namespace tune {
 
 class TailEstimator final : public YieldEstimator {
  public:
+  const char* label() const override { return "tail estimate"; }
   Judgement judge(const ProgressRecord& r, const AdaptiveOptions& o, YieldState& s) const override;
   bool relax(YieldState& s, double quiet, double steady, const AdaptiveOptions& o) const override;
   bool judgement_stands(const YieldState& s) const override { return s.level == s.estimate; }

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // One base for the rules that turn a study's progress records into its
 // yield level (adaptive.estimator in sched_tune.conf): each rule a class of
-// its own (algorithm1.hpp, tail_estimator.hpp), registered by name in
+// its own (algorithm1.hpp, tail_estimator.hpp, stagnation_estimator.hpp), registered by name in
 // estimators() (yield_level.hpp). A rule keeps no state of its own: what it
 // knows of a study is the study's YieldState, which the plugins save and
 // restore.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "adaptive/progress_record.hpp"
@@ -23,7 +24,9 @@ struct YieldState {
   double gap_sum = 0;          // Algorithm 1: the sum of the gaps g judged so far
   std::int64_t gaps = 0;       // ... and how many
   std::int64_t judged_n = -1;  // results in the last record judged (-1: none yet)
-  int estimate = 0;            // the tail estimator's level before relaxation
+  int estimate = 0;            // tail, stagnation: the level before relaxation
+  double best = NAN;           // stagnation: the best at its last improvement that counted
+  std::int64_t best_n = -1;    // ... and the results then (-1: none yet)
 };
 
 // What judging a record found: whether it was judged, and the chance of
@@ -36,6 +39,8 @@ struct Judgement {
 class YieldEstimator {
  public:
   virtual ~YieldEstimator() = default;
+  // How slurmctld's log names a change this rule judged ("Algorithm 1").
+  virtual const char* label() const = 0;
   // A record with more results than any before it (s.last_n already moved
   // to it): judges it when the rule's time has come, setting s.level.
   virtual Judgement judge(const ProgressRecord& r, const AdaptiveOptions& o, YieldState& s) const = 0;

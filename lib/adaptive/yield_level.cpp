@@ -45,6 +45,8 @@ YieldLevel YieldLevel::restore(const Saved& s, const AdaptiveOptions& o) {
   y.s_.gap_sum = std::isfinite(s.gap_sum) && s.gap_sum >= 0 ? s.gap_sum : 0;
   y.s_.gaps = y.s_.gap_sum > 0 || s.gaps > 0 ? std::max<std::int64_t>(0, s.gaps) : 0;
   if (y.s_.gaps == 0) y.s_.gap_sum = 0;
+  y.s_.best_n = std::isfinite(s.best) ? std::clamp<std::int64_t>(s.best_n, -1, y.s_.last_n) : -1;
+  y.s_.best = y.s_.best_n >= 0 ? s.best : NAN;
   return y;
 }
 

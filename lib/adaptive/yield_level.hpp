@@ -11,6 +11,7 @@
 
 #include "adaptive/algorithm1.hpp"
 #include "adaptive/progress_record.hpp"
+#include "adaptive/stagnation_estimator.hpp"
 #include "adaptive/tail_estimate.hpp"
 #include "adaptive/tail_estimator.hpp"
 #include "adaptive/yield_estimator.hpp"
@@ -29,6 +30,7 @@ struct EstimatorEntry {
 inline const Registry<EstimatorEntry>& estimators() {
   static const Algorithm1 algorithm1;
   static const TailEstimator tail;
+  static const StagnationEstimator stagnation;
   static const Registry<EstimatorEntry> registry(
       "estimator",
       {
@@ -37,6 +39,10 @@ inline const Registry<EstimatorEntry>& estimators() {
            "the source design's Algorithm 1: the gap among a study's top m results",
            &algorithm1},
           {"tail", {}, "the chance that the study's next results beat its best (tail_estimate.hpp)", &tail},
+          {"stagnation",
+           {},
+           "no improvement of the study's best in its last stagnation.trials results",
+           &stagnation},
       });
   return registry;
 }
@@ -44,8 +50,11 @@ inline const Registry<EstimatorEntry>& estimators() {
 struct AdaptiveOptions {
   std::string estimator = "algorithm1";  // a name estimators() knows
   TailOptions tail;                      // the tail estimator's settings
-  int k = 2;                             // results needed: n > k*m
-  int m = 5;                             // sample size: the top m results
+  struct {
+    int trials = 10;  // W: results without an improvement per level
+  } stagnation;       // the stagnation rule's settings
+  int k = 2;          // results needed: n > k*m
+  int m = 5;          // sample size: the top m results
   // G_0, G_1, ...: thresholds on g relative to the best value's magnitude
   // (|f1-f2| / max(|f1|, 1e-12)), so that they do not depend on units.
   std::vector<double> thresholds{0.01, 0.005, 0.0025, 0.001};

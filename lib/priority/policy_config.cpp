@@ -115,7 +115,7 @@ PolicyConfig read(const libconfig::Config& cfg, const std::string& file, const C
                       "fairshare.weight + fairshare.age_weight must not exceed 1e9 (priorities are 32-bit)");
   if (const auto* g = r.group(root, "adaptive")) {
     r.only(*g, {"enabled", "estimator", "k", "m", "thresholds", "tolerance", "yield_factor", "max_level",
-                "relax_time", "tail"});
+                "relax_time", "tail", "stagnation"});
     auto& a = c.adaptive;
     c.adaptive_enabled = r.boolean(*g, "enabled", true);
     const std::string estimator = r.text(*g, "estimator", "algorithm1");
@@ -130,6 +130,10 @@ PolicyConfig read(const libconfig::Config& cfg, const std::string& file, const C
       a.tail.min_results = r.integer(*t, "min_results", a.tail.min_results, 2, 100000);
       a.tail.spacings =
           r.integer(*t, "spacings", a.tail.spacings, 1, static_cast<int>(ProgressRecord::kMaxTop) - 1);
+    }
+    if (const auto* s = r.group(*g, "stagnation")) {
+      r.only(*s, {"trials"});
+      a.stagnation.trials = r.integer(*s, "trials", a.stagnation.trials, 1, 100000);
     }
     a.k = r.integer(*g, "k", a.k, 1, 1000);
     a.m = r.integer(*g, "m", a.m, 2, static_cast<int>(ProgressRecord::kMaxTop));

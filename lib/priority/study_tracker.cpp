@@ -113,6 +113,10 @@ nlohmann::json StudyTracker::save() const {
                    {"last_change", s.last_change},
                    {"last_signal", std::max(s.last_signal, -1.0)},
                    {"signalled_at", s.signalled_at}};
+    if (y.best_n >= 0) {  // the stagnation rule's reference (JSON has no NaN)
+      studies[id]["best"] = y.best;
+      studies[id]["best_n"] = y.best_n;
+    }
   }
   return studies;
 }
@@ -135,6 +139,14 @@ void StudyTracker::restore(const nlohmann::json& j, const AdaptiveOptions& o) {
                           v.value("judged_n", std::int64_t{-1}),
                           // absent from state saved before the tail estimator: its level
                           v.value("estimate", v.at("level").get<int>())};
+      // absent from state saved before the stagnation rule, or before a best
+      if (v.contains("best_n")) {
+        const auto& best = v.at("best");
+        if (!best.is_number() || !std::isfinite(best.get<double>()))
+          throw std::runtime_error("bad best of study " + id);
+        y.best = best.get<double>();
+        y.best_n = v.at("best_n").get<std::int64_t>();
+      }
       StudyState s;
       s.yield = YieldLevel::restore(y, o);
       s.last_seen = finite(v.at("last_seen"), "last_seen");

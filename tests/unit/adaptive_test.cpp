@@ -269,7 +269,8 @@ TEST(SchedulingPass, NoCommentEverRaisesAJobsPriority) {
   std::mt19937_64 rng(2026);
   for (int round = 0; round < 600; ++round) {
     PolicyConfig c = fast();
-    c.adaptive.estimator = round % 2 ? "tail" : "algorithm1";  // both estimators
+    const auto names = estimators().names();  // every estimator in turn
+    c.adaptive.estimator = names[static_cast<std::size_t>(round) % names.size()];
     SchedTunePolicy with(c), without(c);
     std::vector<JobView> a, b;
     const int jobs = 2 + static_cast<int>(rng() % 8);

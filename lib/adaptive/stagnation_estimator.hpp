@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The stagnation rule (adaptive.estimator = "stagnation"), the simple
+// baseline beside Algorithm 1 and the tail estimator: a study whose best has
+// not improved by more than G_0 (the first of adaptive.thresholds, relative
+// to the best's magnitude) in its last W results (adaptive.stagnation.trials)
+// is lowered one level, and one more per further W results without such an
+// improvement; an improvement takes it back to 0. Optuna's terminator has
+// the same rule (BestValueStagnationEvaluator). Small improvements add up:
+// the reference is the best at the last improvement that counted, so a
+// study creeping up by 0.5% a result is not taken for a stagnating one.
+// The record gives the best and the count, not when the best came: a study
+// first seen with N results counts from N. It relaxes as the tail estimator
+// does.
+#pragma once
+
+#include "adaptive/yield_estimator.hpp"
+
+namespace tune {
+
+class StagnationEstimator final : public YieldEstimator {
+ public:
+  const char* label() const override { return "stagnation"; }
+  Judgement judge(const ProgressRecord& r, const AdaptiveOptions& o, YieldState& s) const override;
+  bool relax(YieldState& s, double quiet, double steady, const AdaptiveOptions& o) const override;
+  bool judgement_stands(const YieldState& s) const override { return s.level == s.estimate; }
+};
+
+}  // namespace tune
