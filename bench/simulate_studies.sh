@@ -71,7 +71,15 @@ echo 'adaptive: { thresholds = [0.01]; };' >est.conf
 common=("${where[@]}" "${specs[@]}" --study-mode "${MODES:-trials,whole}" --replicates "${REPLICATES:-3}" --jitter 300)
 echo "== FIFO, multifactor, multifactor with site_factor/tune, sched/tune, by estimator, and the oracles ($studies studies, ${CLUSTER:-small})"
 "$tune" simulate "${common[@]}" --sched-conf est.conf --site-conf est.conf \
-  --priority fifo,multifactor,multifactor+tune:algorithm1,multifactor+tune:tail,multifactor+tune:stagnation,multifactor+evidence-oracle,multifactor+oracle,tune:algorithm1,tune:tail,tune:stagnation,evidence-oracle,oracle |
-  sed -n '/^STUDIES/,/^bounds/p;/^across/,$p'
+  --priority fifo,multifactor,multifactor+tune:algorithm1,multifactor+tune:tail,multifactor+tune:stagnation,multifactor+evidence-oracle,multifactor+oracle,tune:algorithm1,tune:tail,tune:stagnation,evidence-oracle,oracle \
+  >replay.txt
+sed -n '/^STUDIES/,/^bounds/p;/^across/,$p' replay.txt
+if [ "${REPLICATES:-3}" -gt 1 ]; then  # trial jobs, paired by replicate: against each priority type alone
+  mode=${MODES:-trials,whole}
+  suffix=+cons_tres$([[ $mode == *,* ]] && echo "/${mode%%,*}")
+  echo "== paired over replicates ($mode): against multifactor, then against FIFO (priority/basic)"
+  /usr/bin/python3 "$top/bench/simulate_paired.py" "multifactor$suffix" "multifactor+evidence-oracle$suffix" <replay.txt | grep -E '^(policy|multifactor)'
+  /usr/bin/python3 "$top/bench/simulate_paired.py" "fifo$suffix" "evidence-oracle$suffix" <replay.txt | grep -vE '^multifactor'
+fi
 echo "== sched/tune with Algorithm 1 off (adaptive.enabled = false)"
 "$tune" simulate "${common[@]}" --priority tune --sched-conf fs_only.conf | sed -n '/^STUDIES/,/^bounds/p;/^across/,$p'

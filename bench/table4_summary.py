@@ -28,6 +28,9 @@ mean = {p: [st.mean(v[i] for v in by[p].values() if not math.isnan(v[i]))
             if any(not math.isnan(v[i]) for v in by[p].values())
             else float("nan") for i in range(3)] for p in by}
 b = mean[base]
+# The oracles of this priority type: "oracle" or "multifactor+oracle".
+prefix = "multifactor+" if base == "multifactor" else ""
+evidence, oracle_ = prefix + "evidence", prefix + "oracle"
 def runs(*policies):
     """The runs every one of `policies` has, each a tuple of their figures."""
     common = sorted(set.intersection(*(set(by[p]) for p in policies)))
@@ -50,13 +53,13 @@ for p in by:
         if "study-fifo" in mean:
             f = mean["study-fifo"]
             line += ", / study-fifo %.2f %.2f" % (m[0] / f[0], m[1] / f[1])
-        for oracle in ("evidence", "oracle"):
+        for oracle in (evidence, oracle_):
             if oracle in mean and mean[oracle][1] != b[1]:
                 line += "; share of the %s gain over targets reached %s" % (
-                    "evidence oracle's" if oracle == "evidence" else "oracle's", share(p, oracle))
+                    "evidence oracle's" if oracle == evidence else "oracle's", share(p, oracle))
         lw, fl = low[p]
         line += "; false lowerings %d/%d" % (fl, lw)
-    if p == "evidence" and "oracle" in mean:
-        line += "; share of the oracle's gain %s" % share(p, "oracle")
+    if p == evidence and oracle_ in mean:
+        line += "; share of the oracle's gain %s" % share(p, oracle_)
     lines.append(line)
 print("\n".join(lines))

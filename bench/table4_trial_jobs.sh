@@ -10,6 +10,10 @@
 #   heterogeneous  studies of different difficulty: s1 and s3 reach their
 #                  targets, s2 and s4 plateau below theirs (CURVE_CEILING)
 #                  and run out their trial budget (BUDGET trials)
+#   real           the recorded training tables of data/workloads (20 epochs
+#                  of TABLE_EPOCH s, default 0.15): digits-mlp32, digits-mlp4
+#                  (which cannot reach its target), cancer-mlp16, wine-mlp2
+#                  (its target 1.0 is rare); the oracles know only digits-mlp4
 # Policies, same seeds in the same run:
 #   fifo        Slurm's default order (sched/backfill, priority/basic): jobs by submission
 #   study-fifo  the paper's FIFO: the earlier study's trials first (each
@@ -20,11 +24,11 @@
 #               study's pending trial jobs)
 #   sched/tune:stagnation  sched/tune with the stagnation rule (no 1% gain
 #               in a study's last 10 results lowers it; Optuna's terminator has it)
-#   oracle      (heterogeneous only) Slurm's order, but the studies that will
+#   oracle      (heterogeneous and real) Slurm's order, but the studies that will
 #               plateau get --nice 10000 from their first trial job: what a
 #               policy that lowers plateaued studies could reach at best, knowing
 #               the future instead of detecting the plateau from results
-#   evidence    (heterogeneous only) the evidence oracle: Slurm's order, and a
+#   evidence    (heterogeneous and real) the evidence oracle: Slurm's order, and a
 #               study that will plateau gets --nice 10000 on its pending jobs
 #               from when its progress record holds its ceiling twice
 #               (bench/evidence_oracle.py): the most an estimator that sees
@@ -36,11 +40,11 @@
 #   multifactor+tune:algorithm1, multifactor+tune:tail
 #                     the same with PrioritySiteFactorPlugin=site_factor/tune
 #                     and each estimator
-#   oracle            (heterogeneous only) multifactor, the studies that will
+#   multifactor+oracle (heterogeneous and real) multifactor, the studies that will
 #                     plateau given --nice 1000000 (below every other job) from
 #                     their first trial job
-#   evidence          (heterogeneous only) the same from their second result
-#                     at the ceiling
+#   multifactor+evidence (heterogeneous and real) the same from their second
+#                     result at the ceiling
 # ESTIMATORS (default "algorithm1 tail stagnation") chooses the estimator rows.
 # SPRIO_LOG=DIR keeps each pending job's priority terms over time, a file per
 # run and policy (bench/sprio_terms.py sums them up).
@@ -80,12 +84,27 @@ adaptive = { estimator = "$est"; k = 1; m = 3; thresholds = [0.01]; relax_time =
 CONF
 done
 
-# study I of workload W: "TARGET CEILING" (ceiling 1 = none)
+# study I of workload W: "TARGET CEILING" (ceiling 1 = none known)
 shape() {
   if [ "$1" = identical ]; then echo "$target 1"; return; fi
+  if [ "$1" = real ]; then  # the tables' targets (data/workloads/README.md); only digits-mlp4 surely plateaus
+    case $2 in
+      1) echo "0.975 1" ;; 2) echo "0.95 0.91852" ;; 3) echo "0.98 1" ;; 4) echo "1.0 1" ;;
+    esac
+    return
+  fi
   case $2 in
     1) echo "0.90 1" ;; 2) echo "$target 0.85" ;; 3) echo "$target 1" ;; 4) echo "$target 0.88" ;;
   esac
+}
+# The program and space of study I of workload W.
+program() {
+  if [ "$1" = real ]; then
+    local tables=(digits-mlp32 digits-mlp4 cancer-mlp16 wine-mlp2)
+    echo "$top/data/workloads/space.json /usr/bin/env TABLE_EPOCH=${TABLE_EPOCH:-0.15} $top/bench/programs/table_curve.py $top/data/workloads/${tables[$(($2 - 1))]}.json"
+  else
+    echo "$work/curve.json /usr/bin/env CURVE_CEILING=$3 $top/bench/programs/curve.py"
+  fi
 }
 
 # Lines "seconds job account priority age fairshare partition site nice" of
@@ -121,17 +140,20 @@ run() {  # POLICY WORKLOAD N ALGO RUN -> one line per study: "s<i> to_target to_
     read -r tgt ceiling < <(shape "$workload" "$i")
     local nice=()
     [ "$policy" = study-fifo ] && nice=(--nice $((i * 1000)))
-    [ "$policy" = oracle ] && [ "$ceiling" != 1 ] && nice=(--nice "$low_nice")
+    [ "${policy#multifactor+}" = oracle ] && [ "$ceiling" != 1 ] && nice=(--nice "$low_nice")
     [ "$ceiling" != 1 ] && watcher+=("lab$i=$ceiling")
     mkdir -p "$work/s$i"
-    (cd "$work/s$i" && "$tune" submit --trial-jobs --name "s$i" --space "$work/curve.json" --seed $((100 * r + i)) \
+    local space cmd
+    read -r space cmd < <(program "$workload" "$i" "$ceiling")
+    # shellcheck disable=SC2086 # cmd: the program and its words
+    (cd "$work/s$i" && "$tune" submit --trial-jobs --name "s$i" --space "$space" --seed $((100 * r + i)) \
       --trials "$budget" --algo "$algo" --parallel 4 --cpus-per-trial 4 --mem-per-trial 2G --direction max --target "$tgt" \
-      -A "lab$i" --dry-run -- /usr/bin/env "CURVE_CEILING=$ceiling" "$top/bench/programs/curve.py" |
+      -A "lab$i" --dry-run -- $cmd |
       sed "s|--trial-jobs |--trial-jobs ${nice[*]} --slurm-poll 2 |" >"s$i.sbatch" && sbatch -Q "s$i.sbatch")
   done
 : >"$work/evidence.txt"
   local oracle_pid=
-  if [ "$policy" = evidence ]; then
+  if [ "${policy#multifactor+}" = evidence ]; then
     "$top/bench/evidence_oracle.py" --nice "$low_nice" "${watcher[@]}" >"$work/evidence.txt" &
     oracle_pid=$!
   fi
@@ -192,7 +214,10 @@ for workload in ${WORKLOADS:-identical heterogeneous}; do
           policies=multifactor
           for est in $estimators; do policies+=" multifactor+tune:$est"; done
         fi
-        [ "$workload" = heterogeneous ] && [ "$n" -gt 1 ] && policies+=" evidence oracle"
+        if [ "$workload" != identical ] && [ "$n" -gt 1 ]; then
+          if [ "$mode" = multifactor ]; then policies+=" multifactor+evidence multifactor+oracle"
+          else policies+=" evidence oracle"; fi
+        fi
         for policy in $policies; do
           lines=$(run "$policy" "$workload" "$n" "$algo" "$r")
           row=$(/usr/bin/python3 - "$workload" "$algo" "$n" "$r" "$policy" "$lines" <<'PY'

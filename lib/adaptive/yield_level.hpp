@@ -48,8 +48,8 @@ inline const Registry<EstimatorEntry>& estimators() {
 }
 
 struct AdaptiveOptions {
-  std::string estimator = "algorithm1";  // a name estimators() knows
-  TailOptions tail;                      // the tail estimator's settings
+  std::string estimator = "tail";  // a name estimators() knows (the tail estimator: measured best)
+  TailOptions tail;                // the tail estimator's settings
   struct {
     int trials = 10;  // W: results without an improvement per level
   } stagnation;       // the stagnation rule's settings

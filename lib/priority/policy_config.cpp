@@ -118,7 +118,7 @@ PolicyConfig read(const libconfig::Config& cfg, const std::string& file, const C
                 "relax_time", "tail", "stagnation"});
     auto& a = c.adaptive;
     c.adaptive_enabled = r.boolean(*g, "enabled", true);
-    const std::string estimator = r.text(*g, "estimator", "algorithm1");
+    const std::string estimator = r.text(*g, "estimator", a.estimator);
     if (const auto* e = estimators().find(estimator))
       a.estimator = e->name;
     else

@@ -342,6 +342,22 @@ std::string format_replicates(const std::vector<std::vector<Summary>>& reps) {
       out += buf;
     }
   }
+  if (studies) {  // each replicate's figure, for a paired test across policies (bench/simulate_paired.py)
+    out += "\nTTT BY REPLICATE (seconds; replicate 1 first; nan: no study reached its target)\n";
+    for (const auto& r : reps) {
+      if (r.empty()) continue;
+      out += r.front().label;
+      for (const auto& s : r) {
+        if (s.time_to_target.n == 0) {
+          out += " nan";
+          continue;
+        }
+        std::snprintf(buf, sizeof buf, " %.1f", s.time_to_target.mean);
+        out += buf;
+      }
+      out += "\n";
+    }
+  }
   return out;
 }
 

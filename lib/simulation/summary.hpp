@@ -70,7 +70,8 @@ std::string format_study_detail(const Workload& w, const std::vector<std::string
 
 // Replicates of each combination (outer: combinations, inner: replicates):
 // mean wait, 1-GPU and multi-GPU mean wait, GPU utilisation, Jain's index,
-// and with studies their mean time to target and TTT-ALL, as mean [min, max].
+// and with studies their mean time to target and TTT-ALL, as mean [min, max],
+// then each replicate's mean time to target ("TTT BY REPLICATE").
 std::string format_replicates(const std::vector<std::vector<Summary>>& reps);
 
 // job,account,user,gpus,cpus,submit,start,end,wait,runtime,time_limit,timed_out,backfilled

@@ -3,7 +3,7 @@
 # tune run with real mpirun and real processes: outcomes of misbehaving trials,
 # bad input, kill -9 at random moments, and a signal followed by --resume.
 source "$(dirname "$0")/tap.sh"
-plan 23
+plan 24
 tune=$TOP_BUILDDIR/driver/tune
 behave=$TOP_SRCDIR/tests/integration/programs/behave.sh
 branin=$TOP_SRCDIR/examples/synthetic/branin.py
@@ -412,3 +412,33 @@ if [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ $rc3 -eq 0 ] && [ $rc4 -eq 1 ] && [ $rc
   ok "--trials kept in the history: a resume without it ran nothing past 3 and said how to; --trials 5 ran to 5 and was kept (a refused --trials 9 was not)"
 else not_ok "the trial budget on resume" "exit $rc1: $first" "exit $rc2 ($n2 trials): $again" "exit $rc3 ($n3 ok): $more" \
   "exit $rc4: $refused" "exit $rc5: $last" "attr: $attr" "$status"; fi
+
+# 24. A study on a recorded real-training table (data/workloads: an MLP of 4
+# hidden units on scikit-learn's digits, which cannot reach 0.95): every
+# trial reports its 20 recorded epochs, its objective is one of the table's
+# final accuracies, and tune simulate replays it under the stagnation rule
+# beside priority/multifactor; a missing table is named with how to make one.
+table=$TOP_SRCDIR/data/workloads/digits-mlp4.json
+out=$(TABLE_EPOCH=0 mpi 3 "$tune" run --history table.h5 --space "$TOP_SRCDIR/data/workloads/space.json" --trials 12 \
+  --seed 3 --direction max -q -- "$TOP_SRCDIR/bench/programs/table_curve.py" "$table" 2>&1); rc=$?
+check=$("$tune" export table.h5 --json | /usr/bin/python3 -c "
+import json, sys
+h = json.load(sys.stdin)
+t = json.load(open('$table'))
+finals = {round(r['accuracy'][-1], 5) for p in t['points'] for r in p['runs']}
+ok = [x for x in h['trials'] if x['state'] == 'ok']
+print(len(ok), all(round(x['objective'], 5) in finals for x in ok), max(x['objective'] for x in ok) < 0.95)" 2>&1)
+epochs=$(/usr/bin/python3 -c "
+import h5py
+r = h5py.File('table.h5', 'r')['reports']
+print(int((r['metric'] == b'accuracy').sum()))" 2>&1)
+sim=$("$tune" simulate --cluster sim.conf --study "table.h5,target=0.95,time-scale=60,gpus=1,parallel=2" \
+  --study "branin.h5,target=$best,time-scale=60,gpus=1,parallel=2" \
+  --priority multifactor,multifactor+tune:stagnation --study-mode trials 2>&1); sim_rc=$?
+missing=$(TUNE_PARAM_lr=0.01 TUNE_PARAM_momentum=0.9 "$TOP_SRCDIR/bench/programs/table_curve.py" nowhere.json 2>&1); missing_rc=$?
+if [ $rc -eq 0 ] && [ "$check" = "12 True True" ] && [ "$epochs" = 240 ] && [ $sim_rc -eq 0 ] &&
+   grep -q "^multifactor+tune:stagnation+cons_tres  *1/2" <<<"$sim" &&
+   [ $missing_rc -ne 0 ] && grep -q "nowhere.json.*make it with data/workloads/make_tables.py" <<<"$missing"; then
+  ok "a study on a recorded training table: 12 trials of 20 recorded epochs, replayed under multifactor with the stagnation rule; a missing table named"
+else not_ok "a study on a recorded training table" "exit $rc: $out" "check: $check" "epochs: $epochs" "exit $sim_rc: $sim" \
+  "exit $missing_rc: $missing"; fi

@@ -57,8 +57,9 @@ sa=$(submit "$alice" -n 16 -A bio --wrap "'sleep 1'")
 sleep 2
 queue=$(as "$alice" "$tune queue")
 wait_state "$sa" RUNNING 30
-if [ "$(state_of "$sb")" = PENDING ] && grep -E "^$sb .*flat-1 +1 " <<<"$queue" >/dev/null; then
-  ok "yield level 1 for bob's plateaued study: alice's later job started first"
+level=$(grep -E "^$sb .*flat-1 +[1-9]" <<<"$queue" | sed -E 's/.*flat-1 +([0-9]+) .*/\1/')
+if [ "$(state_of "$sb")" = PENDING ] && [ "${level:-0}" -ge 1 ]; then
+  ok "yield level $level for bob's plateaued study: alice's later job started first"
 else not_ok "a plateaued study yields its place" "$(state_of "$sb") / $(state_of "$sa")" "$queue"; fi
 wait_idle
 
@@ -136,7 +137,7 @@ pc=$(prio_of "$ctl")
 worse=0
 for j in "${ids[@]}"; do [ -n "$j" ] && [ "$(prio_of "$j")" -gt "${pc:-0}" ] 2>/dev/null && worse=$((worse + 1)); done
 bob_level=$(state_json "s['studies'].get('$uid:flat-1', {}).get('level', 'none')")
-if scontrol ping | grep -q UP && [ $worse -eq 0 ] && [ "$level" = 1 ] && [ "$bob_level" = "$level" ] &&
+if scontrol ping | grep -q UP && [ $worse -eq 0 ] && [ "${level:-0}" -ge 1 ] && [ "$bob_level" = "$level" ] &&
    [ "$(prio_of "$held")" = 0 ] && [ "$(prio_of "$pinned")" = 7 ] &&
    ! grep -q "$(id -u "$alice"):a'" <<<"$after"; then
   ok "hostile Comments (${#ids[@]} jobs, $(grep -c '^[0-9]' <<<"$(printf '%s\n' "${ids[@]}")") accepted by sbatch): slurmctld up, none above alice's plain job ($pc), bob's study untouched; held and admin-set priorities left alone"

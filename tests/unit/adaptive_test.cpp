@@ -22,7 +22,7 @@ ProgressRecord rec(std::int64_t n, std::vector<double> top, bool minimize = true
 }
 
 TEST(YieldLevel, NeedsMoreThanKTimesMResults) {
-  AdaptiveOptions o;  // k = 2, m = 5
+  AdaptiveOptions o = testing_support::algorithm1();  // k = 2, m = 5
   YieldLevel y;
   EXPECT_FALSE(y.observe(rec(10, {1, 1, 1, 1, 1}), o));  // n = k*m: not yet
   EXPECT_EQ(y.level(), 0);
@@ -31,7 +31,7 @@ TEST(YieldLevel, NeedsMoreThanKTimesMResults) {
 }
 
 TEST(YieldLevel, PlateauRaisesImprovementDoesNot) {
-  AdaptiveOptions o;
+  AdaptiveOptions o = testing_support::algorithm1();
   o.thresholds = {0.01, 0.005};
   YieldLevel y;
   // Improving study: the top values move and are well apart (gaps >= 5%).
@@ -51,7 +51,7 @@ TEST(YieldLevel, PlateauRaisesImprovementDoesNot) {
 }
 
 TEST(YieldLevel, GapNearItsMeanCountsAsAPlateau) {
-  AdaptiveOptions o;
+  AdaptiveOptions o = testing_support::algorithm1();
   o.thresholds = {0.001};
   o.tolerance = 0.05;
   YieldLevel y;
@@ -65,7 +65,7 @@ TEST(YieldLevel, GapNearItsMeanCountsAsAPlateau) {
 }
 
 TEST(YieldLevel, JudgedOncePerMResultsSoResultsOutsideTheTopDoNotRaiseEachTime) {
-  AdaptiveOptions o;  // k = 2, m = 5
+  AdaptiveOptions o = testing_support::algorithm1();  // k = 2, m = 5
   o.thresholds = {0.001};
   YieldLevel y;
   // Gaps of 10%, far above G. Results that miss the top 5 leave it as it was,
@@ -85,7 +85,7 @@ TEST(YieldLevel, JudgedOncePerMResultsSoResultsOutsideTheTopDoNotRaiseEachTime) 
 }
 
 TEST(YieldLevel, RestoreKeepsTheJudgedCount) {
-  AdaptiveOptions o;
+  AdaptiveOptions o = testing_support::algorithm1();
   YieldLevel y;
   EXPECT_TRUE(y.observe(rec(11, {1, 1, 1, 1, 1}), o));
   auto r = YieldLevel::restore(y.save(), o);
@@ -99,7 +99,7 @@ TEST(YieldLevel, RestoreKeepsTheJudgedCount) {
 }
 
 TEST(YieldLevel, MaximiseUsesTheSameGapsAndRepeatedRecordsDoNothing) {
-  AdaptiveOptions o;
+  AdaptiveOptions o = testing_support::algorithm1();
   YieldLevel y;
   EXPECT_TRUE(y.observe(rec(20, {0.95, 0.95, 0.949, 0.948, 0.947}, false), o));
   EXPECT_FALSE(y.observe(rec(20, {0.95, 0.95, 0.949, 0.948, 0.947}, false), o))
@@ -109,7 +109,7 @@ TEST(YieldLevel, MaximiseUsesTheSameGapsAndRepeatedRecordsDoNothing) {
 }
 
 TEST(YieldLevel, LevelIsCappedAndRelaxes) {
-  AdaptiveOptions o;
+  AdaptiveOptions o = testing_support::algorithm1();
   o.max_level = 2;
   YieldLevel y;
   for (int n = 11; n < 40; n += o.m) y.observe(rec(n, {1, 1, 1, 1, 1}), o);

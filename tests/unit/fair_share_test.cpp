@@ -152,17 +152,19 @@ TEST(SchedulingPass, StateSurvivesSaveAndRestore) {
   run.comment = "tune:study=s1;n=20;dir=min;top=1,1,1,1,1";
   p.pass(1000, cluster, {run});
   p.pass(1200, cluster, {run});  // within relax_time: the level stays
+  const int level = p.studies().at("1001:s1").yield.level();
+  ASSERT_GT(level, 0) << "five equal results: a plateau by every estimator";
   SchedTunePolicy q(quick_config());
   q.restore(nlohmann::json::parse(p.save().dump()));
   EXPECT_DOUBLE_EQ(q.fair_share().dominant_share("alice", cluster, 1),
                    p.fair_share().dominant_share("alice", cluster, 1));
   ASSERT_EQ(q.studies().count("1001:s1"), 1u);
-  EXPECT_EQ(q.studies().at("1001:s1").yield.level(), 1);
+  EXPECT_EQ(q.studies().at("1001:s1").yield.level(), level);
   for (const char* bad :
        {"[]", "{\"version\":2}", "{\"version\":1,\"tenants\":{\"a\":[1,2]},\"studies\":{},\"last_pass\":0}",
         "{\"version\":1,\"tenants\":{},\"studies\":{\"x:y\":{}},\"last_pass\":0}"})
     EXPECT_THROW(q.restore(nlohmann::json::parse(bad)), std::runtime_error) << bad;
-  EXPECT_EQ(q.studies().at("1001:s1").yield.level(), 1) << "a failed restore keeps the state";
+  EXPECT_EQ(q.studies().at("1001:s1").yield.level(), level) << "a failed restore keeps the state";
 }
 
 TEST(SchedulingPass, SlurmPrioritiesKeepTheOrderAboveWhatPriorityBasicGives) {

@@ -10,8 +10,17 @@
 
 namespace tune::testing_support {
 
+// Algorithm 1's options: the tests of its rule and of the plugins' passes
+// count results in its k and m (the default estimator is the tail one).
+inline AdaptiveOptions algorithm1() {
+  AdaptiveOptions o;
+  o.estimator = "algorithm1";
+  return o;
+}
+
 inline PolicyConfig fast() {
   PolicyConfig c;
+  c.adaptive = algorithm1();
   c.fairshare.half_life = 600;
   c.adaptive.relax_time = 60;
   c.yield.wait = 30;

@@ -99,8 +99,8 @@ TEST(Stagnation, TheTrackerKeepsTheBestAcrossARestart) {
 }
 
 TEST(Stagnation, ConfiguredByName) {
-  const auto c = parse_policy_config("adaptive = { estimator = \"stagnation\"; stagnation = { trials = 25; }; };",
-                                     "x.conf");
+  const auto c = parse_policy_config(
+      "adaptive = { estimator = \"stagnation\"; stagnation = { trials = 25; }; };", "x.conf");
   EXPECT_EQ(c.adaptive.estimator, "stagnation");
   EXPECT_EQ(c.adaptive.stagnation.trials, 25);
   for (const char* bad : {"adaptive = {\n stagnation = { trials = 0; };\n};",

@@ -192,7 +192,7 @@ TEST(TailEstimate, YieldLevelFollowsTheEstimateAndRecoversWithIt) {
 }
 
 TEST(PolicyConfig, ChoosesTheEstimatorByNameWithItsSettings) {
-  EXPECT_EQ(parse_policy_config("", "x.conf").adaptive.estimator, "algorithm1");
+  EXPECT_EQ(parse_policy_config("", "x.conf").adaptive.estimator, "tail") << "the default";
   const auto c = parse_policy_config(
       "adaptive = { estimator = \"tail\"; tail = { horizon = 20; p_min = 0.01; min_results = 8; spacings = "
       "3; }; };",
