@@ -76,7 +76,8 @@ echo "== FIFO, multifactor, multifactor with site_factor/tune, sched/tune, by es
 sed -n '/^STUDIES/,/^bounds/p;/^across/,$p' replay.txt
 if [ "${REPLICATES:-3}" -gt 1 ]; then  # trial jobs, paired by replicate: against each priority type alone
   mode=${MODES:-trials,whole}
-  suffix=+cons_tres$([[ $mode == *,* ]] && echo "/${mode%%,*}")
+  suffix=+cons_tres
+  [[ $mode == *,* ]] && suffix+=/${mode%%,*}  # labels carry the mode when there are several
   echo "== paired over replicates ($mode): against multifactor, then against FIFO (priority/basic)"
   /usr/bin/python3 "$top/bench/simulate_paired.py" "multifactor$suffix" "multifactor+evidence-oracle$suffix" <replay.txt | grep -E '^(policy|multifactor)'
   /usr/bin/python3 "$top/bench/simulate_paired.py" "fifo$suffix" "evidence-oracle$suffix" <replay.txt | grep -vE '^multifactor'
