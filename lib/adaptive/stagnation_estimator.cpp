@@ -28,9 +28,7 @@ Judgement StagnationEstimator::judge(const ProgressRecord& r, const AdaptiveOpti
 
 bool StagnationEstimator::relax(YieldState& s, double quiet, double /*steady*/,
                                 const AdaptiveOptions& o) const {
-  const int periods = static_cast<int>(std::floor(quiet / o.relax_time));
-  s.level = std::max(0, s.estimate - std::max(0, periods));
-  return false;
+  return relax_estimate(s, quiet, o.relax_time);
 }
 
 }  // namespace tune

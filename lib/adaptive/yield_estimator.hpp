@@ -7,6 +7,7 @@
 // restore.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -49,6 +50,14 @@ class YieldEstimator {
   // when it stepped the level down itself (the tracker then restarts
   // `steady`).
   virtual bool relax(YieldState& s, double quiet, double steady, const AdaptiveOptions& o) const = 0;
+  // The rules that keep an estimate (tail, stagnation) relax the same way:
+  // the estimate less one level per relax_time nobody else waited, and the
+  // estimate again as soon as someone does.
+  static bool relax_estimate(YieldState& s, double quiet, double relax_time) {
+    const int periods = static_cast<int>(std::floor(quiet / relax_time));
+    s.level = std::max(0, s.estimate - std::max(0, periods));
+    return false;
+  }
   // Whether a level that changed in an update that judged a record is the
   // judgement's (false: relaxation took it elsewhere in the same update).
   virtual bool judgement_stands(const YieldState& /*s*/) const { return true; }
