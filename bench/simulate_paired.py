@@ -26,10 +26,10 @@ for line in sys.stdin:
         continue
     if on:
         x = line.split()
-        if not x:
-            on = False
-            continue
-        ttt[x[0]] = [float(v) for v in x[1:]]
+        try:
+            ttt[x[0]] = [float(v) for v in x[1:]]  # "LABEL s1 s2 ..." ("nan" parses)
+        except (IndexError, ValueError):
+            on = False  # the section's end
 for need in filter(None, (base, oracle)):
     if need not in ttt:
         sys.exit("simulate_paired.py: no 'TTT BY REPLICATE' line for %s (have: %s)" % (need, ", ".join(ttt) or "none"))
@@ -45,7 +45,7 @@ for p, v in ttt.items():
     share = ""
     if oracle and p not in (base,):
         s = [(x - y) / (x - o) for x, y, o in zip(b, v, ttt[oracle])
-             if not any(math.isnan(z) for z in (x, y, o)) and x != o]
+             if not any(math.isnan(z) for z in (x, y, o)) and x > o]  # only where the oracle gained
         if s:
             share = "%.2f [%.2f, %.2f]" % (st.median(s), min(s), max(s))
     print("%-50s %9.1fm %8.2f %8.3f  %s" % (p, mean / 60, ratio, pv, share))

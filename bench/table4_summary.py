@@ -37,8 +37,9 @@ def runs(*policies):
     return [tuple(by[p][r] for p in policies) for r in common]
 def share(p, oracle, i=1):
     """The policy's share of the oracle's gain over the baseline, run by run (median, min, max)."""
+    # Only runs in which the oracle gained: otherwise there is no gain to share.
     s = [(x[i] - y[i]) / (x[i] - o[i]) for x, y, o in runs(base, p, oracle)
-         if x[i] != o[i] and not any(math.isnan(v[i]) for v in (x, y, o))]
+         if x[i] > o[i] and not any(math.isnan(v[i]) for v in (x, y, o))]
     return "%.2f (%.2f..%.2f)" % (st.median(s), min(s), max(s)) if s else "-"
 lines = ["%-14s %-6s %-7s runs %d" % (w, a, n, len(by[base]))]
 for p in by:
