@@ -14,7 +14,7 @@ Judgement StagnationEstimator::judge(const ProgressRecord& r, const AdaptiveOpti
   const double best = r.top.front();
   const double g = o.thresholds.empty() ? 0 : o.thresholds.front();
   if (s.best_n < 0 || !std::isfinite(s.best) ||
-      better(r.minimize, best, s.best + (r.minimize ? -1 : 1) * g * std::max(std::fabs(s.best), 1e-12))) {
+      better(r.minimize, best, s.best + (r.minimize ? -1 : 1) * gain_that_counts(g, s.best))) {
     s.best = best;
     s.best_n = r.trials;
   }

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "history/direction.hpp"
+
 namespace tune {
 namespace {
 
@@ -45,8 +47,8 @@ std::optional<TailEstimate> tail_estimate(const ProgressRecord& r, const TailOpt
   };
 
   const double ahead = r.left ? static_cast<double>(*r.left) : static_cast<double>(o.horizon);
-  double need = std::max(threshold, 0.0) * std::max(std::fabs(best), 1e-12);
-  if (gap) need = std::min(need, *gap);
+  const double matters = gain_that_counts(threshold, best);
+  const double need = gap ? std::min(matters, *gap) : matters;
   e.p_improve = any_of(per_result(need), std::min(static_cast<double>(o.horizon), ahead));
   if (gap) e.p_target = any_of(per_result(*gap), ahead);
   // Results tied at the best: a continuous tail puts two results within the
@@ -61,7 +63,6 @@ std::optional<TailEstimate> tail_estimate(const ProgressRecord& r, const TailOpt
   double finest = INFINITY;
   for (std::size_t i = 1; i < r.top.size(); ++i)
     if (r.top[i] != r.top[i - 1]) finest = std::min(finest, std::fabs(r.top[i] - r.top[i - 1]));
-  const double matters = std::max(threshold, 0.0) * std::max(std::fabs(best), 1e-12);
   if (S > 0 && tied >= 2 && finest < matters / 10) {
     const double scale = S / spacings;
     double chance_of_ties = 1;
