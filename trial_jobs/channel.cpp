@@ -48,7 +48,8 @@ class FramedConnection : public std::enable_shared_from_this<FramedConnection> {
   explicit FramedConnection(tcp::socket s) : socket_(std::move(s)), timer_(socket_.get_executor()) {
     asio::error_code ec;
     const auto ep = socket_.remote_endpoint(ec);
-    peer_ = ec ? "?" : ep.address().to_string() + ":" + std::to_string(ep.port());
+    address_ = ec ? "?" : ep.address().to_string();
+    peer_ = ec ? "?" : address_ + ":" + std::to_string(ep.port());
     socket_.set_option(tcp::no_delay(true), ec);
   }
   void start(OnFrame on_frame, OnError on_error) {
@@ -84,6 +85,7 @@ class FramedConnection : public std::enable_shared_from_this<FramedConnection> {
   }
   bool closed() const { return closed_; }
   const std::string& peer() const { return peer_; }
+  const std::string& address() const { return address_; }
 
  private:
   void fail(const std::string& why) {
@@ -133,7 +135,7 @@ class FramedConnection : public std::enable_shared_from_this<FramedConnection> {
   std::deque<std::string> out_;
   OnFrame on_frame_;
   OnError on_error_;
-  std::string peer_;
+  std::string peer_, address_;
   bool closed_ = false;
 };
 
@@ -213,8 +215,16 @@ struct ChannelServer::Acceptor {
   tcp::acceptor a;
 };
 
-ChannelServer::ChannelServer(std::string secret, Log log)
-    : io_(std::make_unique<asio::io_context>()), secret_(std::move(secret)), log_(std::move(log)) {}
+ChannelServer::ChannelServer(std::string secret, Log log, AdmissionLimits limits)
+    : io_(std::make_unique<asio::io_context>()),
+      secret_(std::move(secret)),
+      log_(std::move(log)),
+      admission_(limits),
+      refusals_(log_) {}
+
+double ChannelServer::now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 ChannelServer::~ChannelServer() {
   for (auto& [id, c] : conns_) c->close();
@@ -242,13 +252,11 @@ void ChannelServer::accept_next() {
     if (ec == asio::error::operation_aborted) return;
     if (!ec) {
       auto conn = std::make_shared<FramedConnection>(std::move(socket));
-      std::size_t waiting = 0;
-      for (const auto& [id, ok] : authenticated_) waiting += !ok;
-      if (waiting >= 64) {
-        // Many silent peers cannot crowd out the trial jobs for long: each has kHelloSeconds.
+      if (const auto why = admission_.admit(conn->address())) {
+        // Many silent peers cannot crowd out the trial jobs for long (each
+        // has kHelloSeconds), and one address cannot hold every slot.
         ++refused_;
-        log_("refused a connection from " + conn->peer() +
-             ": 64 connections are already waiting to say hello");
+        refusals_.refused("refused a connection from " + conn->peer() + ": " + *why, now());
         conn->close();
       } else {
         const ConnId id = next_id_++;
@@ -277,6 +285,7 @@ void ChannelServer::on_frame(ConnId id, std::string frame) {
       return drop(id, hello ? "wrong secret" : "its first message is not a hello", true);
     }
     authenticated_[id] = true;
+    admission_.authenticated(conn->address());
     conn->cancel_deadline();
     body.erase("secret");
     conn->send(json{{"type", "welcome"}}.dump());
@@ -298,9 +307,9 @@ void ChannelServer::drop(ConnId id, const std::string& why, bool log) {
   const auto it = conns_.find(id);
   if (it == conns_.end()) return;
   const bool was_open = authenticated_[id];
-  if (log)
-    log_((was_open ? "closed the connection of " : "refused a connection from ") + it->second->peer() + ": " +
-         why);
+  if (log && was_open) log_("closed the connection of " + it->second->peer() + ": " + why);
+  if (log && !was_open) refusals_.refused("refused a connection from " + it->second->peer() + ": " + why, now());
+  admission_.closed(it->second->address(), was_open);
   if (was_open) events_.push_back({Event::Closed, id, json::object(), it->second->peer()});
   it->second->close();
   conns_.erase(it);
@@ -318,6 +327,7 @@ std::vector<ChannelServer::Event> ChannelServer::poll(double max_wait) {
     if (io_->stopped()) io_->restart();
   }
   io_->poll();
+  refusals_.flush(now());
   return std::exchange(events_, {});
 }
 

@@ -5,7 +5,10 @@
 // {"type":"hello","secret":S,...} within kHelloSeconds, S being the secret
 // in the channel file that only the study's owner can read; a wrong secret,
 // a malformed or oversized frame, or a silent peer is logged and the
-// connection closed, and the AppCore goes on. Built on standalone Asio,
+// connection closed, and the AppCore goes on. Connections waiting for their
+// hello are bounded in all and per peer address, and refusals are logged at
+// a bounded rate (protocol/channel_admission): one bad host can neither keep
+// the others' trial jobs out nor fill the AppCore's output. Built on standalone Asio,
 // single-threaded: the AppCore's loop polls it between its other duties.
 // The secret authenticates; it does not encrypt (the frames are plain JSON).
 #pragma once
@@ -19,6 +22,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "protocol/channel_admission.hpp"
 
 namespace asio {
 class io_context;
@@ -62,7 +67,9 @@ class ChannelServer {
   };
   using Log = std::function<void(const std::string&)>;
 
-  ChannelServer(std::string secret, Log log);
+  // `limits`: how many connections may wait for their hello, in all and per
+  // peer address, and be open per peer address (protocol/channel_admission).
+  ChannelServer(std::string secret, Log log, AdmissionLimits limits = {});
   ~ChannelServer();
   // Listens on all addresses, on `port` (0: any free one); returns the port.
   int listen(int port = 0);
@@ -79,12 +86,15 @@ class ChannelServer {
   void on_frame(ConnId id, std::string frame);
   void on_error(ConnId id, const std::string& why);
   void drop(ConnId id, const std::string& why, bool log);
+  static double now();
 
   std::unique_ptr<asio::io_context> io_;
   struct Acceptor;
   std::unique_ptr<Acceptor> acceptor_;
   std::string secret_;
   Log log_;
+  ChannelAdmission admission_;
+  RefusalLog refusals_;  // refusals at a bounded rate: one host cannot fill the AppCore's output
   std::map<ConnId, std::shared_ptr<FramedConnection>> conns_;
   std::map<ConnId, bool> authenticated_;
   std::vector<Event> events_;

@@ -50,9 +50,16 @@ class ChannelTest : public testing_support::TempDirTest {
     done.get();
     return all;
   }
-  // A raw TCP connection to the server, for peers that break the rules.
-  int raw() const {
+  // A raw TCP connection to the server, for peers that break the rules,
+  // from `from` (any address of 127/8 is this host's: another "host").
+  int raw(const char* from = nullptr) const {
     const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (from) {
+      sockaddr_in src{};
+      src.sin_family = AF_INET;
+      inet_pton(AF_INET, from, &src.sin_addr);
+      EXPECT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&src), sizeof src), 0);
+    }
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_port = htons(static_cast<uint16_t>(port_));
@@ -63,7 +70,9 @@ class ChannelTest : public testing_support::TempDirTest {
   static void send_frame(int fd, const std::string& body, std::uint32_t length) {
     const std::uint32_t n = htonl(length);
     ASSERT_EQ(write(fd, &n, 4), 4);
-    if (!body.empty()) ASSERT_EQ(write(fd, body.data(), body.size()), static_cast<ssize_t>(body.size()));
+    if (!body.empty()) {
+      ASSERT_EQ(write(fd, body.data(), body.size()), static_cast<ssize_t>(body.size()));
+    }
   }
   bool logged(const std::string& part) const {
     for (const auto& l : log_)
@@ -132,6 +141,26 @@ TEST_F(ChannelTest, GarbageAnOversizedFrameAndAMessageBeforeHelloAreRefused) {
   const auto ev = connect(client, address_, {{"job", 2}});
   ASSERT_EQ(ev.size(), 1u);
   EXPECT_EQ(ev[0].kind, ChannelServer::Event::Hello);
+}
+
+TEST_F(ChannelTest, OneAddressHoldingSixtyFourIdleConnectionsDoesNotKeepAnotherHostsTrialJobOut) {
+  // 127.0.0.3 opens 64 connections and says nothing: it may hold 32 of the
+  // 64 slots for connections waiting to say hello, and the refusals of the
+  // other 32 take a few lines of the AppCore's output, not 32.
+  std::vector<int> idle;
+  for (int i = 0; i < 64; ++i) idle.push_back(raw("127.0.0.3"));
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (server_.refused() < 32 && std::chrono::steady_clock::now() < until) server_.poll(0.05);
+  EXPECT_EQ(server_.refused(), 32u);
+  EXPECT_TRUE(logged("32 connections from 127.0.0.3 are already waiting to say hello"));
+  EXPECT_LE(log_.size(), 5u);
+  // A trial job from another address gets in while they are held.
+  ChannelClient client;
+  const auto ev = connect(client, address_, {{"job", 3}});
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].kind, ChannelServer::Event::Hello);
+  EXPECT_EQ(ev[0].peer.rfind("127.0.0.1:", 0), 0u) << ev[0].peer;
+  for (int fd : idle) ::close(fd);
 }
 
 TEST_F(ChannelTest, TheChannelFileIsTheOwnersAloneAndDamageIsNamed) {
