@@ -308,7 +308,8 @@ void ChannelServer::drop(ConnId id, const std::string& why, bool log) {
   if (it == conns_.end()) return;
   const bool was_open = authenticated_[id];
   if (log && was_open) log_("closed the connection of " + it->second->peer() + ": " + why);
-  if (log && !was_open) refusals_.refused("refused a connection from " + it->second->peer() + ": " + why, now());
+  if (log && !was_open)
+    refusals_.refused("refused a connection from " + it->second->peer() + ": " + why, now());
   admission_.closed(it->second->address(), was_open);
   if (was_open) events_.push_back({Event::Closed, id, json::object(), it->second->peer()});
   it->second->close();

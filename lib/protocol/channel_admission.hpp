@@ -59,7 +59,8 @@ class ChannelAdmission {
 class RefusalLog {
  public:
   using Log = std::function<void(const std::string&)>;
-  RefusalLog(Log log, std::size_t burst = 5, double window = 10) : log_(std::move(log)), burst_(burst), window_(window) {}
+  RefusalLog(Log log, std::size_t burst = 5, double window = 10)
+      : log_(std::move(log)), burst_(burst), window_(window) {}
   // A refusal at `now` (seconds on a monotonic clock): logged, or counted
   // when `burst` were logged in the window under way.
   void refused(const std::string& line, double now);
