@@ -20,7 +20,7 @@ seen=$(srun -N 3 -l sh -c 'echo "$(hostname) $(ip -4 -o addr show eth0 | awk "{p
 addrs=$(for n in 1 2 3; do scontrol show node "node$n" | grep -o 'NodeAddr=[0-9.]*'; done | paste -sd' ')
 if [ -n "$net" ] && [ "$(awk '{print $2, $3}' <<<"$seen" | paste -sd' ')" = "node1 $net.1/24 node2 $net.2/24 node3 $net.3/24" ] &&
    [ "$addrs" = "NodeAddr=$net.1 NodeAddr=$net.2 NodeAddr=$net.3" ]; then
-  ok "three nodes, three hosts: node1..node3 at $net.1-3 (NodeAddr $addrs)"
+  ok "three nodes, three hosts: node1..node3 at $net.1-3, slurmctld's NodeAddr the same"
 else not_ok "nodes as hosts" "$seen" "$addrs" "net=$net"; fi
 
 # 2. No route off the machine from a node: its /24 only.
