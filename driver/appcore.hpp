@@ -82,6 +82,9 @@ class AppCore {
   void record(const TrialRun& run, int rank, const std::string& host, const std::string& where);
   int finish();
   void say(const std::string& line) const;
+  // Another writer has taken the history over (its node came back after
+  // Slurm requeued its job elsewhere): who, or nothing while it is ours.
+  std::optional<std::string> history_taken() const { return claim_ ? claim_->taken() : std::nullopt; }
 
  private:
   std::vector<std::pair<std::string, std::string>> values_of(const Assignment& a) const;

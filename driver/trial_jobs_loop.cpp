@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -47,9 +48,18 @@ std::string exe_path() {
 
 // Slurm through libslurm, as the controller's JobQueue: each job the same
 // request (the study's trial-job script), carrying the progress record.
+// Another writer has taken the history over: this AppCore leaves at once
+// (TrialJobsLoop::run), from wherever it learns it.
+struct HistoryTaken {
+  std::string by;
+};
+
 class SlurmQueue : public JobQueue {
  public:
-  explicit SlurmQueue(TrialJobRequest base) : base_(std::move(base)) {}
+  // `after_look_up` runs after every answer from slurmctld, before the
+  // controller acts on it: the moment a cut-off AppCore can see again.
+  SlurmQueue(TrialJobRequest base, std::function<void()> after_look_up)
+      : base_(std::move(base)), after_look_up_(std::move(after_look_up)) {}
   std::uint32_t submit(const std::string& comment) override {
     TrialJobRequest r = base_;
     r.comment = comment;
@@ -60,16 +70,20 @@ class SlurmQueue : public JobQueue {
     }
   }
   std::map<std::uint32_t, TrialJobInfo> look_up(const std::vector<std::uint32_t>& ids) override {
+    std::map<std::uint32_t, TrialJobInfo> info;
     try {
-      return slurm_.look_up(ids);
+      info = slurm_.look_up(ids);
     } catch (const SlurmError& e) {
       throw JobQueueError(e.what());
     }
+    after_look_up_();
+    return info;
   }
   bool cancel(std::uint32_t id) override { return slurm_.cancel(id); }
 
  private:
   TrialJobRequest base_;
+  std::function<void()> after_look_up_;
   SlurmTrialJobs slurm_;
 };
 
@@ -80,6 +94,7 @@ class CoreHost : public LoopHost {
   LoopStudy& study() override { return study_; }
   double now() const override { return now_s(); }
   void record(const TrialRun& run, const std::string& host, const std::string& where) override {
+    if (const auto who = core_.history_taken()) throw HistoryTaken{*who};
     core_.record(run, 0, host, where);
   }
   void say(const std::string& line) override { core_.say(line); }
@@ -106,14 +121,42 @@ class TrialJobsLoop : public JobLinks {
 
   int run() {
     listen();
-    queue_.emplace(request());
+    queue_.emplace(request(), [this] { check_claim(); });
     TrialJobsRules rules;
     rules.poll_every = poll_every_;
     loop_.emplace(host_, *queue_, *this, options_.parallel, options_.trials_per_job, rules);
-    loop_->adopt(earlier_jobs());
-    double last_jobs_write = 0;
+    try {
+      loop_->adopt(earlier_jobs());
+      serve();
+      loop_->finish();
+      check_claim();
+    } catch (const HistoryTaken& t) {
+      // An AppCore cut off the network while Slurm requeued its job elsewhere
+      // finds its history taken over when it can see again: it leaves before
+      // it writes, submits or cancels anything, and leaves the channel and
+      // jobs files, now the new AppCore's, alone.
+      core_.say(
+          "stopping: " + options_.history + " has been taken over by " + t.by +
+          " (this AppCore was probably cut off while Slurm requeued its job); the study and its trial " +
+          "jobs are that writer's now, and this one leaves them untouched");
+      return kExitUsage;
+    }
+    write_jobs_file();
+    say_costs();
+    std::error_code ec;
+    fs::remove(channel_file_, ec);
+    return core_.finish();
+  }
+
+  // The loop until the study is done; looks at the writer claim every second.
+  void serve() {
+    double last_jobs_write = 0, last_claim_check = 0;
     for (;;) {
       const double now = now_s();
+      if (now - last_claim_check >= 1) {
+        last_claim_check = now;
+        check_claim();
+      }
       (void)core_.turn(now);  // the controller asks interrupt_running() itself
       loop_->tick();
       // While the sampler's worker proposes, look for its answer sooner.
@@ -125,14 +168,12 @@ class TrialJobsLoop : public JobLinks {
           last_jobs_write = now;
         }
       }
-      if (loop_->done()) break;
+      if (loop_->done()) return;
     }
-    loop_->finish();
-    write_jobs_file();
-    say_costs();
-    std::error_code ec;
-    fs::remove(channel_file_, ec);
-    return core_.finish();
+  }
+
+  void check_claim() const {
+    if (const auto who = core_.history_taken()) throw HistoryTaken{*who};
   }
 
   // JobLinks: the trial vocabulary over the channel.

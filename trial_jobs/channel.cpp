@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,6 +38,23 @@ bool same_secret(const std::string& given, const std::string& secret) {
   return diff == 0;
 }
 
+// A peer cut off the network (its node's link down, its node powered off)
+// sends neither data nor a reset; TCP alone would hold such a connection for
+// many minutes, or for ever when nothing is sent. Keep-alive probes after 30
+// s of silence (3, 10 s apart) and a 60 s limit on unacknowledged data end it
+// within about a minute on either side.
+void keep_alive(tcp::socket& s) {
+  asio::error_code ec;
+  s.set_option(asio::socket_base::keep_alive(true), ec);
+  const int fd = s.native_handle();
+  const int idle = 30, interval = 10, count = 3;
+  const unsigned user_timeout_ms = 60'000;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof count);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout_ms, sizeof user_timeout_ms);
+}
+
 }  // namespace
 
 // One TCP connection carrying length-prefixed frames, reading and writing
@@ -51,6 +70,7 @@ class FramedConnection : public std::enable_shared_from_this<FramedConnection> {
     address_ = ec ? "?" : ep.address().to_string();
     peer_ = ec ? "?" : address_ + ":" + std::to_string(ep.port());
     socket_.set_option(tcp::no_delay(true), ec);
+    keep_alive(socket_);
   }
   void start(OnFrame on_frame, OnError on_error) {
     on_frame_ = std::move(on_frame);

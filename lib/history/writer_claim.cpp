@@ -344,6 +344,25 @@ WriterClaim::~WriterClaim() {
   release();
 }
 
+std::optional<std::string> WriterClaim::taken() const {
+  if (fd_ < 0) return std::nullopt;
+  struct stat mine {
+  }, now{};
+  if (::fstat(fd_, &mine) != 0) return std::nullopt;
+  if (::stat(lock_.c_str(), &now) != 0) {
+    if (errno == ENOENT) return "nobody: its owner record " + lock_ + " was removed";
+    return std::nullopt;  // an NFS hiccup is no loss
+  }
+  if (now.st_ino == mine.st_ino && now.st_dev == mine.st_dev) return std::nullopt;
+  std::optional<std::string> text;
+  try {
+    text = read_file(lock_);
+  } catch (const HistoryError&) {
+  }
+  const auto record = text ? WriterRecord::from_json(*text) : std::nullopt;
+  return record ? record->describe() : "another process (its owner record " + lock_ + " is unreadable)";
+}
+
 void WriterClaim::release() {
   if (fd_ < 0) return;
   // Removed before the lock drops: whoever gets the lock then sees a file

@@ -93,6 +93,12 @@ class WriterClaim {
   // "took over from pid 4242 on host node3 (...): process 4242 is gone", or "".
   const std::string& note() const { return note_; }
   const std::string& lock_path() const { return lock_; }
+  // Whether another writer has taken the history over since: nothing while
+  // FILE.lock is still this claim's record (or the file system cannot say
+  // right now), else who holds it. A writer cut off from Slurm, whose job
+  // Slurm requeued elsewhere, finds its claim judged stale and taken over
+  // where flock() does not hold it; it must then stop writing.
+  std::optional<std::string> taken() const;
   // Removes FILE.lock (if it is still this claim's) and drops the lock.
   void release();
 

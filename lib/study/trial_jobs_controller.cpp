@@ -139,12 +139,22 @@ void TrialJobsController::tick() {
     wind_down(now);
   else
     submit_jobs(now);
-  if (now - last_lookup_ >= rules_.poll_every || (lookup_soon_ && now - last_lookup_ >= 1)) look_up(now);
+  if (now - last_lookup_ >= rules_.poll_every || (lookup_soon_ && now - last_lookup_ >= 1) || grace_over(now))
+    look_up(now);
+}
+
+bool TrialJobsController::grace_over(double now) const {
+  for (const auto& [id, j] : jobs_)
+    if (j.ended > 0 && j.conn && now - j.ended >= rules_.last_words) return true;
+  return false;
 }
 
 std::optional<double> TrialJobsController::due() const {
   std::optional<double> at;
   if (lookup_soon_ && !jobs_.empty()) at = last_lookup_ + 1;
+  for (const auto& [id, j] : jobs_)  // an ended job's grace for its last words runs out
+    if (j.ended > 0 && j.conn)
+      at = std::min(at.value_or(j.ended + rules_.last_words), j.ended + rules_.last_words);
   if (submit_after_ > host_.now() && !host_.study().stopping())
     at = std::min(at.value_or(submit_after_), submit_after_);
   return at;
@@ -372,7 +382,14 @@ void TrialJobsController::look_up(double now) {
       if (!i.nodes.empty()) j.node = i.nodes;
       continue;
     }
-    if (j.conn && !j.signalled) continue;  // still talking: its last words are on the way
+    if (j.conn && !j.signalled) {
+      if (j.ended == 0) j.ended = now;
+      if (now - j.ended < rules_.last_words) continue;  // still talking: its last words are on the way
+      host_.say("job " + std::to_string(id) + ": Slurm ended it (" + std::string(job_end_name(i.end)) + ") " +
+                std::to_string(static_cast<int>(now - j.ended)) +
+                " s ago and its connection has been silent since; closing it");
+      links_.close(*j.conn);
+    }
     if (j.trial) {
       const LostTrial lost = lost_trial(i.end, id, i.reason);
       host_.say("trial " + std::to_string(*j.trial) + ": " + lost.message);

@@ -35,6 +35,11 @@ struct TrialJobsRules {
   // show CANCELLED in sacct.
   int leave_rounds = 8;
   double poll_every = 10;  // seconds between looks at the jobs in slurmctld (--slurm-poll)
+  // A job Slurm says has ended whose connection is still open is given this
+  // long for its last words (its result is on the way), then its connection
+  // is closed and its trial runs again: a node cut off the network ends its
+  // job in Slurm (NODE_FAIL) while TCP stays silent for many minutes.
+  double last_words = 20;
 };
 
 // A trial job's time limit: its trials back to back plus a minute, so that
@@ -201,6 +206,7 @@ struct LiveJob {
   bool signalled = false;              // its trial ended by Slurm's signal: settled when the job has ended
   double submitted = 0, bound = 0;     // when it was submitted, when its current trial was handed to it
   bool leaving = false;                // told "stop" or said "bye": it exits once its connection closes
+  double ended = 0;                    // when a look-up first found it ended with its connection open
   std::string node, reason;
 };
 
@@ -257,6 +263,8 @@ class TrialJobsController {
 
  private:
   std::size_t busy() const;
+  // A job Slurm ended has had its last words' grace with its connection still open.
+  bool grace_over(double now) const;
   // The jobs to look up: those in jobs_ and those not yet seen to leave the queue.
   std::vector<std::uint32_t> ids() const;
   void submit_jobs(double now);

@@ -153,6 +153,31 @@ warn_and_restart() {
   scontrol update jobid="$job" StartTime=now >/dev/null 2>&1
 }
 
+# A study's history as tune export's CSV; its ok trials; trials recorded ok twice.
+export_csv() { "$tune" export "$1" --csv 2>/dev/null; }
+count_final() { export_csv "$1" | awk -F, 'NR > 1 && $2 == "ok"' | wc -l; }
+ids_twice() { export_csv "$1" | awk -F, 'NR > 1 && $2 == "ok" {print $1}' | sort | uniq -d | wc -l; }
+
+# hosts_study_setup: for studies on a cluster whose nodes are hosts (--hosts),
+# in $work: branin.json and where.sh, a trial that notes its host and job in
+# its trial directory and reports x1 after $TRIAL_SLEEP s.
+hosts_study_setup() {
+  cp "$TOP_SRCDIR/examples/synthetic/branin.json" "$work/" && chmod 644 "$work/branin.json"
+  cat >"$work/where.sh" <<'SH'
+#!/bin/bash
+echo "node=$(hostname) job=$SLURM_JOB_ID" >>"$TUNE_TRIAL_DIR/where"
+sleep "${TRIAL_SLEEP:-1}" || exit 143
+echo "objective=$TUNE_PARAM_x1" >&"$TUNE_REPORT_FD"
+SH
+  chmod 755 "$work/where.sh"
+}
+# bound_jobs STUDY: "job node" of each trial job that has started its trial;
+# wait_bound STUDY N: until N have (up to 60 s).
+bound_jobs() { cat "$1".trials/*/where 2>/dev/null | sed -n 's/^node=\([^ ]*\) job=\([0-9]*\)$/\2 \1/p' | sort -n; }
+wait_bound() { for _ in $(seq 1 600); do [ "$(bound_jobs "$1" | wc -l)" -ge "$2" ] && return 0; sleep 0.1; done; return 1; }
+# The processes of trial jobs still alive on any node (they share this kernel).
+trial_processes() { pgrep -f "tune trial-job|where.sh" | paste -sd' '; }
+
 # Waits for batch job $1 to leave the queue (up to $2 seconds, default 60).
 wait_job() {
   local i

@@ -14,8 +14,6 @@ studies_setup
 # 5 CPUs a node: one 4-CPU trial job and one AppCore job fit side by side.
 deployed_cluster_up trial_jobs 17750 --nodes 4 --cpus 5 --memory 5000 --gpus 4 --sched-conf "$work/sched_tune.conf"
 cd "$work" || exit 1
-count_final() { "$tune" export "$1" --csv 2>/dev/null | awk -F, 'NR > 1 && $2 == "ok"' | wc -l; }
-ids_twice() { "$tune" export "$1" --csv 2>/dev/null | awk -F, 'NR > 1 && $2 == "ok" {print $1}' | sort | uniq -d | wc -l; }
 cp "$TOP_SRCDIR/examples/synthetic/branin.json" .
 cat >where.sh <<'SH'
 #!/bin/bash

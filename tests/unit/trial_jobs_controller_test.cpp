@@ -370,6 +370,68 @@ TEST_F(TrialJobsLoopTest, ATrialWhoseJobTheClusterEndedRunsAgain) {
   EXPECT_EQ(links_.launched[2][0], t);  // the same trial, again
 }
 
+// A node cut off the network: Slurm ends its job (NODE_FAIL) while the job's
+// connection stays open and silent. Its last words get a grace, then the
+// connection is closed and the trial runs again; the cut job's late result,
+// on a new connection, is not taken.
+TEST_F(TrialJobsLoopTest, AJobSlurmEndedWhoseConnectionStaysSilentLosesItsTrialAfterAGrace) {
+  make_study(2);
+  TrialJobsController loop(*host_, queue_, links_, 1, 1, {.poll_every = 10, .last_words = 20});
+  loop.tick();
+  loop.on_hello(1, 100, "n1", "p", std::nullopt);
+  loop.on_ready(1);
+  const auto t = links_.launched[1][0];
+  queue_.end(100, JobEnd::NodeFail);
+  host_->clock += 10;
+  loop.tick();  // Slurm says ended; the connection is open: its result may be on the way
+  EXPECT_TRUE(loop.jobs().count(100));
+  EXPECT_TRUE(links_.closed.empty());
+  ASSERT_TRUE(loop.due());
+  EXPECT_DOUBLE_EQ(*loop.due(), host_->clock + 20);
+  host_->clock += 19;
+  loop.tick();
+  EXPECT_TRUE(loop.jobs().count(100));
+  host_->clock += 1;
+  loop.tick();
+  EXPECT_TRUE(links_.closed.count(1));
+  EXPECT_TRUE(host_->said_with(
+      "job 100: Slurm ended it (NODE_FAIL) 20 s ago and its connection has been silent since"));
+  EXPECT_TRUE(host_->said_with("trial " + std::to_string(t) + ": trial job 100 ended NODE_FAIL; run again"));
+  EXPECT_FALSE(loop.jobs().count(100));
+  loop.on_result(1, ok(t, 0.5, 1000));                 // on the closed connection: nobody's
+  loop.on_hello(2, 100, "n1", "p", ok(t, 0.5, 1000));  // reconnected with its result: refused
+  EXPECT_TRUE(links_.closed.count(2));
+  EXPECT_TRUE(host_->recorded.empty());
+  loop.tick();  // the trial runs again in a new job
+  ASSERT_EQ(queue_.comments.size(), 2u);
+  loop.on_hello(3, 101, "n2", "p", std::nullopt);
+  loop.on_ready(3);
+  ASSERT_EQ(links_.launched[3].size(), 1u);
+  EXPECT_EQ(links_.launched[3][0], t);
+}
+
+// Its result arriving within the grace is taken: the job ended normally and
+// Slurm said so before its last frame was read.
+TEST_F(TrialJobsLoopTest, AnEndedJobsResultWithinTheGraceIsTaken) {
+  make_study(2);
+  TrialJobsController loop(*host_, queue_, links_, 1, 1, {.poll_every = 10, .last_words = 20});
+  loop.tick();
+  loop.on_hello(1, 100, "n1", "p", std::nullopt);
+  loop.on_ready(1);
+  const auto t = links_.launched[1][0];
+  queue_.end(100, JobEnd::Completed);
+  host_->clock += 10;
+  loop.tick();
+  host_->clock += 5;
+  loop.on_result(1, ok(t, 0.5, 1000));
+  loop.on_closed(1);
+  host_->clock += 30;
+  loop.tick();
+  ASSERT_EQ(host_->recorded.size(), 1u);
+  EXPECT_TRUE(links_.closed.empty());
+  EXPECT_FALSE(host_->said_with("run again"));
+}
+
 TEST_F(TrialJobsLoopTest, SlurmDownIsSaidOnceAndRiddenOut) {
   make_study(2);
   TrialJobsController loop(*host_, queue_, links_, 1, 1, {.poll_every = 10});

@@ -195,6 +195,24 @@ TEST_P(WriterClaimTest, AnotherHostsRecordGoesByItsSlurmJob) {
   EXPECT_THAT(claim.note(), HasSubstr("Slurm job 77 has ended (CANCELLED)"));
 }
 
+// A writer whose claim was judged stale and taken over (its node cut off
+// while Slurm requeued its job elsewhere) learns it, and who has it now; its
+// release leaves the new writer's record alone.
+TEST_P(WriterClaimTest, AWriterLearnsItsClaimWasTakenOver) {
+  const std::string h = file("h.h5");
+  auto claim = WriterClaim::take(h, options(this_process()));
+  EXPECT_FALSE(claim.taken());
+  ASSERT_EQ(::unlink((h + ".lock").c_str()), 0);
+  EXPECT_THAT(claim.taken().value_or(""), HasSubstr("nobody: its owner record " + h + ".lock was removed"));
+  WriterRecord taker = record("node2", 77);
+  taker.job = 5;
+  write("h.h5.lock", taker.to_json());
+  EXPECT_THAT(claim.taken().value_or(""), HasSubstr("pid 77 on host node2 (Slurm job 5)"));
+  claim.release();
+  EXPECT_FALSE(claim.taken());  // released: nothing to lose
+  EXPECT_EQ(files(), std::vector<std::string>{"h.h5.lock"});
+}
+
 TEST_P(WriterClaimTest, ARecordNobodyCanCheckIsRefusedWithTheWayOut) {
   const std::string h = file("h.h5");
   write("h.h5.lock", record("elsewhere", 4242).to_json());

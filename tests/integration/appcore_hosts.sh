@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The AppCore and its history across hosts, on a test cluster whose nodes
+# are hosts (scripts/cluster start --hosts): tune status read on another
+# host while the study writes; the writer claim across hosts, judged by its
+# record as on a file system without locks (a second writer on another host
+# refused by name; the claim of a writer whose job Slurm says has ended
+# taken over); the AppCore's own node cut off (Slurm requeues its job
+# elsewhere, the new run takes the history over and carries on with the
+# trial jobs and their saved results, the cut-off one stops by itself when it
+# sees that, nothing is recorded twice or left behind).
+source "$(dirname "$0")/tap.sh"
+plan 4
+user_tools
+scratch_dir work || { echo "Bail out! cannot make a scratch directory"; exit 1; }
+port=17720
+deployed_cluster_up appcore_hosts $port --hosts --nodes 3 --cpus 5 --memory 5000 --gpus 0 --conf SlurmdTimeout=10
+cd "$work" || exit 1
+preload=$TOP_BUILDDIR/tests/integration/programs/no_locks.so
+hosts_study_setup
+
+# 1. tune status on another host while the study writes.
+TRIAL_SLEEP=0.5 "$tune" submit --trial-jobs --name read --space branin.json --trials 16 --parallel 2 --cpus-per-trial 2 --seed 7 -- ./where.sh >read.out 2>&1
+appcore=$(sed -n 's/^submitted job \([0-9]*\)$/\1/p' read.out)
+for _ in $(seq 1 300); do core_node=$(squeue -h -j "$appcore" -t R -o %N 2>/dev/null); [ -n "$core_node" ] && break; sleep 0.1; done
+reader=node3; [ "$core_node" = node3 ] && reader=node2
+reads=0 failed=
+for i in $(seq 1 6); do
+  wait_bound read $((i * 2)) || break
+  out=$(srun -w $reader sh -c 'hostname; "$0" status read.h5' "$tune" 2>&1)
+  if [ "$(head -1 <<<"$out")" = $reader ] && grep -q "trials" <<<"$out"; then reads=$((reads + 1))
+  else failed+="$out"$'\n'; fi
+done
+wait_job "$appcore" 120
+final=$(srun -w $reader "$tune" status read.h5 2>&1)
+if [ $reads -ge 3 ] && [ -z "$failed" ] && [ "$(count_final read.h5)" -eq 16 ] && [ -z "$(squeue -h)" ]; then
+  ok "tune status on $reader read the history $reads times while the AppCore on $core_node wrote it; 16 trials recorded"
+else not_ok "tune status from another host ($reads reads, AppCore on ${core_node:-?})" "$failed" "$final" "$(tail -5 read-*.out 2>&1)"; fi
+diag "$final"
+
+# 2-3. The writer claim across hosts, judged by its record (no flock, as on
+# NFS without lockd): an AppCore on node1 as a job step; a second writer on
+# node2 is refused, naming it; once its process is killed and Slurm says its
+# job has ended, node2 takes the history over and the study finishes.
+claim_env=(env LD_PRELOAD="$preload" TUNE_TEST_LOCK_ERRNO=ENOLCK TRIAL_SLEEP=3)
+srun -w node1 -J claim "${claim_env[@]}" "$tune" run --trial-jobs --space branin.json --trials 8 --parallel 2 --cpus-per-trial 2 --seed 8 --slurm-poll 1 --history claim.h5 -- ./where.sh >claim1.log 2>&1 &
+step=$!
+wait_bound claim 2
+owner=$(cat claim.h5.lock 2>/dev/null)
+second=$(srun -w node2 "${claim_env[@]}" "$tune" run --trial-jobs --resume --trials 8 --history claim.h5 -- ./where.sh 2>&1); rc2=$?
+owner_job=$(/usr/bin/python3 -c 'import json, sys; print(json.loads(sys.argv[1])["job"])' "$owner" 2>/dev/null)
+owner_pid=$(/usr/bin/python3 -c 'import json, sys; print(json.loads(sys.argv[1])["pid"])' "$owner" 2>/dev/null)
+if [ $rc2 -ne 0 ] && grep -q "another tune process is writing this history: pid $owner_pid on host node1 (Slurm job $owner_job on cluster tune)" <<<"$second" &&
+   grep -q "Slurm job $owner_job is still RUNNING" <<<"$second"; then
+  ok "a second writer on node2 refused: the history's writer is pid $owner_pid on node1 in Slurm job $owner_job, still RUNNING"
+else not_ok "a second writer on another host" "rc $rc2: $second" "record: $owner"; fi
+kill -9 "${owner_pid:-0}" 2>/dev/null
+wait $step 2>/dev/null
+wait_job "$owner_job" 30
+took=$(srun -w node2 "${claim_env[@]}" "$tune" run --trial-jobs --resume --trials 8 --parallel 2 --cpus-per-trial 2 --slurm-poll 1 --history claim.h5 -- ./where.sh 2>&1); rc3=$?
+for _ in $(seq 1 50); do [ -z "$(squeue -h)" ] && break; sleep 0.2; done
+if [ $rc3 -eq 0 ] && grep -q "took over claim.h5 from pid $owner_pid on host node1 (Slurm job $owner_job.*Slurm job $owner_job has ended" <<<"$took" &&
+   [ "$(count_final claim.h5)" -eq 8 ] && [ "$(ids_twice claim.h5)" -eq 0 ] && [ -z "$(squeue -h)" ] && [ ! -e claim.h5.lock ]; then
+  ok "its process killed and its job ended, node2 took the history over ($(grep -o 'Slurm job [0-9]* has ended ([^)]*)' <<<"$took")); 8 trials each once, no job left"
+else not_ok "a stale claim from another host taken over (rc $rc3)" "$took" "$(cat claim1.log)" "$(export_csv claim.h5)" "$(squeue -h)"; fi
+
+# 4. The AppCore's node cut off. Slurm finds the node DOWN and requeues the
+# AppCore's job (tune submit asks for --requeue); the new run, on another
+# node, takes the history over (the cut-off one's job was requeued), collects
+# the results that trial jobs saved while no AppCore listened, and finishes
+# the study. The cut-off AppCore, still running on its node, finds the
+# history taken over and stops by itself, touching nothing. Record-only
+# claims, as in 2-3: one kernel's flock() here would outlive the cut, where
+# a network file system's lock would lapse with its lease.
+env LD_PRELOAD="$preload" TUNE_TEST_LOCK_ERRNO=ENOLCK TRIAL_SLEEP=20 "$tune" submit --trial-jobs --name corecut --space branin.json --trials 6 --parallel 2 --cpus-per-trial 4 --seed 9 -- ./where.sh >corecut.out 2>&1
+appcore=$(sed -n 's/^submitted job \([0-9]*\)$/\1/p' corecut.out)
+wait_bound corecut 2
+core_node=$(squeue -h -j "$appcore" -o %N)
+"$cluster" link-down "$core_node" --dir "$CLUSTER_DIR" --port $port >/dev/null
+for _ in $(seq 1 600); do [ "$(squeue -h -j "$appcore" -o %T)" = PENDING ] && break; sleep 0.2; done
+requeued=$(squeue -h -j "$appcore" -o %T)
+# Slurm holds a requeued job back for a while (its BeginTime); start it now.
+scontrol update jobid="$appcore" starttime=now
+for _ in $(seq 1 100); do [ "$(squeue -h -j "$appcore" -t R -o %N)" != "" ] && break; sleep 0.2; done
+new_node=$(squeue -h -j "$appcore" -t R -o %N)
+wait_job "$appcore" 300
+"$cluster" link-up "$core_node" --dir "$CLUSTER_DIR" --port $port >/dev/null
+for _ in $(seq 1 150); do [ -z "$(squeue -h)" ] && [ -z "$(trial_processes)" ] && [ -z "$(pgrep -f 'tune run --history [^ ]*corecut.h5')" ] && break; sleep 0.2; done
+out=$(cat corecut-"$appcore".out 2>&1)
+if [ "$requeued" = PENDING ] && [ -n "$new_node" ] && [ "$new_node" != "$core_node" ] &&
+   grep -q "took over .*corecut.h5 from pid [0-9]* on host $core_node (Slurm job $appcore.*was requeued since" <<<"$out" &&
+   grep -q "stopping: .*corecut.h5 has been taken over by" <<<"$out" && grep -q "all trials done: 6 ok" <<<"$out" &&
+   [ "$(count_final corecut.h5)" -eq 6 ] && [ "$(ids_twice corecut.h5)" -eq 0 ] && [ -z "$(squeue -h)" ] &&
+   [ -z "$(trial_processes)" ] && [ -z "$(pgrep -f 'tune run --history [^ ]*corecut.h5')" ]; then
+  ok "the AppCore's node $core_node cut off: its job requeued to $new_node, which took the history over and finished 6 trials, none twice; the cut-off AppCore stopped by itself; no job or process left"
+else not_ok "the AppCore's node cut off (on ${core_node:-?}, requeued: ${requeued:-?}, then on ${new_node:-?})" "$out" "$(export_csv corecut.h5)" "jobs left: $(squeue -h)" "processes left: $(trial_processes) $(pgrep -af 'tune run --history [^ ]*corecut.h5')"; fi
