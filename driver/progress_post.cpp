@@ -56,7 +56,7 @@ void ProgressPoster::flush(double now) {
 bool ProgressPoster::post(const ProgressRecord& r) {
   job_info_msg_t* info = nullptr;
   std::string comment;
-  int rc = slurm_compat::load_job(&info, job_id_, SHOW_DETAIL);
+  int rc = slurm_compat::load_job(&info, job_id_, SHOW_DETAIL | SHOW_LOCAL);  // no federation look-up first
   if (rc == SLURM_SUCCESS && info && info->record_count > 0 && info->job_array[0].comment)
     comment = info->job_array[0].comment;
   if (info) slurm_free_job_info_msg(info);

@@ -31,7 +31,7 @@ JobEnd end_of(std::uint32_t state) {
 // pending, running, suspended or completing (-1: slurmctld did not say).
 int user_job_count() {
   job_info_msg_t* info = nullptr;
-  if (slurm_load_job_user(&info, getuid(), 0) != SLURM_SUCCESS) return -1;
+  if (slurm_load_job_user(&info, getuid(), SHOW_LOCAL) != SLURM_SUCCESS) return -1;
   int n = 0;
   for (std::uint32_t i = 0; i < info->record_count; ++i) {
     const std::uint32_t state = info->job_array[i].job_state, base = state & JOB_STATE_BASE;
@@ -135,7 +135,9 @@ std::map<std::uint32_t, TrialJobInfo> SlurmTrialJobs::look_up(const std::vector<
   std::map<std::uint32_t, TrialJobInfo> out;
   if (ids.empty()) return out;
   job_info_msg_t* info = nullptr;
-  if (slurm_load_job_user(&info, getuid(), SHOW_ALL) != SLURM_SUCCESS)
+  // SHOW_LOCAL: without it every call first asks slurmctld for the
+  // federation (a second RPC per look-up); trial jobs are this cluster's.
+  if (slurm_load_job_user(&info, getuid(), SHOW_ALL | SHOW_LOCAL) != SLURM_SUCCESS)
     throw SlurmError("cannot read the study's jobs from slurmctld: " + slurm_compat::last_error());
   for (auto id : ids) out[id] = TrialJobInfo{TrialJobInfo::State::Ended, JobEnd::Vanished, "", ""};
   for (std::uint32_t i = 0; i < info->record_count; ++i) {

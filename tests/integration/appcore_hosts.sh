@@ -13,8 +13,7 @@ source "$(dirname "$0")/tap.sh"
 plan 4
 user_tools
 scratch_dir work || { echo "Bail out! cannot make a scratch directory"; exit 1; }
-port=17720
-deployed_cluster_up appcore_hosts $port --hosts --nodes 3 --cpus 5 --memory 5000 --gpus 0 --conf SlurmdTimeout=10
+deployed_cluster_up appcore_hosts 17720 --hosts --nodes 3 --cpus 5 --memory 5000 --gpus 0 --conf SlurmdTimeout=10
 cd "$work" || exit 1
 preload=$TOP_BUILDDIR/tests/integration/programs/no_locks.so
 hosts_study_setup
@@ -76,7 +75,7 @@ env LD_PRELOAD="$preload" TUNE_TEST_LOCK_ERRNO=ENOLCK TRIAL_SLEEP=20 "$tune" sub
 appcore=$(sed -n 's/^submitted job \([0-9]*\)$/\1/p' corecut.out)
 wait_bound corecut 2
 core_node=$(squeue -h -j "$appcore" -o %N)
-"$cluster" link-down "$core_node" --dir "$CLUSTER_DIR" --port $port >/dev/null
+"$cluster" link-down "$core_node" --dir "$CLUSTER_DIR" --port "$CLUSTER_PORT" >/dev/null
 for _ in $(seq 1 600); do [ "$(squeue -h -j "$appcore" -o %T)" = PENDING ] && break; sleep 0.2; done
 requeued=$(squeue -h -j "$appcore" -o %T)
 # Slurm holds a requeued job back for a while (its BeginTime); start it now.
@@ -84,7 +83,7 @@ scontrol update jobid="$appcore" starttime=now
 for _ in $(seq 1 100); do [ "$(squeue -h -j "$appcore" -t R -o %N)" != "" ] && break; sleep 0.2; done
 new_node=$(squeue -h -j "$appcore" -t R -o %N)
 wait_job "$appcore" 300
-"$cluster" link-up "$core_node" --dir "$CLUSTER_DIR" --port $port >/dev/null
+"$cluster" link-up "$core_node" --dir "$CLUSTER_DIR" --port "$CLUSTER_PORT" >/dev/null
 for _ in $(seq 1 150); do [ -z "$(squeue -h)" ] && [ -z "$(trial_processes)" ] && [ -z "$(pgrep -f 'tune run --history [^ ]*corecut.h5')" ] && break; sleep 0.2; done
 out=$(cat corecut-"$appcore".out 2>&1)
 if [ "$requeued" = PENDING ] && [ -n "$new_node" ] && [ "$new_node" != "$core_node" ] &&

@@ -11,10 +11,9 @@ source "$(dirname "$0")/tap.sh"
 plan 2
 user_tools
 scratch_dir work || { echo "Bail out! cannot make a scratch directory"; exit 1; }
-port=17700
 # SlurmdTimeout=10: a node that stops answering is DOWN within about 10 s,
 # not the minute of the other test clusters.
-deployed_cluster_up faults_hosts $port --hosts --nodes 3 --cpus 5 --memory 5000 --gpus 0 --conf SlurmdTimeout=10
+deployed_cluster_up faults_hosts 17700 --hosts --nodes 3 --cpus 5 --memory 5000 --gpus 0 --conf SlurmdTimeout=10
 cd "$work" || exit 1
 hosts_study_setup
 
@@ -23,12 +22,12 @@ TRIAL_SLEEP=15 "$tune" run --trial-jobs --space branin.json --trials 4 --paralle
 core=$!
 wait_bound cut 2
 read -r cut_job cut_node < <(bound_jobs cut | head -1)
-"$cluster" link-down "$cut_node" --dir "$CLUSTER_DIR" --port $port >/dev/null
+"$cluster" link-down "$cut_node" --dir "$CLUSTER_DIR" --port "$CLUSTER_PORT" >/dev/null
 # Slurm finds the node gone (DOWN, its job NODE_FAIL) after SlurmdTimeout;
 # the AppCore hears it at its next look-up and runs the trial again.
 for _ in $(seq 1 900); do grep -q "trial job $cut_job ended" cut.log && break; sleep 0.1; done
 sleep 3
-"$cluster" link-up "$cut_node" --dir "$CLUSTER_DIR" --port $port >/dev/null
+"$cluster" link-up "$cut_node" --dir "$CLUSTER_DIR" --port "$CLUSTER_PORT" >/dev/null
 wait $core; rc=$?
 for _ in $(seq 1 150); do [ -z "$(squeue -h)" ] && [ -z "$(trial_processes)" ] && break; sleep 0.2; done
 cut_trial=$(grep -l "job=$cut_job$" cut.trials/*/where 2>/dev/null | head -1 | xargs -r dirname | xargs -r basename)
@@ -46,9 +45,9 @@ TRIAL_SLEEP=5 "$tune" run --trial-jobs --space branin.json --trials 4 --parallel
 core=$!
 wait_bound restart 2
 running=$(bound_jobs restart | awk '{print $1}' | paste -sd' ')
-"$cluster" daemon-stop slurmctld --dir "$CLUSTER_DIR" --port $port >/dev/null
+"$cluster" daemon-stop slurmctld --dir "$CLUSTER_DIR" --port "$CLUSTER_PORT" >/dev/null
 sleep 8  # the trials end, and report, while slurmctld is down
-"$cluster" daemon-start slurmctld --dir "$CLUSTER_DIR" --port $port >/dev/null
+"$cluster" daemon-start slurmctld --dir "$CLUSTER_DIR" --port "$CLUSTER_PORT" >/dev/null
 wait $core; rc=$?
 if [ $rc -eq 0 ] && [ "$(count_final restart.h5)" -eq 4 ] && [ "$(ids_twice restart.h5)" -eq 0 ] &&
    [ "$(export_csv restart.h5 | awk -F, 'NR > 1 && $2 != "ok"' | wc -l)" -eq 0 ] && [ -z "$(squeue -h)" ]; then

@@ -175,8 +175,16 @@ SH
 # wait_bound STUDY N: until N have (up to 60 s).
 bound_jobs() { cat "$1".trials/*/where 2>/dev/null | sed -n 's/^node=\([^ ]*\) job=\([0-9]*\)$/\2 \1/p' | sort -n; }
 wait_bound() { for _ in $(seq 1 600); do [ "$(bound_jobs "$1" | wc -l)" -ge "$2" ] && return 0; sleep 0.1; done; return 1; }
-# The processes of trial jobs still alive on any node (they share this kernel).
-trial_processes() { pgrep -f "tune trial-job|where.sh" | paste -sd' '; }
+# The processes of this test's trial jobs still alive on any node (they share
+# this kernel): tune trial-job with a channel file in $work, and programs
+# running in $work.
+trial_processes() {
+  local p
+  for p in $(pgrep -f "tune trial-job|where.sh"); do
+    [[ "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)" == *" --channel $work/"* ]] ||
+      [[ "$(readlink "/proc/$p/cwd" 2>/dev/null)" == "$work"* ]] && echo "$p"
+  done | paste -sd' '
+}
 
 # Waits for batch job $1 to leave the queue (up to $2 seconds, default 60).
 wait_job() {
