@@ -116,6 +116,13 @@ class TrialJobsLoopTest : public testing_support::OneParameterStudy {
     study_.emplace(*history_, *sampler_, StudyLimits{.trials = trials}, 1000);
     host_.emplace(*study_);
   }
+  // The loop's first job (100, connection 1) says hello and asks: its trial.
+  std::uint64_t first_trial_running(TrialJobsController& loop) {
+    loop.tick();
+    loop.on_hello(1, 100, "n1", "p", std::nullopt);
+    loop.on_ready(1);
+    return links_.launched[1].at(0);
+  }
   std::optional<History> history_;
   std::unique_ptr<Sampler> sampler_;
   std::optional<Study> study_;
@@ -377,10 +384,7 @@ TEST_F(TrialJobsLoopTest, ATrialWhoseJobTheClusterEndedRunsAgain) {
 TEST_F(TrialJobsLoopTest, AJobSlurmEndedWhoseConnectionStaysSilentLosesItsTrialAfterAGrace) {
   make_study(2);
   TrialJobsController loop(*host_, queue_, links_, 1, 1, {.poll_every = 10, .last_words = 20});
-  loop.tick();
-  loop.on_hello(1, 100, "n1", "p", std::nullopt);
-  loop.on_ready(1);
-  const auto t = links_.launched[1][0];
+  const auto t = first_trial_running(loop);
   queue_.end(100, JobEnd::NodeFail);
   host_->clock += 10;
   loop.tick();  // Slurm says ended; the connection is open: its result may be on the way
@@ -415,10 +419,7 @@ TEST_F(TrialJobsLoopTest, AJobSlurmEndedWhoseConnectionStaysSilentLosesItsTrialA
 TEST_F(TrialJobsLoopTest, AnEndedJobsResultWithinTheGraceIsTaken) {
   make_study(2);
   TrialJobsController loop(*host_, queue_, links_, 1, 1, {.poll_every = 10, .last_words = 20});
-  loop.tick();
-  loop.on_hello(1, 100, "n1", "p", std::nullopt);
-  loop.on_ready(1);
-  const auto t = links_.launched[1][0];
+  const auto t = first_trial_running(loop);
   queue_.end(100, JobEnd::Completed);
   host_->clock += 10;
   loop.tick();
