@@ -46,14 +46,14 @@ std::string exe_path() {
   return ec ? "tune" : p.string();
 }
 
-// Slurm through libslurm, as the controller's JobQueue: each job the same
-// request (the study's trial-job script), carrying the progress record.
 // Another writer has taken the history over: this AppCore leaves at once
 // (TrialJobsLoop::run), from wherever it learns it.
 struct HistoryTaken {
   std::string by;
 };
 
+// Slurm through libslurm, as the controller's JobQueue: each job the same
+// request (the study's trial-job script), carrying the progress record.
 class SlurmQueue : public JobQueue {
  public:
   // `after_look_up` runs after every answer from slurmctld, before the

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Trial jobs (tune run/submit --trial-jobs) on the deployed configuration
-# (sched/tune + select/cons_tres_gang), every node a host of its own: 2-GPU trials and a 2-node trial see
+# (sched/tune + select/cons_tres_gang): 2-GPU trials and a 2-node trial see
 # exactly their own GPUs and nodes; the AppCore killed with -9 and resumed
 # (every trial finished exactly once); a trial job scancelled and one on a
 # node set DOWN are re-run; a forged connection is refused; a study stops at
@@ -12,9 +12,8 @@ plan 9
 user_tools  # $tune and $programs, reachable by the test users
 studies_setup
 # 5 CPUs a node: one 4-CPU trial job and one AppCore job fit side by side.
-# Every node a host of its own (scripts/cluster --hosts): trial jobs reach
-# their AppCore over the nodes' network, at its own address.
-deployed_cluster_up trial_jobs 17750 --hosts --nodes 4 --cpus 5 --memory 5000 --gpus 4 --sched-conf "$work/sched_tune.conf"
+# TUNE_CLUSTER_HOSTS=1 runs it with every node a host of its own.
+deployed_cluster_up trial_jobs 17750 --nodes 4 --cpus 5 --memory 5000 --gpus 4 --sched-conf "$work/sched_tune.conf"
 cd "$work" || exit 1
 cp "$TOP_SRCDIR/examples/synthetic/branin.json" .
 cat >where.sh <<'SH'
