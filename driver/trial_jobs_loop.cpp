@@ -51,6 +51,9 @@ std::string exe_path() {
 struct HistoryTaken {
   std::string by;
 };
+void throw_if_taken(const AppCore& core) {
+  if (const auto who = core.history_taken()) throw HistoryTaken{*who};
+}
 
 // Slurm through libslurm, as the controller's JobQueue: each job the same
 // request (the study's trial-job script), carrying the progress record.
@@ -94,7 +97,7 @@ class CoreHost : public LoopHost {
   LoopStudy& study() override { return study_; }
   double now() const override { return now_s(); }
   void record(const TrialRun& run, const std::string& host, const std::string& where) override {
-    if (const auto who = core_.history_taken()) throw HistoryTaken{*who};
+    throw_if_taken(core_);
     core_.record(run, 0, host, where);
   }
   void say(const std::string& line) override { core_.say(line); }
@@ -172,9 +175,7 @@ class TrialJobsLoop : public JobLinks {
     }
   }
 
-  void check_claim() const {
-    if (const auto who = core_.history_taken()) throw HistoryTaken{*who};
-  }
+  void check_claim() const { throw_if_taken(core_); }
 
   // JobLinks: the trial vocabulary over the channel.
   void launch(Conn c, const Trial& t) override { send_to(c, wire::launch_message(core_.launch_for(t))); }

@@ -139,22 +139,23 @@ void TrialJobsController::tick() {
     wind_down(now);
   else
     submit_jobs(now);
-  if (now - last_lookup_ >= rules_.poll_every || (lookup_soon_ && now - last_lookup_ >= 1) || grace_over(now))
+  if (now - last_lookup_ >= rules_.poll_every || (lookup_soon_ && now - last_lookup_ >= 1) ||
+      now >= grace_ends().value_or(now + 1))
     look_up(now);
 }
 
-bool TrialJobsController::grace_over(double now) const {
+std::optional<double> TrialJobsController::grace_ends() const {
+  std::optional<double> at;
   for (const auto& [id, j] : jobs_)
-    if (j.ended > 0 && j.conn && now - j.ended >= rules_.last_words) return true;
-  return false;
+    if (j.ended > 0 && j.conn)
+      at = std::min(at.value_or(j.ended + rules_.last_words), j.ended + rules_.last_words);
+  return at;
 }
 
 std::optional<double> TrialJobsController::due() const {
   std::optional<double> at;
   if (lookup_soon_ && !jobs_.empty()) at = last_lookup_ + 1;
-  for (const auto& [id, j] : jobs_)  // an ended job's grace for its last words runs out
-    if (j.ended > 0 && j.conn)
-      at = std::min(at.value_or(j.ended + rules_.last_words), j.ended + rules_.last_words);
+  if (const auto grace = grace_ends()) at = std::min(at.value_or(*grace), *grace);
   if (submit_after_ > host_.now() && !host_.study().stopping())
     at = std::min(at.value_or(submit_after_), submit_after_);
   return at;

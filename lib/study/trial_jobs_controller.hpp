@@ -263,8 +263,9 @@ class TrialJobsController {
 
  private:
   std::size_t busy() const;
-  // A job Slurm ended has had its last words' grace with its connection still open.
-  bool grace_over(double now) const;
+  // When the first grace for last words runs out (a job Slurm ended whose
+  // connection is still open); nothing when no job has one.
+  std::optional<double> grace_ends() const;
   // The jobs to look up: those in jobs_ and those not yet seen to leave the queue.
   std::vector<std::uint32_t> ids() const;
   void submit_jobs(double now);
