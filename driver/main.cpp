@@ -53,7 +53,8 @@ Command add_trial_job(CLI::App& app) {
   c->add_option("--trials", o->trials, "trials to run back to back at most")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  c->add_option("--appcore-wait", o->appcore_wait, "seconds to wait for a lost AppCore to come back")
+  c->add_option("--appcore-wait", o->appcore_wait,
+                "seconds to wait for a lost AppCore to come back (none once Slurm says its job has ended)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   return {c, [o] { return tune::run_trial_job(*o); }};

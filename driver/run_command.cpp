@@ -228,8 +228,10 @@ void add_run_options(CLI::App& r, RunOptions& o) {
              "continue the study in --history: keep done trials, rerun interrupted ones");
   r.add_flag("-q,--quiet", o.quiet, "print only the summary");
   CLI::Option* tj = add_study_flags(r, o, StudyCommand::Run);
-  r.add_option("--appcore-wait", o.appcore_wait,
-               "trial jobs: how long a job whose AppCore is gone waits for a resumed one")
+  r.add_option(
+       "--appcore-wait", o.appcore_wait,
+       "trial jobs: how long a job whose AppCore is gone waits for a resumed one (none once Slurm says "
+       "the AppCore's job has ended)")
       ->needs(tj)
       ->capture_default_str();
   r.add_option("--slurm-poll", o.slurm_poll,

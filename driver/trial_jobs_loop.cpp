@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -197,6 +198,9 @@ class TrialJobsLoop : public JobLinks {
     a.addresses = local_ipv4_addresses();
     a.port = port;
     a.secret = secret_;
+    if (const char* job = std::getenv("SLURM_JOB_ID"))
+      a.job = static_cast<std::uint32_t>(std::strtoul(job, nullptr, 10));
+    a.jobs_file = fs::absolute(jobs_file_of(options_.history)).string();
     channel_file_ = channel_file_of(options_.history);
     write_channel_file(channel_file_, a);
     core_.say("trial jobs reach this AppCore at " + a.host + ":" + std::to_string(port) + " (" +

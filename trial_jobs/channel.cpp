@@ -162,7 +162,8 @@ class FramedConnection : public std::enable_shared_from_this<FramedConnection> {
 // --- the channel file ------------------------------------------------------------------
 
 void write_channel_file(const std::string& path, const ChannelAddress& a) {
-  const json j = {{"host", a.host}, {"addresses", a.addresses}, {"port", a.port}, {"secret", a.secret}};
+  const json j = {{"host", a.host}, {"addresses", a.addresses}, {"port", a.port}, {"secret", a.secret},
+                  {"job", a.job},   {"jobs", a.jobs_file}};
   const std::string tmp = path + ".tmp" + std::to_string(getpid());
   ::unlink(tmp.c_str());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -193,6 +194,8 @@ ChannelAddress read_channel_file(const std::string& path) {
     a.addresses = j.value("addresses", std::vector<std::string>{});
     a.port = j.at("port").get<int>();
     a.secret = j.at("secret").get<std::string>();
+    a.job = j.value("job", std::uint32_t{0});
+    a.jobs_file = j.value("jobs", std::string());
   } catch (const std::exception& e) {
     throw ChannelError("the channel file " + path + " is damaged (" + e.what() +
                        "); resume the study's AppCore, which writes it anew");

@@ -44,6 +44,11 @@ struct ChannelAddress {
   std::vector<std::string> addresses;  // and its IPv4 addresses, tried after the name
   int port = 0;
   std::string secret;
+  // The AppCore's Slurm job (0: it runs outside one) and its jobs file: a
+  // trial job that cannot reach the AppCore asks Slurm whether that job has
+  // ended for good, and then cancels the pending trial jobs the file lists.
+  std::uint32_t job = 0;
+  std::string jobs_file;
 };
 // Written atomically with mode 0600 (the owner alone may read the secret).
 void write_channel_file(const std::string& path, const ChannelAddress& a);

@@ -12,11 +12,14 @@
 #include <optional>
 #include <thread>
 
+#include "study/jobs_file.hpp"
+#include "study/trial_job_rules.hpp"
 #include "trial/messages.hpp"
 #include "trial/runner_side.hpp"
 #include "trial/trial_json.hpp"
 #include "trial/trial_process.hpp"
 #include "trial_jobs/channel.hpp"
+#include "trial_jobs/slurm_trial_jobs.hpp"
 
 namespace tune {
 
@@ -59,12 +62,69 @@ std::vector<std::string> with_srun(std::vector<std::string> argv) {
   return out;
 }
 
+// What became of the AppCore's Slurm job, asked of slurmctld (one RPC for
+// this user's jobs) now and then while the AppCore cannot be reached;
+// lib/study's appcore_fate says what it means. The first verdict other than
+// MayReturn stands: it also cancels the study's trial jobs still pending.
+class AppCoreWatch {
+ public:
+  explicit AppCoreWatch(const std::string& channel_file) : channel_file_(channel_file) {}
+
+  AppCoreFate check() {
+    using namespace std::chrono;
+    if (fate_ != AppCoreFate::MayReturn) return fate_;
+    const auto now = steady_clock::now();
+    // Every 10 s; every 60 s once slurmctld did not answer (each try can
+    // take its MessageTimeout, and a running trial's reports wait meanwhile).
+    if (asked_ && now - *asked_ < seconds(silent_ ? 60 : 10)) return fate_;
+    asked_ = now;
+    ChannelAddress a;
+    try {
+      a = read_channel_file(channel_file_);  // a resumed AppCore's, if one wrote it since
+    } catch (const ChannelError&) {
+      return fate_;
+    }
+    if (a.job == 0) return fate_;  // an AppCore outside Slurm: nothing to ask
+    const auto self =
+        static_cast<std::uint32_t>(std::strtoul(env_or("SLURM_JOB_ID", "0").c_str(), nullptr, 10));
+    std::vector<std::uint32_t> ids = {a.job}, pending;
+    if (const auto file = read_jobs_file(a.jobs_file))
+      for (const auto& j : file->jobs)
+        if (j.pending && j.id != self && j.id != a.job) ids.push_back(j.id);
+    try {
+      if (!slurm_) slurm_.emplace();
+      const auto info = slurm_->look_up(ids);
+      silent_ = false;
+      const TrialJobInfo& core = info.at(a.job);
+      fate_ = appcore_fate(core);
+      if (fate_ == AppCoreFate::MayReturn) return fate_;
+      std::string cancelled;
+      for (std::size_t i = 1; i < ids.size(); ++i)
+        if (info.at(ids[i]).state == TrialJobInfo::State::Pending && slurm_->cancel(ids[i]))
+          cancelled += (cancelled.empty() ? "" : ", ") + std::to_string(ids[i]);
+      say("the AppCore's Slurm job " + std::to_string(a.job) + " has ended " +
+          std::string(job_end_name(core.end)) + ", so no AppCore comes back until the study is resumed" +
+          (cancelled.empty() ? "" : "; cancelled its pending trial jobs " + cancelled));
+    } catch (const SlurmError&) {
+      silent_ = true;  // the AppCore may still come back
+    }
+    return fate_;
+  }
+
+ private:
+  std::string channel_file_;
+  std::optional<SlurmTrialJobs> slurm_;
+  std::optional<std::chrono::steady_clock::time_point> asked_;
+  bool silent_ = false;  // slurmctld did not answer the last look-up
+  AppCoreFate fate_ = AppCoreFate::MayReturn;
+};
+
 // The trial job's link to its AppCore over the channel: the vocabulary's
 // kind in each frame's "type"; reconnects (up to --appcore-wait) when the
 // AppCore goes away.
 class Session : public RunnerLink {
  public:
-  explicit Session(const TrialJobOptions& o) : options_(o) {
+  explicit Session(const TrialJobOptions& o) : options_(o), watch_(o.channel_file) {
     hello_ = {{"job", std::strtoul(env_or("SLURM_JOB_ID", "0").c_str(), nullptr, 10)},
               {"host", env_or("SLURMD_NODENAME", env_or("HOSTNAME", "?"))},
               {"gpus", env_or("CUDA_VISIBLE_DEVICES", "")}};
@@ -88,6 +148,10 @@ class Session : public RunnerLink {
         if (e.what() != last) say(std::string(e.what()) + "; retrying");
         last = e.what();
       }
+      if (watch_.check() != AppCoreFate::MayReturn) {
+        say("leaving (a resumed study collects any result from the trial directory)");
+        return false;
+      }
       if (g_stop_requested || std::chrono::steady_clock::now() >= give_up) break;
       std::this_thread::sleep_for(std::chrono::seconds(std::min(10, 1 + attempt)));
     }
@@ -106,12 +170,19 @@ class Session : public RunnerLink {
     }
   }
   // While a trial runs: the AppCore's Interrupt or Prune, if one came. A lost
-  // AppCore does not stop the trial: its result waits for a resumed one.
+  // AppCore does not stop the trial, its result waits for a resumed one;
+  // unless Slurm stopped the AppCore's job: then the trial ends, as the
+  // AppCore would have ended it (appcore_fate).
   std::optional<wire::Message> poll() override {
     while (!lost()) {
       auto frame = next(0);
       if (!frame) return std::nullopt;
       if (auto m = wire::from_frame(std::move(*frame))) return m;
+    }
+    if (!interrupted_ && watch_.check() == AppCoreFate::Stopped) {
+      interrupted_ = true;
+      say("ending the running trial");
+      return wire::interrupt_message();
     }
     return std::nullopt;
   }
@@ -134,6 +205,8 @@ class Session : public RunnerLink {
   ChannelClient client_;
   json hello_;
   bool lost_ = false;
+  AppCoreWatch watch_;
+  bool interrupted_ = false;  // the running trial was ended for a stopped AppCore
 };
 
 // The AppCore's answer to Ready: a trial, or stop. A late Interrupt or Prune,

@@ -5,7 +5,10 @@
 // streams its reports and returns its result; up to --trials-per-job trials.
 // If the AppCore goes away, the running trial finishes, its result waits in
 // the trial directory (result.json) and the job tries to reach a resumed
-// AppCore for --appcore-wait seconds before it exits.
+// AppCore for --appcore-wait seconds before it exits; unless Slurm says the
+// AppCore's job has ended for good (lib/study's appcore_fate): then it does
+// not wait, ends the running trial if Slurm stopped that job, and cancels the
+// study's trial jobs still pending.
 #pragma once
 
 #include <string>

@@ -47,6 +47,18 @@ LostTrial lost_trial(JobEnd end, std::uint64_t job_id, const std::string& reason
   }
 }
 
+AppCoreFate appcore_fate(const std::optional<TrialJobInfo>& appcore_job) {
+  if (!appcore_job || appcore_job->state != TrialJobInfo::State::Ended || appcore_job->completing)
+    return AppCoreFate::MayReturn;
+  switch (appcore_job->end) {
+    case JobEnd::Cancelled:
+    case JobEnd::Timeout:
+    case JobEnd::Preempted:
+    case JobEnd::Deadline: return AppCoreFate::Stopped;
+    default: return AppCoreFate::Crashed;
+  }
+}
+
 bool saved_result_counts(const TrialRun& run, const Trial& t) {
   return run.trial == t.id && t.state == TrialState::Running && run.start_time >= t.start_time - 1;
 }

@@ -79,6 +79,24 @@ LostTrial lost_trial(JobEnd end, std::uint64_t job_id, const std::string& reason
 // An older attempt's file is not this attempt's result.
 bool saved_result_counts(const TrialRun& run, const Trial& t);
 
+// A trial job that cannot reach its AppCore asks slurmctld about the
+// AppCore's job (the channel file names it). While that job may still run an
+// AppCore (pending or requeued, running, completing: Slurm requeues at the
+// end of completing; or slurmctld does not answer: nothing) the trial job
+// waits for it, up to --appcore-wait. Once it has ended for good, no AppCore
+// comes back without a --resume, and the trial job does not wait:
+// - Stopped (cancelled, timed out, preempted, past its deadline): Slurm was
+//   ending the study, whose AppCore ends its trial jobs as it goes; one
+//   killed before it could (its cancels stuck behind a slow slurmctld past
+//   KillWait) leaves that to them: the running trial ends now.
+// - Crashed (failed, node failure, out of memory, boot failure, completed
+//   without a word, gone from slurmctld): the running trial finishes, and its
+//   result waits in the trial directory for a --resume.
+// Either way the job then leaves, and cancels the study's trial jobs still
+// pending: they hold no trial, and a resumed AppCore submits its own.
+enum class AppCoreFate { MayReturn, Stopped, Crashed };
+AppCoreFate appcore_fate(const std::optional<TrialJobInfo>& appcore_job);
+
 // The environment of a trial job: the AppCore's own (`NAME=value` strings)
 // without anything that belongs to the AppCore's job or MPI launch (SLURM_*,
 // SBATCH_*, SRUN_*, SALLOC_*, PMI*, PMIX_*, OMPI_*, the job's GPUs, ...; a

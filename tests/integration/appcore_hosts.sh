@@ -8,9 +8,13 @@
 # taken over); the AppCore's own node cut off (Slurm requeues its job
 # elsewhere, the new run takes the history over and carries on with the
 # trial jobs and their saved results, the cut-off one stops by itself when it
-# sees that, nothing is recorded twice or left behind).
+# sees that, nothing is recorded twice or left behind); the AppCore killed
+# before it could end its trial jobs, by a scancel or a crash (they see
+# Slurm ended its job, cancel the pending one and leave rather than wait out
+# --appcore-wait, ending their trials first if it was cancelled; a resume
+# then finishes the study).
 source "$(dirname "$0")/tap.sh"
-plan 4
+plan 6
 user_tools
 scratch_dir work || { echo "Bail out! cannot make a scratch directory"; exit 1; }
 deployed_cluster_up appcore_hosts 17720 --hosts --nodes 3 --cpus 5 --memory 5000 --gpus 0 --conf SlurmdTimeout=10
@@ -93,3 +97,79 @@ if [ "$requeued" = PENDING ] && [ -n "$new_node" ] && [ "$new_node" != "$core_no
    [ -z "$(trial_processes)" ] && [ -z "$(pgrep -f 'tune run --history [^ ]*corecut.h5')" ]; then
   ok "the AppCore's node $core_node cut off: its job requeued to $new_node, which took the history over and finished 6 trials, none twice; the cut-off AppCore stopped by itself; no job or process left"
 else not_ok "the AppCore's node cut off (on ${core_node:-?}, requeued: ${requeued:-?}, then on ${new_node:-?})" "$out" "$(export_csv corecut.h5)" "jobs left: $(squeue -h)" "processes left: $(trial_processes) $(pgrep -af 'tune run --history [^ ]*corecut.h5')"; fi
+
+# orphan_setup NAME SLEEP SEED: a study of 6 trials, 4 at a time, as a batch
+# job; returns once 3 trials run and the 4th job waits (the cluster holds 3).
+# Sets appcore (its job), core_pid (its tune run), wrap_pid (the batch
+# script's tune wrap above it) and pending (the waiting trial job).
+orphan_setup() {
+  TRIAL_SLEEP=$2 "$tune" submit --trial-jobs --name "$1" --space branin.json --trials 6 --parallel 4 --cpus-per-trial 4 --seed "$3" -- ./where.sh >"$1.out" 2>&1
+  appcore=$(sed -n 's/^submitted job \([0-9]*\)$/\1/p' "$1.out")
+  wait_bound "$1" 3
+  for _ in $(seq 1 100); do pending=$(squeue -h -n "$1.trial" -t PD -o %A | paste -sd' '); [ -n "$pending" ] && break; sleep 0.2; done
+  core_pid=$(pgrep -f "^[^ ]*/tune run .*$1.h5" | head -1)
+  wrap_pid=$(ps -o ppid= -p "${core_pid:-0}" | tr -d ' ')
+}
+# orphan_left NAME LIMIT: seconds until NAME's trial jobs have left the queue (LIMIT if they have not).
+orphan_left() {
+  local t0=$SECONDS
+  for _ in $(seq 1 $(($2 * 5))); do [ -z "$(squeue -h -n "$1.trial")" ] && break; sleep 0.2; done
+  echo $((SECONDS - t0))
+}
+# The trial job's line that says it cancelled the pending ones, and how many ended their trial.
+orphan_said() { cat "$1".trials/job-*.out 2>/dev/null | grep -o "has ended [A-Z_]*, so no AppCore comes back.*cancelled its pending trial jobs [0-9, ]*" | head -1; }
+orphan_ended() { cat "$1".trials/job-*.out 2>/dev/null | grep -c "ending the running trial"; }
+orphan_resume() { TRIAL_SLEEP=0.5 "$tune" run --trial-jobs --resume --trials 6 --parallel 4 --cpus-per-trial 4 --slurm-poll 1 --history "$1.h5" -- ./where.sh 2>&1; }
+# Trials whose where file has more than one line: run more than once.
+runs_twice() { for f in "$1".trials/*/where; do [ "$(wc -l <"$f")" -gt 1 ] && echo "$f"; done 2>/dev/null | wc -l; }
+
+# 5. The AppCore killed by a scancel before it could end its trial jobs (its
+# cancels stuck behind a slurmctld too slow to answer before KillWait, a
+# stall seen under load). Made certain here: the AppCore is killed while its
+# batch script (tune wrap) is stopped, so that the job still runs; then the
+# scancel. The trial jobs find Slurm ended the AppCore's job CANCELLED: the
+# running ones end their trials and leave, one cancels the pending job,
+# long before the trials' 60 s or --appcore-wait's 300 s. A resume runs the
+# ended trials again and finishes the study, every trial once.
+orphan_setup stopped 60 10
+kill -STOP "${wrap_pid:-0}"
+kill -KILL "${core_pid:-0}"
+sleep 1
+scancel "$appcore"
+wait_job "$appcore" 30
+core_state=$(scontrol show job "$appcore" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2)
+left=$(orphan_left stopped 40)
+said=$(orphan_said stopped) ended=$(orphan_ended stopped)
+resumed=$(orphan_resume stopped); rc=$?
+for _ in $(seq 1 100); do [ -z "$(squeue -h)" ] && [ -z "$(trial_processes)" ] && break; sleep 0.2; done
+if [ -n "$core_pid" ] && [ -n "$pending" ] && [ "$core_state" = CANCELLED ] && [ "$left" -lt 40 ] && [ "$ended" -eq 3 ] &&
+   grep -q "has ended CANCELLED.*cancelled its pending trial jobs $pending" <<<"$said" &&
+   [ $rc -eq 0 ] && [ "$(count_final stopped.h5)" -eq 6 ] && [ "$(ids_twice stopped.h5)" -eq 0 ] && [ "$(runs_twice stopped)" -eq 3 ] &&
+   [ -z "$(squeue -h)" ] && [ -z "$(trial_processes)" ]; then
+  ok "the AppCore killed before it could end its trial jobs, its job CANCELLED: they ended their 3 trials, cancelled pending job $pending and left within $left s; the resume ran those 3 again and finished 6, none twice"
+else not_ok "the AppCore killed before it could end its trial jobs (its job ${core_state:-?}, pid ${core_pid:-none}, pending ${pending:-none}; left after $left s, $ended trials ended)" \
+  "${said:-no trial job said it cancelled the pending one}" "$(tail -n 4 stopped.trials/job-*.out 2>&1)" \
+  "resume (rc $rc): $resumed" "$(export_csv stopped.h5)" "jobs left: $(squeue -h)" "processes left: $(trial_processes)"; fi
+
+# 6. The AppCore crashed (killed, its job FAILED). The pending trial job is
+# cancelled at once; the running trials finish, their results wait in their
+# trial directories, and their jobs leave then rather than after
+# --appcore-wait. A resume collects those results: nothing runs twice.
+orphan_setup crashed 20 11
+kill -KILL "${core_pid:-0}"
+wait_job "$appcore" 30
+core_state=$(scontrol show job "$appcore" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2)
+pending_left=$(for _ in $(seq 1 100); do squeue -h -j "$pending" -t PD 2>/dev/null | grep -q . || break; sleep 0.2; done; squeue -h -j "$pending" -t PD 2>/dev/null)
+left=$(orphan_left crashed 60)
+said=$(orphan_said crashed) ended=$(orphan_ended crashed)
+resumed=$(orphan_resume crashed); rc=$?
+for _ in $(seq 1 100); do [ -z "$(squeue -h)" ] && [ -z "$(trial_processes)" ] && break; sleep 0.2; done
+if [ -n "$core_pid" ] && [ -n "$pending" ] && [ "$core_state" = FAILED ] && [ -z "$pending_left" ] && [ "$left" -lt 60 ] && [ "$ended" -eq 0 ] &&
+   grep -q "has ended FAILED.*cancelled its pending trial jobs $pending" <<<"$said" &&
+   [ $rc -eq 0 ] && [ "$(grep -c 'collected from' <<<"$resumed")" -eq 3 ] &&
+   [ "$(count_final crashed.h5)" -eq 6 ] && [ "$(ids_twice crashed.h5)" -eq 0 ] && [ "$(runs_twice crashed)" -eq 0 ] &&
+   [ -z "$(squeue -h)" ] && [ -z "$(trial_processes)" ]; then
+  ok "the AppCore crashed, its job FAILED: pending job $pending cancelled at once, the 3 running trials finished and their jobs left $left s after; the resume collected their results and finished 6, none run twice"
+else not_ok "the AppCore crashed (its job ${core_state:-?}, pid ${core_pid:-none}, pending ${pending:-none} still pending: ${pending_left:-no}; left after $left s, $ended trials ended)" \
+  "${said:-no trial job said it cancelled the pending one}" "$(tail -n 4 crashed.trials/job-*.out 2>&1)" \
+  "resume (rc $rc): $resumed" "$(export_csv crashed.h5)" "jobs left: $(squeue -h)" "processes left: $(trial_processes)"; fi

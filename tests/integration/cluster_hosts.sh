@@ -10,8 +10,8 @@ source "$(dirname "$0")/tap.sh"
 plan 5
 user_tools
 scratch_dir work || { echo "Bail out! cannot make a scratch directory"; exit 1; }
-port=17790
-deployed_cluster_up cluster_hosts $port --hosts --nodes 3 --cpus 5 --memory 5000 --gpus 0
+deployed_cluster_up cluster_hosts 17790 --hosts --nodes 3 --cpus 5 --memory 5000 --gpus 0
+port=$CLUSTER_PORT
 cd "$work" || exit 1
 net=$(sed -n 's/^NodeName=node1 NodeAddr=\([0-9.]*\)\.1 .*/\1/p' "$SLURM_CONF")
 

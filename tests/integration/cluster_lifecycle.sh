@@ -4,7 +4,7 @@
 # jobs cancelled at stop, and a broken configuration reported with its log.
 source "$(dirname "$0")/tap.sh"
 plan 7
-port=17300
+port=$((17300 + ${TUNE_TEST_PORT_OFFSET:-0}))
 dir=$TOP_BUILDDIR/tests/integration/cluster_lifecycle.run
 CLUSTER_DIR=$dir CLUSTER_PORT=$port
 trap cluster_down EXIT
@@ -49,22 +49,27 @@ out=$(run start 2>&1)
 if [ $? -ne 0 ] && grep -q "already running" <<<"$out"; then ok "a second start is refused: already running"
 else not_ok "a second start is refused: already running" "$out"; fi
 
-# stop cancels running jobs and leaves none of their processes behind.
-# slurmstepds alive before this cluster has a job are another cluster's
-# (the previous test's, still winding down): only new ones count.
-others=" $(pgrep -d ' ' -r R,S,D,T -x slurmstepd || true) "
-new_stepds() {
+# stop cancels running jobs and leaves none of their processes behind. Only
+# this cluster's count: another test (scripts/test runs two at a time) may
+# have steps and sleeps of its own. The job's programs carry its SLURM_CONF.
+job_sleeps() {
   local p
-  for p in $(pgrep -r R,S,D,T -x slurmstepd || true); do [[ $others == *" $p "* ]] || echo "$p"; done
+  for p in $(pgrep -r R,S,D,T -x sleep || true); do
+    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qxF "SLURM_CONF=$dir/etc/slurm.conf" && echo "$p"
+  done
 }
 job=$(cd "$dir" && sbatch --parsable -N2 -o /dev/null --wrap 'srun sleep 600')
-for _ in $(seq 1 50); do [ "$(squeue -h -j "$job" -o %T)" = RUNNING ] && break; sleep 0.2; done
-sleep 1
+for _ in $(seq 1 50); do [ "$(squeue -h -j "$job" -o %T)" = RUNNING ] && [ "$(job_sleeps | wc -l)" -ge 2 ] && break; sleep 0.2; done
+# What the check after stop looks for is there before it: the steps and the sleeps of both nodes.
+stepds_before=$(cluster_stepds "$dir" | wc -l) sleeps_before=$(job_sleeps | wc -l)
 run stop >/dev/null 2>&1
 # Ended but not yet reaped (zombies, whose reaper here is the VM's init) count as gone.
-if msg=$(clean_after_stop) && [ -z "$(new_stepds)" ] && ! pgrep -r R,S,D,T -f 'sleep 600' >/dev/null; then
+if msg=$(clean_after_stop) && [ -z "$(cluster_stepds "$dir")" ] && [ -z "$(job_sleeps)" ] &&
+   [ "$stepds_before" -ge 2 ] && [ "$sleeps_before" -ge 2 ]; then
   ok "stop cancels a running 2-node job and leaves no slurmstepd or job process"
-else not_ok "stop cancels a running job and leaves no slurmstepd or job process" "$msg" "$(pgrep -a 'slurmstepd|sleep' || true)"; fi
+else not_ok "stop cancels a running job and leaves no slurmstepd or job process" \
+  "before stop: $stepds_before slurmstepd, $sleeps_before sleep (2 or more of each expected)" "$msg" \
+  "left: slurmstepd $(cluster_stepds "$dir" | paste -sd' '), sleep $(job_sleeps | paste -sd' ')"; fi
 
 # A port already taken is refused with the port named.
 python3 -c "import socket,time; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(('127.0.0.1', $((port + 2)))); s.listen(); time.sleep(30)" &

@@ -57,7 +57,7 @@ improving_state=$(state_of "$improving")
 comment=$(scontrol show job "$flat" 2>/dev/null | grep -oE '(^| )Comment=tune:[^ ]*' | sed 's/^ *//')
 
 # 1. Which process loads which of our plugins (the hosts a site installs them on).
-stepd=$(pgrep -x slurmstepd | head -1)
+stepd=$(cluster_stepds | head -1)
 loads=$(printf '%s\n' \
   "slurmctld: $(plugins_mapped "$(cat "$CLUSTER_DIR/run/slurmctld.pid")")" \
   "slurmd: $(plugins_mapped "$(cat "$CLUSTER_DIR/run/slurmd-node1.pid")")" \

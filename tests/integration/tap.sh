@@ -36,12 +36,14 @@ tap_exit() {
 trap tap_exit EXIT
 
 # cluster_up NAME PORT [scripts/cluster options...]: a fresh cluster, stopped
-# at exit. Its directory (slurm.conf, the munge socket, plugins, state) is a
+# at exit, on PORT plus TUNE_TEST_PORT_OFFSET (scripts/test runs the tests on
+# another Slurm beside make check with an offset, so the two never meet on a
+# port, a bridge or a namespace). Its directory (slurm.conf, the munge socket, plugins, state) is a
 # scratch directory under /tmp, since the test users' commands and jobs must
 # reach it and the checkout may sit where they cannot (a 0700 home); its logs
 # are copied to tests/integration/NAME.run/log at exit. Bails out if it cannot start.
 cluster_up() {
-  local name=$1; CLUSTER_PORT=$2; shift 2
+  local name=$1; CLUSTER_PORT=$(($2 + ${TUNE_TEST_PORT_OFFSET:-0})); shift 2
   scratch_dir CLUSTER_DIR || { echo "Bail out! cannot make a scratch directory for the cluster"; exit 1; }
   chmod 755 "$CLUSTER_DIR"
   CLUSTER_LOGS=$TOP_BUILDDIR/tests/integration/$name.run
@@ -102,11 +104,30 @@ plugin_names='(sched_tune|job_submit_tune|site_factor_tune|select_cons_tres_gang
 plugins_mapped() { grep -oE "$plugin_names" "/proc/$1/maps" 2>/dev/null | sort -u | paste -sd' '; }
 plugins_opened() { LD_DEBUG=files "$@" 2>&1 >/dev/null | grep -oE "file=[^ ]*$plugin_names" | sed 's|.*/||' | sort -u | paste -sd' '; }
 
+# cluster_stepds [DIR]: the slurmstepd processes of the test cluster in DIR
+# [$CLUSTER_DIR], alive (not zombies). slurmstepd overwrites its environment
+# with its title, so they are told from another cluster's by the slurmd log
+# they keep open in DIR.
+cluster_stepds() {
+  local d=${1:-$CLUSTER_DIR} p f
+  for p in $(pgrep -r R,S,D,T -x slurmstepd || true); do
+    for f in /proc/"$p"/fd/*; do
+      [[ $(readlink "$f" 2>/dev/null) == "$d/"* ]] && { echo "$p"; break; }
+    done
+  done
+}
+
 # A non-root user for multi-user tests (created once; needs root).
 test_user() {
   local u=${1:-tune-user1}
-  id "$u" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$u" >/dev/null 2>&1 || return 1
-  echo "$u"
+  # Tests run two at a time (scripts/test) may create the same user at once,
+  # or another while useradd holds /etc/passwd's lock: try again.
+  local i
+  for i in 1 2 3 4 5 6 7 8 9 10; do
+    id "$u" >/dev/null 2>&1 && { echo "$u"; return 0; }
+    useradd --create-home --shell /bin/bash "$u" >/dev/null 2>&1 || sleep 0.5
+  done
+  id "$u" >/dev/null 2>&1 && echo "$u"
 }
 
 # studies_setup: what a test of two users' studies needs: alice and bob (test

@@ -164,6 +164,8 @@ TEST_F(ChannelTest, OneAddressHoldingSixtyFourIdleConnectionsDoesNotKeepAnotherH
 }
 
 TEST_F(ChannelTest, TheChannelFileIsTheOwnersAloneAndDamageIsNamed) {
+  address_.job = 4242;
+  address_.jobs_file = file("s.jobs");
   write_channel_file(file("s.channel"), address_);
   struct stat st {};
   ASSERT_EQ(stat(file("s.channel").c_str(), &st), 0);
@@ -172,6 +174,8 @@ TEST_F(ChannelTest, TheChannelFileIsTheOwnersAloneAndDamageIsNamed) {
   EXPECT_EQ(back.port, port_);
   EXPECT_EQ(back.secret, secret_);
   EXPECT_EQ(back.addresses, address_.addresses);
+  EXPECT_EQ(back.job, 4242u);
+  EXPECT_EQ(back.jobs_file, file("s.jobs"));
   try {
     read_channel_file(file("missing.channel"));
     ADD_FAILURE();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The rules of trial jobs (lib/study/trial_job_rules): how many to submit, what
-// becomes of a trial whose job the cluster ended, the environment of a job.
+// becomes of a trial whose job the cluster ended, what a trial job does when
+// its AppCore's job has ended, the environment of a job.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -36,6 +37,28 @@ TEST(LostTrial, RerunUnlessTheTrialWasAtFault) {
   EXPECT_NE(lost_trial(JobEnd::NodeFail, 3, "NodeDown: node4").message.find("(NodeDown: node4)"),
             std::string::npos);
   EXPECT_EQ(lost_trial(JobEnd::Cancelled, 3, "None").message.find("None"), std::string::npos);
+}
+
+TEST(AppCoreFate, WaitsWhileTheAppCoresJobMayRunOneAgain) {
+  using S = TrialJobInfo::State;
+  EXPECT_EQ(appcore_fate(std::nullopt), AppCoreFate::MayReturn);  // slurmctld did not answer
+  EXPECT_EQ(appcore_fate(TrialJobInfo{S::Pending, JobEnd::Vanished, "BeginTime", ""}),
+            AppCoreFate::MayReturn);
+  EXPECT_EQ(appcore_fate(TrialJobInfo{S::Running, JobEnd::Vanished, "", "node1"}), AppCoreFate::MayReturn);
+  // Ended but completing: Slurm decides on a requeue (RequeueExit) only then.
+  TrialJobInfo completing{S::Ended, JobEnd::Failed, "", "node1"};
+  completing.completing = true;
+  EXPECT_EQ(appcore_fate(completing), AppCoreFate::MayReturn);
+}
+
+TEST(AppCoreFate, AStoppedAppCoresTrialsEndAndACrashedOnesFinish) {
+  for (JobEnd e : {JobEnd::Cancelled, JobEnd::Timeout, JobEnd::Preempted, JobEnd::Deadline})
+    EXPECT_EQ(appcore_fate(TrialJobInfo{TrialJobInfo::State::Ended, e, "", ""}), AppCoreFate::Stopped)
+        << job_end_name(e);
+  for (JobEnd e : {JobEnd::Failed, JobEnd::NodeFail, JobEnd::OutOfMemory, JobEnd::BootFail, JobEnd::Completed,
+                   JobEnd::Vanished})
+    EXPECT_EQ(appcore_fate(TrialJobInfo{TrialJobInfo::State::Ended, e, "", ""}), AppCoreFate::Crashed)
+        << job_end_name(e);
 }
 
 TEST(SavedResult, CountsOnlyForTheRunningTrialsLatestAttempt) {
