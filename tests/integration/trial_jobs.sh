@@ -12,8 +12,8 @@ plan 9
 user_tools  # $tune and $programs, reachable by the test users
 studies_setup
 # 5 CPUs a node: one 4-CPU trial job and one AppCore job fit side by side.
-# TUNE_CLUSTER_HOSTS=1 runs it with every node a host of its own.
-deployed_cluster_up trial_jobs 17750 --nodes 4 --cpus 5 --memory 5000 --gpus 4 --sched-conf "$work/sched_tune.conf"
+# Every node a host of its own (--hosts), as on a real cluster.
+deployed_cluster_up trial_jobs 17750 --hosts --nodes 4 --cpus 5 --memory 5000 --gpus 4 --sched-conf "$work/sched_tune.conf"
 cd "$work" || exit 1
 cp "$TOP_SRCDIR/examples/synthetic/branin.json" .
 cat >where.sh <<'SH'
