@@ -87,7 +87,7 @@ class AppCoreWatch {
     if (a.job == 0) return fate_;  // an AppCore outside Slurm: nothing to ask
     const auto self =
         static_cast<std::uint32_t>(std::strtoul(env_or("SLURM_JOB_ID", "0").c_str(), nullptr, 10));
-    std::vector<std::uint32_t> ids = {a.job}, pending;
+    std::vector<std::uint32_t> ids = {a.job};
     if (const auto file = read_jobs_file(a.jobs_file))
       for (const auto& j : file->jobs)
         if (j.pending && j.id != self && j.id != a.job) ids.push_back(j.id);
