@@ -110,7 +110,7 @@ mkdir -p login/plugins
 ln -s "$(readlink -f "$plugins/select_cons_tres_gang.so")" login/plugins/
 cp "$CLUSTER_DIR/etc/gres.conf" login/ 2>/dev/null
 cp "$CLUSTER_DIR/etc/select_gang.conf" login/ 2>/dev/null
-slurm_plugins=$(sed -n 's/^PluginDir=\([^:]*\):.*/\1/p' "$SLURM_CONF")  # Slurm's own plugins, first
+slurm_plugins=$(sed -n 's/^PluginDir=[^:]*:\(.*\)$/\1/p' "$SLURM_CONF")  # Slurm's own plugins, after the cluster's
 sed "s|^PluginDir=.*|PluginDir=$slurm_plugins:$work/login/plugins|" "$SLURM_CONF" >login/slurm.conf
 chmod -R a+rX login
 login_out=$(for c in "squeue -h" "sinfo -h" "$tune queue" "$tune status $work/flat.h5" "$public"; do

@@ -20,7 +20,7 @@ cp "$work/sched_tune.conf" "$work/site_factor_tune.conf"
 # idle account would pass bob's busy one by itself and the test could not
 # tell what the plugin did. (The default accounting cluster and
 # bench/table4_trial_jobs.sh weigh fair share.)
-cluster_up site_factor 17900 --accounting --site-factor site_factor/tune --site-conf "$work/site_factor_tune.conf" \
+cluster_up site_factor 17920 --accounting --site-factor site_factor/tune --site-conf "$work/site_factor_tune.conf" \
   --select select/cons_tres_gang --nodes 4 --cpus 5 --memory 5000 --gpus 4 \
   --conf PriorityWeightFairshare=0 --conf PriorityWeightPartition=100000
 cd "$work" || exit 1

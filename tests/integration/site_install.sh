@@ -43,7 +43,7 @@ cd "$work" || exit 1
 
 # --- 1. the tarball and the Debian packages ------------------------------------------
 t0=$SECONDS
-if ! out=$(make -s -C "$TOP_BUILDDIR" dist 2>&1) || ! mv "$TOP_BUILDDIR/$tarname.tar.gz" "$work/"; then
+if ! out=$(release_tarball "$work"); then
   not_ok "make dist makes $tarname.tar.gz" "$out"; exit 0
 fi
 tar xzf "$tarname.tar.gz"
@@ -61,7 +61,7 @@ ln -s "$slurmsrc" "$work/${slurmsrc##*/}"
 # named (debhelper gives the build a HOME of its own).
 ccache_dir=$(ccache -k cache_dir 2>/dev/null || echo "$HOME/.cache/ccache")
 build_log=$TOP_BUILDDIR/tests/integration/site_install.dpkg-buildpackage.log
-(cd "$tarname" && env PATH="/usr/lib/ccache:$PATH" CCACHE_DIR="$ccache_dir" CCACHE_BASEDIR="$work" CCACHE_NOHASHDIR=1 \
+(cd "$tarname" && one_build_at_a_time env PATH="/usr/lib/ccache:$PATH" CCACHE_DIR="$ccache_dir" CCACHE_BASEDIR="$work" CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=locale \
   CCACHE_IGNOREOPTIONS='-ffile-prefix-map=*' DEB_BUILD_OPTIONS="nocheck parallel=2" DEB_BUILD_PROFILES=nocheck \
   dpkg-buildpackage -us -uc -b) >"$build_log" 2>&1
 rc=$?

@@ -93,6 +93,31 @@ user_tools() {
   programs=$user_tools_dir/programs
 }
 
+# one_build_at_a_time COMMAND...: runs COMMAND (a compile of the whole tree)
+# holding scripts/test's build lock, which its own builds hold too: on two
+# cores, two builds at once finish no sooner, and the tests running beside
+# them (mostly waiting on daemons and their timeouts) would get less of the
+# machine. Outside scripts/test it just runs COMMAND.
+one_build_at_a_time() {
+  [ -n "${TUNE_TEST_BUILD_LOCK:-}" ] || { "$@"; return; }
+  local fd rc
+  exec {fd}>>"$TUNE_TEST_BUILD_LOCK" && flock "$fd"
+  "$@"; rc=$?
+  flock -u "$fd"; exec {fd}>&-
+  return $rc
+}
+
+# release_tarball DIR: make dist in the build tree, its tarball
+# ($tarname.tar.gz, from print-install-dirs) moved into DIR. One test at a
+# time: tests that run side by side share the build tree and its dist
+# directory.
+release_tarball() {
+  (
+    flock 9 || exit 1
+    make -s -C "$TOP_BUILDDIR" dist && mv "$TOP_BUILDDIR/$tarname.tar.gz" "$1/"
+  ) 9>"$TOP_BUILDDIR/tests/integration/.dist.lock" 2>&1
+}
+
 cluster_down() {
   [ -n "${CLUSTER_DIR:-}" ] && "$cluster" stop --dir "$CLUSTER_DIR" --port "$CLUSTER_PORT" >/dev/null 2>&1
   return 0

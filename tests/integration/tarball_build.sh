@@ -72,11 +72,12 @@ if [ ${#present[@]} -eq 0 ] && [ "$(chroot "$root" dpkg-query -W -f='${Version}'
 else not_ok "a chroot with the build dependencies only" "test tools present: ${present[*]}"; fi
 
 # --- the tarball, built there -------------------------------------------------------------------
-if ! out=$(make -s -C "$TOP_BUILDDIR" dist 2>&1); then not_ok "make dist" "$out"; exit 0; fi
 rm -rf --one-file-system "$root/build" && mkdir -p "$root/build" "$root/ccache" "$root/usr/src/slurm-$slurm_version"
-mv "$TOP_BUILDDIR/$tarname.tar.gz" "$root/build/"
+if ! out=$(release_tarball "$root/build"); then not_ok "make dist" "$out"; exit 0; fi
 # Slurm's source where configure looks for it by default, read-only; the
-# host's compiler cache (ccache_dir), so that a second run is quick.
+# host's compiler cache (ccache_dir), so that a second run is quick and the
+# first takes the objects of the build tree (the same default flags; keys
+# free of the locale, which env -i leaves unset here, as scripts/setup's are).
 ccache_dir=$(ccache -k cache_dir 2>/dev/null || echo "$HOME/.cache/ccache")
 mkdir -p "$ccache_dir"
 mount --bind "$slurmsrc" "$root/usr/src/slurm-$slurm_version" &&
@@ -84,10 +85,10 @@ mount --bind "$slurmsrc" "$root/usr/src/slurm-$slurm_version" &&
   mount --bind "$ccache_dir" "$root/ccache" ||
   { echo "Bail out! cannot bind-mount the Slurm source and the compiler cache into $root"; exit 1; }
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/lib/ccache:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-  CCACHE_DIR=/ccache CCACHE_BASEDIR=/build CCACHE_NOHASHDIR=1 /bin/bash -c "cd /build && $*"; }
+  CCACHE_DIR=/ccache CCACHE_BASEDIR=/build CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=locale /bin/bash -c "cd /build && $*"; }
 log=$TOP_BUILDDIR/tests/integration/tarball_build.build.log
 t0=$SECONDS
-in_root "tar xzf $tarname.tar.gz && cd $tarname && ./configure --prefix=/usr && make -j2 && make install" >"$log" 2>&1
+one_build_at_a_time in_root "tar xzf $tarname.tar.gz && cd $tarname && ./configure --prefix=/usr && make -j2 && make install" >"$log" 2>&1
 rc=$?
 installed=$(in_root "ls /usr/bin/tune /usr/lib/x86_64-linux-gnu/slurm-wlm/{sched_tune,job_submit_tune,site_factor_tune,select_cons_tres_gang}.so /usr/share/tune/examples/sched_tune.conf /usr/share/man/man1/tune.1" 2>&1 | grep -c '^/')
 version=$(in_root "/usr/bin/tune --version" 2>&1)
