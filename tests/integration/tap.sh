@@ -94,10 +94,11 @@ user_tools() {
 }
 
 # one_build_at_a_time COMMAND...: runs COMMAND (a compile of the whole tree)
-# holding scripts/test's build lock, which its own builds hold too: on two
-# cores, two builds at once finish no sooner, and the tests running beside
-# them (mostly waiting on daemons and their timeouts) would get less of the
-# machine. Outside scripts/test it just runs COMMAND.
+# holding scripts/test's build lock, so that the tests' builds (the packages,
+# the release tarball) take turns beside scripts/test's own: on two cores,
+# more at once finish no sooner, and the tests running beside them (mostly
+# waiting on daemons and their timeouts) would get less of the machine.
+# Outside scripts/test it just runs COMMAND.
 one_build_at_a_time() {
   [ -n "${TUNE_TEST_BUILD_LOCK:-}" ] || { "$@"; return; }
   local fd rc
