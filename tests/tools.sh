@@ -21,7 +21,7 @@ if [ "${TUNE_CLUSTER_TESTS:-no}" = yes ]; then
   while read -r p; do
     [ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] ||
       missing+=(" $p (the integration tests; scripts/setup installs it): apt-get install $p")
-  done < <(sed -e 's/#.*//' -e '/^\[tests\]$/d' -e '/^[[:space:]]*$/d' "$TOP_SRCDIR/scripts/debian-packages")
+  done < <(sed -e 's/#.*//' -e '/^\[/d' -e '/^[[:space:]]*$/d' "$TOP_SRCDIR/scripts/debian-packages")
 fi
 if [ ${#missing[@]} -eq 0 ]; then
   ok "the tools the tests need are here"
