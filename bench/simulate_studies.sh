@@ -24,6 +24,14 @@
 #   WORKLOAD=real bench/simulate_studies.sh                    # the same on the recorded training tables
 #   STUDIES=40 NODES=40 PARALLEL=12 ALGOS="random bayes tpe" SPACING=60 MODES=trials bench/simulate_studies.sh
 #                                                              # 10x the cluster, 40 studies
+# HISTORIES=DIR keeps the recorded studies there and replays them on later
+# runs (a comparison between two builds of the policy then sees the same
+# trials: recording again gives other trials, since runners finish in their
+# own order). SPRIO=DIR writes the first replicate's priority traces there
+# (tune simulate --sprio).
+#   ORDER=plateau-first WORKLOAD=real bench/simulate_studies.sh  # each plateauing study queued just ahead
+#                                                              # of an improving one (a converged study
+#                                                              # holding the queue when results come in)
 source "$(dirname "$0")/bench_env.sh"
 studies=${STUDIES:-12}
 traces=$top/data/traces
@@ -35,25 +43,37 @@ read -r -a algos <<<"${ALGOS:-random}"
 # target: digits-mlp32 and cancer-mlp16 reach theirs, digits-mlp4 cannot
 # (its best is 0.919), wine-mlp2's (1.0) is met by 1 run in 144.
 tables=(digits-mlp32 digits-mlp4 cancer-mlp16 wine-mlp2)
+# ORDER: improving-first (default: study 1 improves, 2 plateaus, ...) or
+# plateau-first (study 1 plateaus, 2 improves, ...).
+case ${ORDER:-improving-first} in
+  improving-first) plateau_parity=0 ;;
+  plateau-first) plateau_parity=1; tables=(digits-mlp4 digits-mlp32 wine-mlp2 cancer-mlp16) ;;
+  *) echo "simulate_studies: unknown ORDER '${ORDER}': use improving-first or plateau-first" >&2; exit 2 ;;
+esac
 declare -A table_target=([digits-mlp32]=0.975 [digits-mlp4]=0.95 [cancer-mlp16]=0.98 [wine-mlp2]=1.0)
 for i in $(seq 1 "$studies"); do
   algo=${algos[$(((i - 1) / 2 % ${#algos[@]}))]}
+  kept=${HISTORIES:+$HISTORIES/s$i.h5}
   case ${WORKLOAD:-curve} in
     curve)
       ceiling=1
-      if [ $((i % 2)) -eq 0 ]; then ceiling=0.8$((4 + i % 5)); fi
+      if [ $((i % 2)) -eq "$plateau_parity" ]; then ceiling=0.8$((4 + i % 5)); fi
       target=0.96
-      CURVE_EPOCH=0.02 CURVE_CEILING=$ceiling mpirun --oversubscribe -np 5 "$tune" run --space curve.json \
+      [ -n "$kept" ] && [ -e "$kept" ] || CURVE_EPOCH=0.02 CURVE_CEILING=$ceiling mpirun --oversubscribe -np 5 "$tune" run --space curve.json \
         --history "s$i.h5" --name "s$i" --algo "$algo" --seed "$i" --trials 60 --direction max -q -- \
         "$top/bench/programs/curve.py" >/dev/null ;;
     real)
       table=${tables[$(((i - 1) % 4))]}
       target=${table_target[$table]}
-      TABLE_EPOCH=0.005 mpirun --oversubscribe -np 5 "$tune" run --space "$top/data/workloads/space.json" \
+      [ -n "$kept" ] && [ -e "$kept" ] || TABLE_EPOCH=0.005 mpirun --oversubscribe -np 5 "$tune" run --space "$top/data/workloads/space.json" \
         --history "s$i.h5" --name "s$i" --algo "$algo" --seed "$i" --trials 60 --direction max -q -- \
         "$top/bench/programs/table_curve.py" "$top/data/workloads/$table.json" >/dev/null ;;
     *) echo "simulate_studies: unknown WORKLOAD '${WORKLOAD}': use curve or real" >&2; exit 2 ;;
   esac
+  if [ -n "$kept" ]; then
+    mkdir -p "$HISTORIES"
+    if [ -e "$kept" ]; then cp "$kept" "s$i.h5"; else cp "s$i.h5" "$kept"; fi
+  fi
   specs+=(--study "s$i.h5,target=$target,time-scale=4000,gpus=1,parallel=${PARALLEL:-4},account=team$i,submit=$((${SPACING:-300} * (i - 1)))")
 done
 echo 'adaptive: { enabled = false; };' >fs_only.conf
@@ -68,19 +88,28 @@ case ${CLUSTER:-small} in
   *) echo "simulate_studies: unknown CLUSTER '${CLUSTER}': use small or openb" >&2; exit 2 ;;
 esac
 echo 'adaptive: { thresholds = [0.01]; };' >est.conf
+# LOWERING: site_factor/tune's lowering (band, the default, or fraction).
+{ cat est.conf; [ -z "${LOWERING:-}" ] || echo "lowering = \"$LOWERING\";"; } >site.conf
 common=("${where[@]}" "${specs[@]}" --study-mode "${MODES:-trials,whole}" --replicates "${REPLICATES:-3}" --jitter 300)
+[ -n "${SPRIO:-}" ] && common+=(--sprio "$SPRIO")
 echo "== FIFO, multifactor, multifactor with site_factor/tune, sched/tune, by estimator, and the oracles ($studies studies, ${CLUSTER:-small})"
-"$tune" simulate "${common[@]}" --sched-conf est.conf --site-conf est.conf \
+"$tune" simulate "${common[@]}" --sched-conf est.conf --site-conf site.conf \
   --priority fifo,multifactor,multifactor+tune:algorithm1,multifactor+tune:tail,multifactor+tune:stagnation,multifactor+evidence-oracle,multifactor+oracle,tune:algorithm1,tune:tail,tune:stagnation,evidence-oracle,oracle \
   >replay.txt
 sed -n '/^STUDIES/,/^bounds/p;/^across/,$p' replay.txt
+echo "== sched/tune with its adaptive part off (adaptive.enabled = false): its fair share alone"
+"$tune" simulate "${common[@]}" --priority tune --sched-conf fs_only.conf >fs_only.txt
+sed -n '/^STUDIES/,/^bounds/p;/^across/,$p' fs_only.txt
 if [ "${REPLICATES:-3}" -gt 1 ]; then  # trial jobs, paired by replicate: against each priority type alone
   mode=${MODES:-trials,whole}
   suffix=+cons_tres
   [[ $mode == *,* ]] && suffix+=/${mode%%,*}  # labels carry the mode when there are several
-  echo "== paired over replicates ($mode): against multifactor, then against FIFO (priority/basic)"
-  /usr/bin/python3 "$top/bench/simulate_paired.py" "multifactor$suffix" "multifactor+evidence-oracle$suffix" <replay.txt | grep -E '^(policy|multifactor)'
-  /usr/bin/python3 "$top/bench/simulate_paired.py" "fifo$suffix" "evidence-oracle$suffix" <replay.txt | grep -vE '^multifactor'
+  # The share is of the oracle's gain (it knows each study's fate from its
+  # first job); the evidence oracle's row says how much of it final results
+  # can show at all.
+  echo "== paired over replicates ($mode): against multifactor alone"
+  /usr/bin/python3 "$top/bench/simulate_paired.py" "multifactor$suffix" "multifactor+oracle$suffix" <replay.txt | grep -E '^(policy|multifactor)'
+  echo "== paired: against FIFO (priority/basic), then against sched/tune's fair share alone (its estimators' own part)"
+  cat replay.txt fs_only.txt | /usr/bin/python3 "$top/bench/simulate_paired.py" "fifo$suffix" "oracle$suffix" | grep -vE '^multifactor'
+  cat replay.txt fs_only.txt | /usr/bin/python3 "$top/bench/simulate_paired.py" "tune$suffix" "oracle$suffix" | grep -E '^(policy|tune)'
 fi
-echo "== sched/tune with Algorithm 1 off (adaptive.enabled = false)"
-"$tune" simulate "${common[@]}" --priority tune --sched-conf fs_only.conf | sed -n '/^STUDIES/,/^bounds/p;/^across/,$p'

@@ -12,6 +12,7 @@
 #include "run_command.hpp"
 #include "simulation/cluster.hpp"
 #include "simulation/ordering.hpp"
+#include "simulation/priority_trace.hpp"
 #include "simulation/simulator.hpp"
 #include "simulation/summary.hpp"
 #include "simulation/validation.hpp"
@@ -126,6 +127,10 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
   app.add_option("--seed", o.seed, "seed for --times-from")->capture_default_str();
   app.add_option("--csv", o.csv_dir, "write one CSV per run (one row per job) into this directory");
   app.add_option("--html", o.html, "write an HTML page of tables and charts");
+  app.add_option("--sprio", o.sprio_dir,
+                 "write one priority trace per run into this directory: at every pass that starts a job, each "
+                 "pending job's age, fair-share and SITE terms, its priority and whether it started, as sprio "
+                 "would show them");
   auto* validate =
       app.add_flag("--validate", o.validate,
                    "replay at the history's own pace and compare each job's simulated start with its "
@@ -223,6 +228,13 @@ int run_simulation(const SimulateOptions& o) {
     std::string priority;  // as given, e.g. "tune:tail"
   };
   std::vector<Combo> combos;
+  // One run's file in `dir`: x<load>-<priority>-<placement>[-<mode>].<ext>.
+  auto run_file_name = [](const std::string& dir, double f, const Combo& c, bool with_mode, const char* ext) {
+    char name[512];
+    std::snprintf(name, sizeof name, "%s/x%g-%s-%s%s.%s", dir.c_str(), f, c.priority.c_str(),
+                  c.options.placement.c_str(), with_mode ? ("-" + c.options.study_mode).c_str() : "", ext);
+    return std::string(name);
+  };
   const std::vector<std::string> modes =
       base.studies.empty() ? std::vector<std::string>{"trials"} : o.study_modes;
   for (const auto& mode : modes)
@@ -261,7 +273,24 @@ int run_simulation(const SimulateOptions& o) {
     std::vector<std::string> labels;
     const std::size_t first_result = all_results.size();
     for (const auto& combo : combos) {
-      sim::SimResult r = sim::simulate(cluster, w, combo.options);
+      std::ofstream trace;
+      sim::SimOptions options = combo.options;
+      if (!o.sprio_dir.empty()) {
+        std::filesystem::create_directories(o.sprio_dir);
+        const std::string name = run_file_name(o.sprio_dir, f, combo, modes.size() > 1, "sprio");
+        trace.open(name);
+        if (!trace) {
+          std::cerr << "tune simulate: error: cannot write " << name << "\n";
+          return kExitUsage;
+        }
+        sim::write_trace_header(trace);
+        options.trace = &trace;
+      }
+      sim::SimResult r = sim::simulate(cluster, w, options);
+      if (trace.is_open() && !trace.flush()) {
+        std::cerr << "tune simulate: error: cannot write the priority trace into " << o.sprio_dir << "\n";
+        return kExitUsage;
+      }
       const std::string& label = combo.label;
       labels.push_back(label);
       rows.push_back(sim::summarise(label, cluster, w, r));
@@ -275,10 +304,7 @@ int run_simulation(const SimulateOptions& o) {
       }
       if (!o.csv_dir.empty()) {
         std::filesystem::create_directories(o.csv_dir);
-        char name[256];
-        std::snprintf(name, sizeof name, "%s/x%g-%s-%s%s.csv", o.csv_dir.c_str(), f, combo.priority.c_str(),
-                      combo.options.placement.c_str(),
-                      modes.size() > 1 ? ("-" + combo.options.study_mode).c_str() : "");
+        const std::string name = run_file_name(o.csv_dir, f, combo, modes.size() > 1, "csv");
         std::ofstream out(name);
         sim::write_jobs_csv(out, w, r, &cluster.topology);
         if (!out) {

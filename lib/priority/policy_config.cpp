@@ -88,15 +88,30 @@ class Reader {
 PolicyConfig read(const libconfig::Config& cfg, const std::string& file, const ConfigRules& rules) {
   Reader r(file);
   const auto& root = cfg.getRoot();
-  r.only(root, {"interval", "state_file", "fairshare", "adaptive", "yield"});
+  r.only(root, {"interval", "state_file", "fairshare", "adaptive", "yield", "lowering"});
   if (!rules.fairshare && root.exists("fairshare"))
     r.fail(
         root["fairshare"],
         "'fairshare' applies to sched/tune only: under priority/multifactor the fair share and age terms are "
         "slurm.conf's (PriorityWeightFairshare, PriorityWeightAge, PriorityFlags=MAX_TRES); remove the group "
         "(see site_factor_tune(8))");
+  if (!rules.lowering && root.exists("lowering"))
+    r.fail(root["lowering"],
+           "'lowering' applies to site_factor/tune only: sched/tune sets every priority itself; remove it "
+           "(see sched_tune.conf(5))");
   PolicyConfig c;
   c.interval = r.number(root, "interval", c.interval, 1, 3600);
+  if (root.exists("lowering")) {
+    const std::string l = r.text(root, "lowering", "band");
+    if (l == "band")
+      c.lowering = SiteLowering::Band;
+    else if (l == "fraction")
+      c.lowering = SiteLowering::Fraction;
+    else
+      r.fail(root["lowering"], "'lowering' = \"" + l +
+                                   "\" is not known: use \"band\" (below every job of no yielding study) or "
+                                   "\"fraction\" (priority x yield_factor^level)");
+  }
   c.state_file = r.text(root, "state_file", "");
   if (const auto* g = r.group(root, "fairshare")) {
     r.only(*g, {"half_life", "weight", "age_weight", "max_age", "shares"});

@@ -18,6 +18,18 @@ struct PriorityWeights {
   double max_age = 7 * 86400;  // seconds; age points grow linearly until then
 };
 
+// What a yield level does to a job under priority/multifactor
+// (site_factor/tune's `lowering`).
+enum class SiteLowering {
+  // The job goes below every waiting job of no yielding study, whatever
+  // multifactor's weights: its priority is mapped into 1 .. (the lowest such
+  // priority - 1), in the order of priority x yield_factor^level.
+  Band,
+  // priority x yield_factor^level: a share of the job's own priority, which
+  // fair share can outweigh.
+  Fraction,
+};
+
 struct PolicyConfig {
   double interval = 30;    // seconds between passes
   std::string state_file;  // empty: StateSaveLocation/sched_tune.state
@@ -26,6 +38,7 @@ struct PolicyConfig {
   bool adaptive_enabled = true;
   AdaptiveOptions adaptive;
   YieldOptions yield;
+  SiteLowering lowering = SiteLowering::Band;  // site_factor/tune only
 };
 
 struct ConfigError : std::runtime_error {
@@ -44,6 +57,7 @@ struct ConfigError : std::runtime_error {
 // the fairshare group (priority/multifactor computes that term).
 struct ConfigRules {
   bool fairshare = true;
+  bool lowering = false;  // the `lowering` setting (site_factor/tune's)
   std::string named_by = "SchedulerParameters";  // the slurm.conf parameter that may name the file
 };
 

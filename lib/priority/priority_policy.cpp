@@ -21,7 +21,7 @@ const Registry<PriorityPolicyEntry>& priority_policies() {
                               {},
                               "the study's yield factor as a SITE term priority/multifactor adds",
                               [](PolicyConfig c) { return std::make_unique<SiteFactorPolicy>(std::move(c)); },
-                              ConfigRules{.fairshare = false, .named_by = "PrioritySiteFactorParameters"},
+                              ConfigRules{.fairshare = false, .lowering = true, .named_by = "PrioritySiteFactorParameters"},
                               "yield levels"},
                          });
   return registry;

@@ -9,16 +9,31 @@
 
 namespace tune {
 
-std::int64_t SiteFactorPolicy::site_factor(double base, int level) const {
+std::int64_t SiteFactorPolicy::site_factor(double base, int level, std::optional<double> lowest_other) const {
   if (level <= 0 || !(base > 0)) return 0;
-  const double mult = std::pow(c_.adaptive.yield_factor, level);
-  const double cut = std::floor(std::min(base, 4294967295.0) * (1 - mult));
-  return std::max(kMostNegative, -static_cast<std::int64_t>(cut));
+  base = std::min(base, 4294967295.0);
+  double to;
+  if (c_.lowering == SiteLowering::Band) {
+    to = band_priority(level);
+    if (lowest_other) to = std::min(to, std::floor(*lowest_other) - 1);
+    to = std::max(1.0, to);
+  } else {
+    to = base - std::floor(base * (1 - std::pow(c_.adaptive.yield_factor, level)));
+  }
+  return std::max(kMostNegative, -static_cast<std::int64_t>(std::max(0.0, base - to)));
 }
 
 std::vector<SiteDecision> SiteFactorPolicy::pass(double now, const std::vector<JobView>& jobs) {
   last_pass_ = now;
   tracker_.update(now, jobs, c_.adaptive, c_.adaptive_enabled);
+  // The lowest priority among the waiting jobs of no yielding study (tune's
+  // at level 0 and everyone else's): the band goes below it.
+  std::optional<double> lowest_other;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const auto& j = jobs[i];
+    if (j.state == JobView::State::Pending && j.waiting && tracker_.level(i) == 0)
+      lowest_other = std::min(lowest_other.value_or(j.base_priority), j.base_priority);
+  }
   std::vector<SiteDecision> out(jobs.size());
   given_.clear();
   study_newest_.clear();
@@ -33,7 +48,7 @@ std::vector<SiteDecision> SiteFactorPolicy::pass(double now, const std::vector<J
     if (member.state) summary.study = member.key, summary.level = tracker_.level(i);
     if (j.state == JobView::State::Pending) {
       if (member.state && j.may_set) {
-        const std::int64_t site = site_factor(j.base_priority, tracker_.level(i));
+        const std::int64_t site = site_factor(j.base_priority, tracker_.level(i), lowest_other);
         d.site = site;
         summary.site = site;
         given_[j.id] = site;
@@ -58,7 +73,17 @@ std::optional<std::int64_t> SiteFactorPolicy::site_for(std::uint32_t job_id, std
   if (!c_.adaptive_enabled || comment.find("tune:") == std::string::npos) return std::nullopt;
   const auto record = parse_progress(comment);
   if (!record) return std::nullopt;
-  const auto it = study_newest_.find(StudyTracker::study_id(uid, record->study));
+  const std::string id = StudyTracker::study_id(uid, record->study);
+  if (c_.lowering == SiteLowering::Band) {
+    // Its priority is not known yet, and a trial job of a yielding study is
+    // often submitted the moment its predecessor ends, the scheduler's next
+    // pass seconds away: it waits at the bottom (Slurm's floor of 1) until
+    // the next pass puts it in the band.
+    const auto s = tracker_.studies().find(id);
+    if (s == tracker_.studies().end() || s->second.yield.level() <= 0) return std::nullopt;
+    return kMostNegative;
+  }
+  const auto it = study_newest_.find(id);
   if (it == study_newest_.end() || it->second >= 0) return std::nullopt;
   return it->second;
 }

@@ -1,13 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
-// site_factor/tune's policy: Algorithm 1's yield level of each study (the
-// same StudyTracker and progress records as sched/tune) turned into the SITE
-// term that priority/multifactor adds to a job's priority. A pending job of
-// a study at level L whose priority without the term is B gets
-//   site = -floor(B * (1 - yield_factor^L))
-// so that its priority becomes about B * yield_factor^L, as under sched/tune;
-// the term is never positive (a study gains nothing by lying), 0 at level 0,
-// and jobs without a study are not touched. No Slurm here.
+// site_factor/tune's policy: the yield level of each study (the same
+// StudyTracker and progress records as sched/tune) turned into the SITE term
+// that priority/multifactor adds to a job's priority. With `lowering =
+// "band"` (the default) a pending job of a study at level L >= 1 gets the
+// priority
+//   max_level + 1 - L     (8 at level 1 ... 1 at level 8 by default)
+// or 1 below the lowest priority of a waiting job of no yielding study when
+// that is lower: below every other job whatever multifactor's weights, so
+// fair share cannot lift it back over an improving study's jobs, and its
+// account's fair share earns it nothing while it yields. A job such a study
+// submits between two passes waits at priority 1 until the next. With
+// "fraction" its priority becomes B * yield_factor^L (B its priority without
+// the term), as under sched/tune, which fair share can outweigh. The term is
+// never positive (a study gains nothing by lying), 0 at level 0, and jobs
+// without a study are not touched. No Slurm here.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -44,14 +52,18 @@ class SiteFactorPolicy final : public TrackingPolicy {
     return pass(now, jobs);
   }
 
-  // The term for a job at yield `level` whose priority without it is `base`.
-  std::int64_t site_factor(double base, int level) const;
+  // The term for a job at yield `level` whose priority without it is `base`;
+  // `lowest_other`: the lowest priority of a waiting job of no yielding study
+  // (none: no such job waits).
+  std::int64_t site_factor(double base, int level, std::optional<double> lowest_other = std::nullopt) const;
+  // The band's priority at `level` (>= 1): max_level + 1 - level, at least 1.
+  double band_priority(int level) const { return std::max(1, c_.adaptive.max_level + 1 - level); }
 
   // What Slurm's site_factor_p_set gets for a job it (re)computes: the value
   // the last pass gave this job, so that a recompute does not undo it; for a
-  // job submitted since, the term of its study's newest pending job when
-  // that study yields (it starts below the study's other jobs, not above them
-  // until the next pass); nullopt for jobs of no yielding study.
+  // job submitted since, of a study that yields, the most negative term (band:
+  // priority 1 until the next pass) or the term of the study's newest pending
+  // job (fraction); nullopt for jobs of no yielding study.
   std::optional<std::int64_t> site_for(std::uint32_t job_id, std::uint32_t uid,
                                        const std::string& comment) const override;
 

@@ -18,14 +18,16 @@ MultifactorOrdering::MultifactorOrdering(const OrderingSpec& spec, const Orderin
 
 // U the account's share of all decayed usage, S its share of the shares
 // (equal shares).
-double MultifactorOrdering::classic_priority(const SimJob& job, double now) const {
+double MultifactorOrdering::classic_priority(int j, const SimJob& job, double now) {
   double total = 0;
   for (const auto& [a, u] : usage_) total += u;
   const auto it = usage_.find(job.account);
   const double u = total > 0 && it != usage_.end() ? it->second / total : 0;
   const double s = 1.0 / std::max(1, accounts_);
   const double age = std::clamp((now - job.submit) / s_.priority_max_age, 0.0, 1.0);
-  return std::floor(weight_fairshare_ * std::pow(2.0, -u / s) + weight_age_ * age);
+  fairshare_[j] = weight_fairshare_ * std::pow(2.0, -u / s);
+  age_[j] = weight_age_ * age;
+  return std::floor(fairshare_[j] + age_[j]);
 }
 
 // The priority with the SITE term, clamped as Slurm does (>= 1).
@@ -40,7 +42,7 @@ void MultifactorOrdering::charge(const SimJob& job, int cpus, int gpus, double n
 }
 
 double MultifactorOrdering::on_submit(OrderingHost& host, int j) {
-  base_[j] = classic_priority(host.job(j), host.now());
+  base_[j] = classic_priority(j, host.job(j), host.now());
   // site_factor_p_set at submission: a trial job of a yielding study starts
   // with its study's term.
   if (plugin_) {
@@ -63,7 +65,7 @@ void MultifactorOrdering::reprioritise(OrderingHost& host, const std::vector<int
     host.for_each_running([&](int j, int cpus, int gpus, double& charged_until) {
       charge(host.job(j), cpus, gpus, now, charged_until);
     });
-    for (int j : pending) base_[j] = classic_priority(host.job(j), now);
+    for (int j : pending) base_[j] = classic_priority(j, host.job(j), now);
   }
   if (plugin_) plugin_pass(*plugin_, host, pending, prio, &site_term_);  // terms, set_job_prio
   for (int j : pending) prio[j] = with_site(host, j);

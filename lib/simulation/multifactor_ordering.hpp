@@ -22,15 +22,19 @@ class MultifactorOrdering : public Ordering {
   double period() const override { return plugin_ ? plugin_->config().interval : s_.priority_calc_period; }
   void add_job() override {
     base_.push_back(0);
+    age_.push_back(0);
+    fairshare_.push_back(0);
     site_term_.push_back(0);
   }
   double on_submit(OrderingHost& host, int j) override;
   void reprioritise(OrderingHost& host, const std::vector<int>& pending, std::vector<double>& prio) override;
   double base(int j) const override { return base_[j]; }
+  PriorityTerms terms(int j) const override { return {age_[j], fairshare_[j], site_term_[j]}; }
   void charge(const SimJob& job, int cpus, int gpus, double now, double& charged_until) override;
 
  private:
-  double classic_priority(const SimJob& job, double now) const;
+  // Sets job j's age and fair-share terms and returns their sum, floored.
+  double classic_priority(int j, const SimJob& job, double now);
   double with_site(OrderingHost& host, int j) const;
 
   SchedulerSettings s_;
@@ -39,6 +43,7 @@ class MultifactorOrdering : public Ordering {
   int accounts_;
   std::unique_ptr<PriorityPolicy> plugin_;  // site_factor/tune's, with Lowering::Tune
   std::vector<double> base_;                // the priority without the SITE term
+  std::vector<double> age_, fairshare_;     // its weighted terms
   std::vector<std::int64_t> site_term_;     // site_factor/tune's term
   std::unordered_map<std::string, double> usage_;
   double last_decay_ = 0;

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -26,6 +27,14 @@ namespace tune::sim {
 
 // What lowers a plateauing study's jobs.
 enum class Lowering { None, Tune, Oracle, EvidenceOracle };
+
+// A pending job's priority in parts, as sprio shows them (NaN: a part the
+// priority type does not have).
+struct PriorityTerms {
+  double age = std::numeric_limits<double>::quiet_NaN();
+  double fairshare = std::numeric_limits<double>::quiet_NaN();
+  std::int64_t site = 0;
+};
 
 // What a priority policy sees of the simulated slurmctld.
 class OrderingHost {
@@ -79,6 +88,8 @@ class Ordering {
                             std::vector<double>& prio) = 0;
   // multifactor's priority of job j without the SITE term (0 under other types).
   virtual double base(int) const { return 0; }
+  // Job j's priority in parts (--sprio); none under priority/basic's orderings.
+  virtual PriorityTerms terms(int) const { return {}; }
   // A job ends: its usage is charged (multifactor).
   virtual void charge(const SimJob&, int /*cpus*/, int /*gpus*/, double /*now*/, double& /*charged_until*/) {}
 

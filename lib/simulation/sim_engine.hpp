@@ -243,6 +243,13 @@ class Sim : public OrderingHost {
 
   void reprioritise();
 
+  // --- the priority trace (priority_trace.cpp) -----------------------------
+  // The pending jobs in the order a pass looks at them, when tracing.
+  std::vector<int> trace_queue() const;
+  // A pass ("main", "backfill") went through `queue`: write its rows if it
+  // started a job.
+  void trace_pass(const char* pass, const std::vector<int>& queue);
+
   // --- the main scheduler ---------------------------------------------------
   void main_pass(int depth);
 
@@ -290,6 +297,7 @@ class Sim : public OrderingHost {
   std::vector<StudyRun> studies_;
   std::vector<StudyResult> study_res_;
   std::vector<std::int64_t> last_judged_;            // per study: n of the estimator's last judgement
+  std::vector<int> level_now_;                       // per study: its yield level after the last pass
   std::vector<bool> plateaus_;                       // per study: its trials never meet its target
   std::vector<std::optional<double>> plateau_best_;  // per study: its final best
   std::vector<int> study_order_;                     // by submission

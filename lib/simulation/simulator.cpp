@@ -32,6 +32,7 @@ Sim::Sim(const Cluster& c, const Workload& w, const SimOptions& o)
   n_trace_ = static_cast<int>(w.jobs.size());
   study_res_.resize(w.studies.size());
   last_judged_.assign(w.studies.size(), -1);
+  level_now_.assign(w.studies.size(), 0);
   studies_.reserve(w.studies.size());
   for (std::size_t i = 0; i < w.studies.size(); ++i) {
     const SimStudy& st = w.studies[i];
@@ -380,7 +381,8 @@ void Sim::record_levels(const std::map<std::string, StudyState>& levels,
     const auto it = levels.find(id);
     if (it == levels.end()) continue;
     StudyResult& r = study_res_[s];
-    r.max_level = std::max(r.max_level, it->second.yield.level());
+    level_now_[s] = it->second.yield.level();
+    r.max_level = std::max(r.max_level, level_now_[s]);
     if (const auto judged = it->second.yield.trials_judged(); judged != last_judged_[s]) {
       last_judged_[s] = judged;
       ++r.judgements;
@@ -401,6 +403,7 @@ void Sim::reprioritise() {
 }
 
 void Sim::main_pass(int depth) {
+  const auto queue = trace_queue();
   int looked = 0;
   for (auto it = pending_.begin(); it != pending_.end();) {
     if (depth > 0 && looked++ >= depth) break;
@@ -410,6 +413,7 @@ void Sim::main_pass(int depth) {
     it = pending_.erase(it);
     start(j, *p, false);
   }
+  trace_pass("main", queue);
 }
 
 std::optional<std::pair<double, Placement>> Sim::earliest(int j, const std::vector<Reservation>& resv) {
@@ -458,6 +462,7 @@ std::optional<std::pair<double, Placement>> Sim::earliest(int j, const std::vect
 }
 
 void Sim::backfill_pass() {
+  const auto queue = trace_queue();
   std::vector<int> order;
   for (const auto& k : pending_) {
     if (static_cast<int>(order.size()) >= s_.bf_max_job_test) break;
@@ -478,6 +483,7 @@ void Sim::backfill_pass() {
     r.to = f->first + job(j).time_limit;
     resv.push_back(std::move(r));
   }
+  trace_pass("backfill", queue);
 }
 
 Sample Sim::sample() const {

@@ -39,6 +39,7 @@
 // No Slurm here.
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
@@ -71,6 +72,10 @@ struct SimOptions {
   // Seconds slurmctld's periodic passes (main, backfill, priority) are into
   // their periods when the workload starts: unknown for a recorded history.
   double timer_phase = 0;
+  // Where to write the priority trace (priority_trace.hpp): at every pass
+  // that starts a job, each pending job's priority in parts and whether the
+  // pass started it. Null: none.
+  std::ostream* trace = nullptr;
 };
 
 struct JobResult {

@@ -5,9 +5,13 @@
 // cluster with room for one trial at a time.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "simulation/ordering.hpp"
+#include "simulation/priority_trace.hpp"
 #include "simulation/simulator.hpp"
 #include "simulation_fixture.hpp"
 
@@ -16,9 +20,11 @@ using namespace tune::sim;
 
 namespace {
 
-SimResult contest(const std::string& ordering) {
+SimResult contest(const std::string& ordering, std::ostream* trace = nullptr, int max_level = 8) {
   SimOptions o;
   o.priority = ordering;
+  o.trace = trace;
+  o.tune.adaptive.max_level = max_level;
   o.study_mode = "trials";
   o.drain = 60;
   return simulate(testing_support::gpu_cluster(1, 1), testing_support::flat_and_rising(), o);
@@ -70,6 +76,62 @@ TEST_P(EveryOrdering, NeverRaisesTheStudyAtItsCeiling) {
       << spec.name << " " << r.studies[1].reached << " s, " << without_lowering(spec) << " "
       << alone.studies[1].reached << " s";
   EXPECT_EQ(r.studies[1].max_level, 0) << "the improving study is never lowered";
+}
+
+// The priority trace (tune simulate --sprio): every job started appears
+// started once, each pass lists its queue in priority order, and under
+// site_factor/tune a yielding study's job is never above a waiting job of no
+// yielding study, even at level 1 of 1 (where halving the priority leaves
+// the yielding study, whose fair share has grown while it waited, on top).
+TEST_P(EveryOrdering, TheTraceShowsEachStartInItsQueue) {
+  const OrderingSpec& spec = ordering_policy(GetParam());
+  std::stringstream out;
+  write_trace_header(out);
+  const SimResult r = contest(spec.name, &out, 1);
+  std::string line;
+  std::getline(out, line);
+  EXPECT_EQ(line, "TIME PASS JOBID ACCOUNT STUDY LEVEL AGE FAIRSHARE SITE PRIORITY STARTED");
+  struct Row {
+    double prio;
+    int level;
+  };
+  std::map<std::string, std::vector<Row>> passes;  // "time pass" -> rows in order
+  std::map<int, int> started;                      // job id -> rows saying it started
+  int rows = 0;
+  while (std::getline(out, line)) {
+    std::istringstream in(line);
+    std::string time, pass, account, study, level, age, fairshare;
+    int id = 0, start = 0;
+    long long site = 0;
+    double prio = 0;
+    ASSERT_TRUE(in >> time >> pass >> id >> account >> study >> level >> age >> fairshare >> site >> prio >> start)
+        << line;
+    ASSERT_TRUE(pass == "main" || pass == "backfill") << line;
+    EXPECT_LE(site, 0) << line;
+    EXPECT_EQ(age == "-", spec.priority_type == "priority/basic") << "multifactor's terms only: " << line;
+    if (start) ++started[id];
+    passes[time + " " + pass].push_back({prio, level == "-" ? 0 : std::stoi(level)});
+    ++rows;
+  }
+  ASSERT_GT(rows, 0);
+  int ran = 0;
+  for (const auto& j : r.jobs) ran += j.start >= 0;
+  EXPECT_EQ(static_cast<int>(started.size()), ran) << "every job that ran started in a traced pass";
+  for (const auto& [id, n] : started) EXPECT_EQ(n, 1) << "job " << id;
+  int both = 0;  // passes in which a yielding and a non-yielding job wait
+  for (const auto& [when, q] : passes) {
+    for (std::size_t i = 1; i < q.size(); ++i) EXPECT_GE(q[i - 1].prio, q[i].prio) << when;
+    if (spec.lowering != Lowering::Tune || spec.priority_type != "priority/multifactor") continue;
+    bool yielding = false, other = false;
+    for (const auto& y : q) {
+      yielding = yielding || y.level > 0, other = other || y.level == 0;
+      for (const auto& o : q)
+        if (y.level > 0 && o.level == 0) EXPECT_LT(y.prio, o.prio) << when;
+    }
+    both += yielding && other;
+  }
+  if (spec.lowering == Lowering::Tune && spec.priority_type == "priority/multifactor")
+    EXPECT_GT(both, 0) << "the contest has passes where the order matters";
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, EveryOrdering, testing::ValuesIn(ordering_policies().names()),

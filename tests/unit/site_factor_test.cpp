@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // site_factor/tune's policy: the SITE term from the same study tracker as
-// sched/tune, never positive, 0 at level 0, kept for Slurm's recomputes.
+// sched/tune, never positive, 0 at level 0, kept for Slurm's recomputes; a
+// yielding study's jobs below every other waiting job (the band) or at a
+// fraction of their priority.
 #include <gtest/gtest.h>
 
 #include <csignal>
@@ -29,11 +31,17 @@ std::string plateau(int n) {
 
 using testing_support::fast;
 
+PolicyConfig fraction() {
+  PolicyConfig c = fast();
+  c.lowering = SiteLowering::Fraction;
+  return c;
+}
+
 constexpr auto P = JobView::State::Pending;
 constexpr auto R = JobView::State::Running;
 
-TEST(SiteFactor, TermHalvesThePriorityPerLevelAndIsNeverPositive) {
-  SiteFactorPolicy p(fast());
+TEST(SiteFactor, FractionHalvesThePriorityPerLevelAndIsNeverPositive) {
+  SiteFactorPolicy p(fraction());
   EXPECT_EQ(p.site_factor(10000, 0), 0);
   EXPECT_EQ(p.site_factor(10000, 1), -5000);
   EXPECT_EQ(p.site_factor(10000, 2), -7500);
@@ -43,17 +51,49 @@ TEST(SiteFactor, TermHalvesThePriorityPerLevelAndIsNeverPositive) {
       << "clamped to what slurmctld stores";
 }
 
+TEST(SiteFactor, BandIsMaxLevelPlusOneLessTheLevelAndBelowEveryOtherWaitingJob) {
+  SiteFactorPolicy p(fast());
+  ASSERT_EQ(fast().adaptive.max_level, 8);
+  EXPECT_EQ(p.site_factor(10000, 0), 0);
+  EXPECT_EQ(p.site_factor(10000, 1), -(10000 - 8));
+  EXPECT_EQ(p.site_factor(10000, 8), -(10000 - 1));
+  EXPECT_EQ(p.site_factor(10000, 30), -(10000 - 1)) << "never below Slurm's floor of 1";
+  EXPECT_EQ(p.site_factor(10000, 1, 5.0), -(10000 - 4)) << "below a waiting job at 5";
+  EXPECT_EQ(p.site_factor(10000, 1, 1.0), -(10000 - 1)) << "a job at 1 can only be tied";
+  EXPECT_EQ(p.site_factor(6, 1), 0) << "already below the band: never raised";
+  EXPECT_EQ(p.site_factor(0, 3), 0);
+}
+
 TEST(SiteFactor, PlateauedStudysPendingJobsFallBehindOthersUntouched) {
   SiteFactorPolicy p(fast());
-  // alice's study is plateaued; bob's plain job waits (contention).
+  // alice's study is plateaued and its account's fair share is high (it has
+  // been held back); bob's plain job waits with less (contention).
   auto d = p.pass(100, {job(1, 1, "physics", P, 0, 20000, plateau(20)), job(2, 2, "bio", P, 50, 15000)});
   ASSERT_EQ(p.studies().at("1:s").yield.level(), 1);
   ASSERT_TRUE(d[0].site);
-  EXPECT_EQ(*d[0].site, -10000);
+  EXPECT_EQ(*d[0].site, -(20000 - 8));
   EXPECT_LT(20000 + *d[0].site, 15000) << "the plateaued job falls behind";
   EXPECT_FALSE(d[1].site) << "a job of no study is left alone";
-  EXPECT_NE(d[0].summary.find("study=s;level=1;site=-10000"), std::string::npos) << d[0].summary;
+  EXPECT_NE(d[0].summary.find("study=s;level=1;site=-19992"), std::string::npos) << d[0].summary;
   EXPECT_EQ(d[0].summary.find("ds="), std::string::npos) << "no fair share of its own under multifactor";
+}
+
+TEST(SiteFactor, FairShareCannotLiftAYieldingJobOverAnImprovingOne) {
+  // Whatever the weights: bob's improving study has used the cluster (its
+  // priority 40), alice's yielding one has not (60000): as a fraction at
+  // level 1 alice's job stays on top; in the band it goes below.
+  const std::vector<JobView> jobs{job(1, 1, "physics", P, 0, 60000, plateau(20)),
+                                  job(2, 2, "bio", P, 0, 40, "tune:study=t;n=20;dir=min;top=1,2,3,4,5")};
+  SiteFactorPolicy f(fraction()), b(fast());
+  const auto df = f.pass(100, jobs), db = b.pass(100, jobs);
+  ASSERT_EQ(f.studies().at("1:s").yield.level(), 1);
+  ASSERT_EQ(f.studies().at("2:t").yield.level(), 0);
+  EXPECT_GT(60000 + *df[0].site, 40) << "fair share outweighs the fraction";
+  EXPECT_EQ(60000 + *db[0].site, 8) << "the band: max_level + 1 - level";
+  EXPECT_EQ(*db[1].site, 0) << "the improving study is not lowered";
+  // With bob's job at 5, alice's goes to 4.
+  const auto low = b.pass(110, {jobs[0], job(2, 2, "bio", P, 0, 5, jobs[1].comment)});
+  EXPECT_EQ(60000 + *low[0].site, 4);
 }
 
 TEST(SiteFactor, HostileCommentsNeverRaiseAJob) {
@@ -78,13 +118,13 @@ TEST(SiteFactor, HeldJobsGetNoTermAndTermsRelaxWhenNobodyWaits) {
   auto d = p.pass(100, {held, job(2, 2, "bio", P, 50, 100)});
   EXPECT_FALSE(d[0].site) << "held: left as it is";
   d = p.pass(110, {job(1, 1, "physics", P, 0, 20000, plateau(20))});
-  EXPECT_EQ(*d[0].site, -10000);
+  EXPECT_EQ(*d[0].site, -(20000 - 8));
   d = p.pass(171, {job(1, 1, "physics", P, 0, 20000, plateau(20))});
   EXPECT_EQ(*d[0].site, 0) << "relaxed after relax_time with nobody else waiting";
 }
 
 TEST(SiteFactor, SlurmsRecomputeGetsTheSameTermAndNewJobsStartBelow) {
-  SiteFactorPolicy p(fast());
+  SiteFactorPolicy p(fraction());
   p.pass(100, {job(1, 1, "physics", P, 10, 20000, plateau(20)),
                job(2, 1, "physics", P, 20, 18000, plateau(20)), job(9, 2, "bio", P, 0, 100)});
   EXPECT_EQ(p.site_for(1, 1, plateau(20)), -10000);
@@ -93,6 +133,17 @@ TEST(SiteFactor, SlurmsRecomputeGetsTheSameTermAndNewJobsStartBelow) {
   EXPECT_EQ(p.site_for(3, 1, plateau(21)), -9000);
   EXPECT_FALSE(p.site_for(4, 2, plateau(21))) << "another user's study of the same name does not yield";
   EXPECT_FALSE(p.site_for(5, 1, "no record"));
+}
+
+TEST(SiteFactor, InTheBandAJobSubmittedBetweenPassesWaitsAtTheBottom) {
+  SiteFactorPolicy p(fast());
+  // The study has no pending job at the pass: its next trial job, submitted
+  // the moment one ends, must not start above bob's before the next pass.
+  p.pass(100, {job(1, 1, "physics", R, 10, 0, plateau(20)), job(9, 2, "bio", P, 0, 100)});
+  ASSERT_EQ(p.studies().at("1:s").yield.level(), 1);
+  EXPECT_EQ(p.site_for(3, 1, plateau(21)), SiteFactorPolicy::kMostNegative);
+  EXPECT_FALSE(p.site_for(4, 2, plateau(21))) << "another user's study of the same name does not yield";
+  EXPECT_FALSE(p.site_for(9, 2, "")) << "a job of no study";
 }
 
 TEST(SiteFactor, SignalsARunningWholeAllocationStudy) {
@@ -105,9 +156,9 @@ TEST(SiteFactor, SignalsARunningWholeAllocationStudy) {
 }
 
 TEST(SiteFactor, StateSurvivesSaveAndRestoreAndRejectsPositiveTerms) {
-  SiteFactorPolicy p(fast());
+  SiteFactorPolicy p(fraction());
   p.pass(100, {job(1, 1, "physics", P, 0, 20000, plateau(20)), job(2, 2, "bio", P, 50, 100)});
-  SiteFactorPolicy q(fast());
+  SiteFactorPolicy q(fraction());
   q.restore(p.save());
   EXPECT_EQ(q.studies().at("1:s").yield.level(), 1);
   EXPECT_EQ(q.site_for(1, 1, plateau(20)), -10000);
@@ -130,6 +181,28 @@ TEST(SiteFactor, ConfigRefusesTheFairShareGroup) {
     EXPECT_NE(std::string(e.what()).find("PriorityWeightFairshare"), std::string::npos) << e.what();
   }
   EXPECT_NO_THROW(parse_policy_config("fairshare = { weight = 5; };", "s.conf"));
+}
+
+TEST(SiteFactor, ConfigReadsTheLoweringAndSchedTuneRefusesIt) {
+  const auto& rules = priority_policy("site_factor/tune").rules;
+  EXPECT_EQ(parse_policy_config("", "s.conf", rules).lowering, SiteLowering::Band);
+  EXPECT_EQ(parse_policy_config("lowering = \"fraction\";", "s.conf", rules).lowering, SiteLowering::Fraction);
+  EXPECT_EQ(parse_policy_config("lowering = \"band\";", "s.conf", rules).lowering, SiteLowering::Band);
+  for (const char* bad : {"lowering = \"bottom\";", "lowering = 1;"}) {
+    try {
+      parse_policy_config(bad, "s.conf", rules);
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(e.line, 1);
+      EXPECT_NE(std::string(e.what()).find("lowering"), std::string::npos) << e.what();
+    }
+  }
+  try {
+    parse_policy_config("lowering = \"band\";", "t.conf");
+    ADD_FAILURE() << "sched/tune accepted lowering";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("site_factor/tune only"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
