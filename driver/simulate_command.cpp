@@ -127,10 +127,11 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
   app.add_option("--seed", o.seed, "seed for --times-from")->capture_default_str();
   app.add_option("--csv", o.csv_dir, "write one CSV per run (one row per job) into this directory");
   app.add_option("--html", o.html, "write an HTML page of tables and charts");
-  app.add_option("--sprio", o.sprio_dir,
-                 "write one priority trace per run into this directory: at every pass that starts a job, each "
-                 "pending job's age, fair-share and SITE terms, its priority and whether it started, as sprio "
-                 "would show them");
+  app.add_option(
+      "--sprio", o.sprio_dir,
+      "write one priority trace per run into this directory: at every pass that starts a job, each "
+      "pending job's age, fair-share and SITE terms, its priority and whether it started, as sprio "
+      "would show them");
   auto* validate =
       app.add_flag("--validate", o.validate,
                    "replay at the history's own pace and compare each job's simulated start with its "

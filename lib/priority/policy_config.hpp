@@ -57,7 +57,7 @@ struct ConfigError : std::runtime_error {
 // the fairshare group (priority/multifactor computes that term).
 struct ConfigRules {
   bool fairshare = true;
-  bool lowering = false;  // the `lowering` setting (site_factor/tune's)
+  bool lowering = false;                         // the `lowering` setting (site_factor/tune's)
   std::string named_by = "SchedulerParameters";  // the slurm.conf parameter that may name the file
 };
 

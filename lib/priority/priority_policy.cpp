@@ -10,20 +10,21 @@ namespace tune {
 
 const Registry<PriorityPolicyEntry>& priority_policies() {
   static const Registry<PriorityPolicyEntry> registry(
-      "priority policy", {
-                             {"sched/tune",
-                              {},
-                              "DRF fair share times the study's yield factor, as the job's priority",
-                              [](PolicyConfig c) { return std::make_unique<SchedTunePolicy>(std::move(c)); },
-                              ConfigRules{},
-                              "usage and yield levels"},
-                             {"site_factor/tune",
-                              {},
-                              "the study's yield factor as a SITE term priority/multifactor adds",
-                              [](PolicyConfig c) { return std::make_unique<SiteFactorPolicy>(std::move(c)); },
-                              ConfigRules{.fairshare = false, .lowering = true, .named_by = "PrioritySiteFactorParameters"},
-                              "yield levels"},
-                         });
+      "priority policy",
+      {
+          {"sched/tune",
+           {},
+           "DRF fair share times the study's yield factor, as the job's priority",
+           [](PolicyConfig c) { return std::make_unique<SchedTunePolicy>(std::move(c)); },
+           ConfigRules{},
+           "usage and yield levels"},
+          {"site_factor/tune",
+           {},
+           "the study's yield factor as a SITE term priority/multifactor adds",
+           [](PolicyConfig c) { return std::make_unique<SiteFactorPolicy>(std::move(c)); },
+           ConfigRules{.fairshare = false, .lowering = true, .named_by = "PrioritySiteFactorParameters"},
+           "yield levels"},
+      });
   return registry;
 }
 

@@ -104,7 +104,8 @@ TEST_P(EveryOrdering, TheTraceShowsEachStartInItsQueue) {
     int id = 0, start = 0;
     long long site = 0;
     double prio = 0;
-    ASSERT_TRUE(in >> time >> pass >> id >> account >> study >> level >> age >> fairshare >> site >> prio >> start)
+    ASSERT_TRUE(in >> time >> pass >> id >> account >> study >> level >> age >> fairshare >> site >> prio >>
+                start)
         << line;
     ASSERT_TRUE(pass == "main" || pass == "backfill") << line;
     EXPECT_LE(site, 0) << line;

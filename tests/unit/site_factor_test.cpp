@@ -186,7 +186,8 @@ TEST(SiteFactor, ConfigRefusesTheFairShareGroup) {
 TEST(SiteFactor, ConfigReadsTheLoweringAndSchedTuneRefusesIt) {
   const auto& rules = priority_policy("site_factor/tune").rules;
   EXPECT_EQ(parse_policy_config("", "s.conf", rules).lowering, SiteLowering::Band);
-  EXPECT_EQ(parse_policy_config("lowering = \"fraction\";", "s.conf", rules).lowering, SiteLowering::Fraction);
+  EXPECT_EQ(parse_policy_config("lowering = \"fraction\";", "s.conf", rules).lowering,
+            SiteLowering::Fraction);
   EXPECT_EQ(parse_policy_config("lowering = \"band\";", "s.conf", rules).lowering, SiteLowering::Band);
   for (const char* bad : {"lowering = \"bottom\";", "lowering = 1;"}) {
     try {
