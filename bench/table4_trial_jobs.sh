@@ -45,9 +45,11 @@
 #                     their first trial job
 #   multifactor+evidence (heterogeneous and real) the same from their second
 #                     result at the ceiling
-# ESTIMATORS (default "algorithm1 tail stagnation") chooses the estimator rows.
+# ESTIMATORS (default "algorithm1 tail stagnation") chooses the estimator rows;
+# POLICIES, when set, the policies (names as above).
 # SPRIO_LOG=DIR keeps each pending job's priority terms over time, a file per
-# run and policy (bench/sprio_terms.py sums them up).
+# run and policy (bench/sprio_terms.py sums them up). LOWERING=fraction runs
+# site_factor/tune with its older lowering (the band is the default).
 # False lowerings: each decision of an estimator to lower a study (a yield
 # level rise in slurmctld's log) is false when the study then improves its
 # best by more than 1% within its next 10 results.
@@ -82,6 +84,8 @@ for est in $estimators; do
 interval = 1;
 adaptive = { estimator = "$est"; k = 1; m = 3; thresholds = [0.01]; relax_time = 60; };
 CONF
+  # LOWERING: site_factor/tune's (band, its default, or fraction).
+  [ "$mode" = multifactor ] && [ -n "${LOWERING:-}" ] && echo "lowering = \"$LOWERING\";" >>"sched-$est.conf"
 done
 
 # study I of workload W: "TARGET CEILING" (ceiling 1 = none known)
@@ -218,6 +222,7 @@ for workload in ${WORKLOADS:-identical heterogeneous}; do
           if [ "$mode" = multifactor ]; then policies+=" multifactor+evidence multifactor+oracle"
           else policies+=" evidence oracle"; fi
         fi
+        [ -z "${POLICIES:-}" ] || policies=$POLICIES  # e.g. POLICIES="multifactor multifactor+tune:tail"
         for policy in $policies; do
           lines=$(run "$policy" "$workload" "$n" "$algo" "$r")
           row=$(/usr/bin/python3 - "$workload" "$algo" "$n" "$r" "$policy" "$lines" <<'PY'
