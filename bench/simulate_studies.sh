@@ -87,7 +87,8 @@ case ${CLUSTER:-small} in
            --jobs "$traces/alibaba-openb/openb_pod_list_default.csv" --utilisation 0.8) ;;
   *) echo "simulate_studies: unknown CLUSTER '${CLUSTER}': use small or openb" >&2; exit 2 ;;
 esac
-echo 'adaptive: { thresholds = [0.01]; };' >est.conf
+# ADAPTIVE: more adaptive settings for both plugins, e.g. ADAPTIVE="max_level = 1;".
+echo "adaptive: { thresholds = [0.01]; ${ADAPTIVE:-} };" >est.conf
 # LOWERING: site_factor/tune's lowering (band, the default, or fraction).
 { cat est.conf; [ -z "${LOWERING:-}" ] || echo "lowering = \"$LOWERING\";"; } >site.conf
 common=("${where[@]}" "${specs[@]}" --study-mode "${MODES:-trials,whole}" --replicates "${REPLICATES:-3}" --jitter 300)
