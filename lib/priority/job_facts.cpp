@@ -31,6 +31,7 @@ JobView job_view(const JobFacts& f) {
   v.started = f.started;
   v.request = f.request;
   v.base_priority = f.base_priority;
+  v.fairshare = f.fairshare;
   return v;
 }
 

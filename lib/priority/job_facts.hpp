@@ -36,6 +36,7 @@ struct JobFacts {
   double eligible = 0, started = 0;  // epoch seconds
   Resources request;                 // asks for (pending) or holds (running)
   double base_priority = 0;          // priority/multifactor's, without the SITE term
+  double fairshare = 0;              // ... and its weighted fair-share term in it
 };
 
 // The policy's view of the job.

@@ -37,6 +37,7 @@ std::vector<SiteDecision> SiteFactorPolicy::pass(double now, const std::vector<J
   std::vector<SiteDecision> out(jobs.size());
   given_.clear();
   study_newest_.clear();
+  std::unordered_map<std::string, bool> spent;  // studies back at level 0: credit used up?
   std::unordered_map<std::string, double> newest_eligible;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const auto& j = jobs[i];
@@ -48,11 +49,22 @@ std::vector<SiteDecision> SiteFactorPolicy::pass(double now, const std::vector<J
     if (member.state) summary.study = member.key, summary.level = tracker_.level(i);
     if (j.state == JobView::State::Pending) {
       if (member.state && j.may_set) {
-        const std::int64_t site = site_factor(j.base_priority, tracker_.level(i), lowest_other);
+        const std::string id = StudyTracker::study_id(j.uid, member.key);
+        const int level = tracker_.level(i);
+        std::int64_t site = site_factor(j.base_priority, level, lowest_other);
+        if (level > 0) {
+          held_share_.emplace(id, std::max(0.0, j.fairshare));
+        } else if (const auto held = held_share_.find(id); held != held_share_.end()) {
+          // Back at level 0: no more fair share than when it began to yield.
+          const double credit = std::floor(j.fairshare - held->second);
+          site = credit > 0 ? std::max(kMostNegative, -static_cast<std::int64_t>(std::min(credit, j.base_priority - 1)))
+                            : 0;
+          auto [it, fresh] = spent.emplace(id, true);
+          it->second = it->second && credit <= 0;
+        }
         d.site = site;
         summary.site = site;
         given_[j.id] = site;
-        const std::string id = StudyTracker::study_id(j.uid, member.key);
         auto [it, fresh] = newest_eligible.emplace(id, j.eligible);
         if (fresh || j.eligible >= it->second) {
           it->second = j.eligible;
@@ -64,6 +76,12 @@ std::vector<SiteDecision> SiteFactorPolicy::pass(double now, const std::vector<J
     }
     d.summary = format_summary(summary);
   }
+  // A study whose fair share has fallen back to where it was (it has run),
+  // or that the tracker forgot, owes nothing more.
+  for (const auto& [id, done] : spent)
+    if (done) held_share_.erase(id);
+  for (auto it = held_share_.begin(); it != held_share_.end();)
+    it = tracker_.studies().count(it->first) ? std::next(it) : held_share_.erase(it);
   return out;
 }
 
@@ -91,11 +109,10 @@ std::optional<std::int64_t> SiteFactorPolicy::site_for(std::uint32_t job_id, std
 nlohmann::json SiteFactorPolicy::save() const {
   nlohmann::json given = nlohmann::json::object();
   for (const auto& [id, site] : given_) given[std::to_string(id)] = site;
-  return {{"version", 1},
-          {"host", "site_factor/tune"},
-          {"last_pass", last_pass_},
-          {"studies", tracker_.save()},
-          {"given", given}};
+  nlohmann::json held = nlohmann::json::object();
+  for (const auto& [id, share] : held_share_) held[id] = share;
+  return {{"version", 1},       {"host", "site_factor/tune"}, {"last_pass", last_pass_},
+          {"studies", tracker_.save()}, {"given", given},           {"held_share", held}};
 }
 
 void SiteFactorPolicy::restore(const nlohmann::json& j) {
@@ -115,8 +132,16 @@ void SiteFactorPolicy::restore(const nlohmann::json& j) {
       if (site > 0 || site < kMostNegative) throw std::runtime_error("bad term of job " + id);
       given[static_cast<std::uint32_t>(std::stoul(id))] = site;
     }
+    std::unordered_map<std::string, double> held;
+    if (j.contains("held_share"))  // absent in the state of earlier versions
+      for (const auto& [id, v] : j.at("held_share").items()) {
+        if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+          throw std::runtime_error("bad held fair share of study " + id);
+        held[id] = v.get<double>();
+      }
     tracker_ = std::move(tracker);
     given_ = std::move(given);
+    held_share_ = std::move(held);
     study_newest_.clear();
     last_pass_ = last.get<double>();
   } catch (const nlohmann::json::exception& e) {

@@ -12,7 +12,10 @@
 // account's fair share earns it nothing while it yields. A job such a study
 // submits between two passes waits at priority 1 until the next. With
 // "fraction" its priority becomes B * yield_factor^L (B its priority without
-// the term), as under sched/tune, which fair share can outweigh. The term is
+// the term), as under sched/tune, which fair share can outweigh. Either way a
+// study that has yielded gains no fair share from it: back at level 0, its
+// jobs' term takes off what their fair-share term has grown since it began
+// to yield, until the study has run enough to fall back below that. The term is
 // never positive (a study gains nothing by lying), 0 at level 0, and jobs
 // without a study are not touched. No Slurm here.
 #include <algorithm>
@@ -75,6 +78,9 @@ class SiteFactorPolicy final : public TrackingPolicy {
  private:
   std::unordered_map<std::uint32_t, std::int64_t> given_;       // job id -> term of the last pass
   std::unordered_map<std::string, std::int64_t> study_newest_;  // "uid:key" -> term of its newest pending job
+  // "uid:key" -> the fair-share term its jobs had when it began to yield,
+  // until it is back at level 0 and its fair share has fallen to it.
+  std::unordered_map<std::string, double> held_share_;
 };
 
 }  // namespace tune

@@ -36,6 +36,8 @@ struct JobView {
   // site_factor/tune: the job's priority from priority/multifactor without
   // the site term (sched/tune computes its own and ignores this).
   double base_priority = 0;
+  // site_factor/tune: multifactor's weighted fair-share term in base_priority.
+  double fairshare = 0;
 };
 
 struct StudyState {

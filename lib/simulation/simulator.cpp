@@ -364,6 +364,7 @@ std::vector<JobView> Sim::views_of(const std::vector<int>& pending) const {
     f.eligible = job(j).submit;
     f.started = res_[j].start;
     f.base_priority = ordering_->base(j);
+    if (const double fs = ordering_->terms(j).fairshare; !std::isnan(fs)) f.fairshare = fs;
     const JobShape& s = shapes_[j];
     f.request = {static_cast<double>(s.tasks * s.cpus_per_task), job(j).mem_mb,
                  static_cast<double>(s.total_gpus())};

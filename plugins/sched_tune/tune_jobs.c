@@ -94,6 +94,10 @@ extern void tune_jobs_collect(tune_jobs_t *t)
 		/* Under priority/multifactor: the priority without the SITE term. */
 		j->base_priority = (double) job_ptr->priority -
 				   ((double) job_ptr->site_factor - (double) NICE_OFFSET);
+		/* ... and its fair-share term, as sprio shows it. */
+		if (job_ptr->prio_factors)
+			j->fairshare = job_ptr->prio_factors->priority_fs *
+				       (double) slurm_conf.priority_weight_fs;
 		if (job_ptr->details) {
 			time_t begin = job_ptr->details->begin_time;
 			j->eligible = begin ? begin : job_ptr->details->submit_time;

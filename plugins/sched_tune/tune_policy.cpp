@@ -136,6 +136,7 @@ int tune_policy_pass(tune_policy_t* p, double now, double cap_cpus, double cap_m
       f.eligible = j.eligible, f.started = j.started;
       f.request = {j.cpus, j.mem_mb, j.gpus};
       f.base_priority = j.base_priority;
+      f.fairshare = j.fairshare;
       v[i] = tune::job_view(f);
     }
     const auto decisions = p->policy->pass(now, {cap_cpus, cap_mem_mb, cap_gpus}, v);

@@ -96,6 +96,39 @@ TEST(SiteFactor, FairShareCannotLiftAYieldingJobOverAnImprovingOne) {
   EXPECT_EQ(60000 + *low[0].site, 4);
 }
 
+TEST(SiteFactor, AStudyGainsNoFairShareFromHavingYielded) {
+  SiteFactorPolicy p(fast());
+  auto with_share = [](JobView j, double fs) {
+    j.fairshare = fs;
+    return j;
+  };
+  const std::string flat = plateau(20);
+  // alice's study yields while its fair-share term is 3000 ...
+  p.pass(100, {with_share(job(1, 1, "physics", P, 0, 3000, flat), 3000), job(2, 2, "bio", P, 0, 5000)});
+  ASSERT_EQ(p.studies().at("1:s").yield.level(), 1);
+  // ... it waits, its account's usage decays (fair-share term 9000), and its
+  // level relaxes (nobody else waits): its jobs keep the fair share it had,
+  // not the credit, now that bob's job is back.
+  p.pass(200, {with_share(job(1, 1, "physics", P, 0, 9000, flat), 9000)});
+  ASSERT_EQ(p.studies().at("1:s").yield.level(), 0);
+  auto d = p.pass(201, {with_share(job(1, 1, "physics", P, 0, 9000, flat), 9000), job(2, 2, "bio", P, 0, 5000)});
+  ASSERT_EQ(p.studies().at("1:s").yield.level(), 0);
+  EXPECT_EQ(*d[0].site, -6000) << "9000 - 3000 of fair share gained by waiting";
+  // The cap survives a restart.
+  SiteFactorPolicy q(fast());
+  q.restore(p.save());
+  d = q.pass(210, {with_share(job(1, 1, "physics", P, 0, 8000, flat), 8000), job(2, 2, "bio", P, 0, 5000)});
+  EXPECT_EQ(*d[0].site, -5000);
+  // Once it has run and its fair share is back below, it owes nothing more.
+  d = q.pass(215, {with_share(job(1, 1, "physics", P, 0, 2500, flat), 2500), job(2, 2, "bio", P, 0, 5000)});
+  EXPECT_EQ(*d[0].site, 0);
+  d = q.pass(220, {with_share(job(1, 1, "physics", P, 0, 9000, flat), 9000), job(2, 2, "bio", P, 0, 5000)});
+  EXPECT_EQ(*d[0].site, 0) << "the cap is gone";
+  auto bad = p.save();
+  bad["held_share"]["1:s"] = -1;
+  EXPECT_THROW(q.restore(bad), std::runtime_error);
+}
+
 TEST(SiteFactor, HostileCommentsNeverRaiseAJob) {
   SiteFactorPolicy p(fast());
   // Improving values, a study that claims progress, garbage: never a positive term.
