@@ -8,6 +8,13 @@
 # gang). Figures: mean wait and makespan error, share of job pairs started in
 # the same order, |start difference|. SEED (1) picks the workload; SHORT=1
 # uses 3-20 s jobs; CONFIGS="backfill tune" (default) picks the configurations.
+# CONFIGS=multifactor: an accounting cluster (MariaDB, slurmdbd; accounts
+# lab-a..lab-d) under priority/multifactor (fair share, MAX_TRES) with
+# site_factor/tune, the same jobs from lab-a..lab-c and beside them a tune
+# study of trial jobs (1 GPU each) from lab-d whose objective never improves
+# (so site_factor/tune lowers it), replayed from the cluster's sacct records
+# as an admin would (AccountingStoreFlags=job_comment keeps the trial jobs'
+# progress records) with multifactor+tune.
 source "$(dirname "$0")/bench_env.sh"
 n=${JOBS:-200}
 seed=${SEED:-1}
@@ -30,6 +37,40 @@ run() {  # NAME PRIORITY PLACEMENT [cluster options...]
   "$tune" simulate --cluster "$dir/etc/slurm.conf" --jobs "$work/$name.txt" --validate --priority "$prio" \
     --placement "$place" --sched-conf "$dir/etc/sched_tune.conf" | sed -n '/^simulated against/,$p'
 }
+run_multifactor() {
+  local dir=$work/multifactor since
+  echo 'interval = 5; adaptive = { relax_time = 3600; };' >"$work/site_factor_tune.conf"
+  "$cluster" start --fresh --dir "$dir" --port $port --nodes 4 --cpus 4 --gpus 4 --accounting \
+    --accounts lab-a,lab-b,lab-c,lab-d --site-factor site_factor/tune --site-conf "$work/site_factor_tune.conf" \
+    --conf AccountingStoreFlags=job_comment >/dev/null || exit 1
+  trap '"$cluster" stop --dir "'"$dir"'" --port '$port' >/dev/null 2>&1' EXIT
+  since=$(date +%Y-%m-%dT%H:%M:%S)
+  (
+    # shellcheck disable=SC1091
+    source "$dir/env"
+    mkdir -p "$work/study" && cd "$work/study" || exit 1
+    printf '#!/bin/sh\nsleep $((5 + ${TUNE_TRIAL_ID:-0} %% 20))\necho "objective=0.5" >&"$TUNE_REPORT_FD"\n' >flat.sh
+    chmod 755 flat.sh
+    "$tune" submit --trial-jobs --name flat --space "$work/space.json" --trials 60 --parallel 6 --gpus-per-trial 1 \
+      --cpus-per-trial 1 --mem-per-trial 400M --direction max -A lab-d -- ./flat.sh >/dev/null || exit 1
+    /usr/bin/python3 "$top/bench/replay_on_cluster.py" "$n" "$seed" "$work/mixed.txt" ${SHORT:+--short} || exit 1
+    for _ in $(seq 1 600); do [ -z "$(squeue -h)" ] && break; sleep 2; done
+    # slurmdbd has every job once each has an End.
+    for _ in $(seq 1 60); do
+      sacct -a -X --parsable2 -S "$since" \
+        --format=JobID,JobName,User,Account,Submit,Start,End,Timelimit,NNodes,NCPUS,AllocTRES,ReqMem,Comment \
+        >"$work/multifactor.txt"
+      ! grep -q '|Unknown|' "$work/multifactor.txt" && break
+      sleep 2
+    done
+    echo "$(($(wc -l <"$work/multifactor.txt") - 1)) jobs in sacct, $(grep -c 'role=trial' "$work/multifactor.txt") of them trial jobs with their records"
+  ) || exit 1
+  "$cluster" stop --dir "$dir" --port $port >/dev/null 2>&1
+  trap - EXIT
+  cp "$work/multifactor.txt" "$top/bench/simulate_validate-multifactor.txt"
+  "$tune" simulate --cluster "$dir/etc/slurm.conf" --jobs "$work/multifactor.txt" --validate \
+    --priority multifactor,multifactor+tune --site-conf "$work/site_factor_tune.conf" | sed -n '/^simulated against/,$p'
+}
 for config in ${CONFIGS:-backfill tune}; do
   case $config in
     backfill)
@@ -38,6 +79,9 @@ for config in ${CONFIGS:-backfill tune}; do
     tune)
       echo "== sched/tune + select/cons_tres_gang ($n jobs, seed $seed)"
       run tune tune gang --scheduler sched/tune --select select/cons_tres_gang ;;
-    *) echo "simulate_validate: unknown configuration '$config' in CONFIGS: use backfill and/or tune" >&2; exit 2 ;;
+    multifactor)
+      echo "== priority/multifactor + site_factor/tune, a study beside the jobs ($n jobs, seed $seed)"
+      run_multifactor ;;
+    *) echo "simulate_validate: unknown configuration '$config' in CONFIGS: use backfill, tune and/or multifactor" >&2; exit 2 ;;
   esac
 done

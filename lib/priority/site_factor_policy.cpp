@@ -57,7 +57,8 @@ std::vector<SiteDecision> SiteFactorPolicy::pass(double now, const std::vector<J
         } else if (const auto held = held_share_.find(id); held != held_share_.end()) {
           // Back at level 0: no more fair share than when it began to yield.
           const double credit = std::floor(j.fairshare - held->second);
-          site = credit > 0 ? std::max(kMostNegative, -static_cast<std::int64_t>(std::min(credit, j.base_priority - 1)))
+          site = credit > 0 ? std::max(kMostNegative,
+                                       -static_cast<std::int64_t>(std::min(credit, j.base_priority - 1)))
                             : 0;
           auto [it, fresh] = spent.emplace(id, true);
           it->second = it->second && credit <= 0;
@@ -111,8 +112,9 @@ nlohmann::json SiteFactorPolicy::save() const {
   for (const auto& [id, site] : given_) given[std::to_string(id)] = site;
   nlohmann::json held = nlohmann::json::object();
   for (const auto& [id, share] : held_share_) held[id] = share;
-  return {{"version", 1},       {"host", "site_factor/tune"}, {"last_pass", last_pass_},
-          {"studies", tracker_.save()}, {"given", given},           {"held_share", held}};
+  return {
+      {"version", 1},   {"host", "site_factor/tune"}, {"last_pass", last_pass_}, {"studies", tracker_.save()},
+      {"given", given}, {"held_share", held}};
 }
 
 void SiteFactorPolicy::restore(const nlohmann::json& j) {

@@ -195,6 +195,11 @@ Cluster parse_slurm_conf(const std::string& text, const std::string& name, const
       c.settings.weight_age = static_cast<double>(whole(w[0].second, where, "PriorityWeightAge"));
     } else if (key == "priorityweightfairshare") {
       c.settings.weight_fairshare = static_cast<double>(whole(w[0].second, where, "PriorityWeightFairshare"));
+    } else if (key == "priorityflags") {
+      std::istringstream p(w[0].second);
+      std::string flag;
+      while (std::getline(p, flag, ','))
+        if (lower(trim(flag)) == "max_tres") c.settings.max_tres = true;
     } else if (key == "prioritytype") {
       priority_type = lower(w[0].second);
     } else if (key == "prioritycalcperiod") {

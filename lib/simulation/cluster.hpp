@@ -36,6 +36,9 @@ struct SchedulerSettings {
   double priority_decay_half_life = 7 * 86400;
   double priority_max_age = 7 * 86400;
   double weight_age = 0, weight_fairshare = 0;
+  // PriorityFlags=MAX_TRES: a job's usage is its largest billed resource
+  // (CPUs or GPUs at the cluster's CPUs per GPU), not their sum.
+  bool max_tres = false;
 };
 
 struct Cluster {

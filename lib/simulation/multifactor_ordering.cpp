@@ -38,7 +38,8 @@ double MultifactorOrdering::with_site(OrderingHost& host, int j) const {
 void MultifactorOrdering::charge(const SimJob& job, int cpus, int gpus, double now, double& charged_until) {
   const double dt = now - charged_until;
   charged_until = now;
-  usage_[job.account] += dt * (cpus + gpu_billing_ * gpus);
+  usage_[job.account] +=
+      dt * (s_.max_tres ? std::max<double>(cpus, gpu_billing_ * gpus) : cpus + gpu_billing_ * gpus);
 }
 
 double MultifactorOrdering::on_submit(OrderingHost& host, int j) {

@@ -226,7 +226,7 @@ class Sim : public OrderingHost {
   bool adaptive() const { return spec_.lowering == Lowering::Tune; }
   double now() const override { return now_; }
   const SimJob& job(int j) const override { return j < n_trace_ ? w_.jobs[j] : extra_[j - n_trace_]; }
-  std::uint32_t uid_of(int j) const override { return job(j).study >= 0 ? studies_[job(j).study].uid : 0; }
+  std::uint32_t uid_of(int j) const override;
   // Whether study s never meets its target and, for the evidence oracles,
   // its results so far hold its final best twice.
   bool plateau_shows(int s, bool evidence) const override;
@@ -308,6 +308,8 @@ class Sim : public OrderingHost {
       trial_ends_;                                      // when trial jobs' trials end
   std::unordered_set<int> cut_;                         // trial jobs whose trial the study interrupted
   std::unordered_map<int, std::string> trial_comment_;  // trial job -> its record at submission
+  std::unordered_map<int, std::uint32_t>
+      trace_trial_;  // trace job with a trial job's record -> its owner's uid
   bool study_submitted_ = false;
 };
 

@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "history/direction.hpp"
-#include "priority/job_facts.hpp"
 #include "simulation/sim_engine.hpp"
 
 namespace tune::sim {
 namespace detail {
+namespace {
+
+// A user's (or account's) uid in a replay: stable, above the system range.
+std::uint32_t uid_for(const std::string& who) {
+  return 1000 + static_cast<std::uint32_t>(std::hash<std::string>{}(who) % 60000);
+}
+
+}  // namespace
 
 Sim::Sim(const Cluster& c, const Workload& w, const SimOptions& o)
     : topo_(c.topology),
@@ -30,6 +37,12 @@ Sim::Sim(const Cluster& c, const Workload& w, const SimOptions& o)
   std::unordered_map<std::string, int> seen;
   for (const auto& j : w.jobs) seen.emplace(j.account, 0);
   n_trace_ = static_cast<int>(w.jobs.size());
+  // A history's trial jobs (their Comment a trial job's progress record, as
+  // sacct keeps it): the adaptive policies read them as the plugins did.
+  for (int j = 0; j < n_trace_; ++j)
+    if (const auto& c = w.jobs[j].comment; !c.empty())
+      if (const auto r = parse_progress(c); r && r->role == StudyRole::Trial)
+        trace_trial_.emplace(j, uid_for(w.jobs[j].user.empty() ? w.jobs[j].account : w.jobs[j].user));
   study_res_.resize(w.studies.size());
   last_judged_.assign(w.studies.size(), -1);
   level_now_.assign(w.studies.size(), 0);
@@ -38,10 +51,8 @@ Sim::Sim(const Cluster& c, const Workload& w, const SimOptions& o)
     const SimStudy& st = w.studies[i];
     seen.emplace(st.account, 0);
     // One history may be replayed twice: the index keeps their keys apart.
-    studies_.emplace_back(
-        StudyReplay(st, study_key(st.name, st.source + "#" + std::to_string(i))),
-        1000 + static_cast<std::uint32_t>(std::hash<std::string>{}(st.user.empty() ? st.account : st.user) %
-                                          60000));
+    studies_.emplace_back(StudyReplay(st, study_key(st.name, st.source + "#" + std::to_string(i))),
+                          uid_for(st.user.empty() ? st.account : st.user));
     study_res_[i].submitted = st.submit;
     study_order_.push_back(static_cast<int>(i));
     // For the oracles: the final best of a study whose trials never meet its target.
@@ -312,95 +323,6 @@ int Sim::cpus_of(const Placement& p) {
   int c = 0;
   for (const auto& n : p.nodes) c += n.cpus;
   return c;
-}
-
-bool Sim::plateau_shows(int s, bool evidence) const {
-  if (!plateaus_[s]) return false;
-  if (!evidence) return true;
-  if (!plateau_best_[s]) return false;  // no result ever: nothing to see
-  int seen = 0;
-  for (const auto& t : studies_[s].replay.done())
-    if (t.state == TrialState::Ok && t.objective && *t.objective == *plateau_best_[s]) ++seen;
-  return seen >= 2;
-}
-
-void Sim::for_each_running(const std::function<void(int, int, int, double&)>& f) {
-  for (auto& [j, run] : running_) f(j, cpus_of(run.placement), gpus_of(run.placement), run.charged_until);
-}
-
-std::string Sim::comment_of(int j) const {
-  const int s = job(j).study;
-  if (s < 0) return {};
-  if (job(j).kind == SimJob::Kind::Trial) {
-    const auto it = trial_comment_.find(j);
-    return it == trial_comment_.end() ? std::string{} : it->second;
-  }
-  return format_progress(studies_[s].replay.progress(
-      job(j).kind == SimJob::Kind::AppCore ? StudyRole::AppCore : StudyRole::Study));
-}
-
-std::vector<JobView> Sim::views_of(const std::vector<int>& pending) const {
-  std::vector<JobView> views;
-  views.reserve(pending.size() + running_.size());
-  std::vector<std::string> newest(studies_.size());  // each study's record now
-  // As the plugins copy a job out of slurmctld (lib/priority/job_facts.hpp):
-  // simulated jobs are never held nor set by hand, and wait for nothing else.
-  auto view = [&](int j, JobView::State st) {
-    JobFacts f;
-    f.id = static_cast<std::uint32_t>(j + 1);
-    f.account = job(j).account;
-    std::string comment;
-    if (const int s = job(j).study; s >= 0) {
-      f.uid = studies_[s].uid;
-      if (job(j).kind == SimJob::Kind::Trial) {
-        comment = comment_of(j);
-      } else {
-        if (newest[s].empty()) newest[s] = comment_of(j);
-        comment = newest[s];
-      }
-    }
-    f.comment = comment;
-    f.running = st == JobView::State::Running;
-    f.eligible = job(j).submit;
-    f.started = res_[j].start;
-    f.base_priority = ordering_->base(j);
-    if (const double fs = ordering_->terms(j).fairshare; !std::isnan(fs)) f.fairshare = fs;
-    const JobShape& s = shapes_[j];
-    f.request = {static_cast<double>(s.tasks * s.cpus_per_task), job(j).mem_mb,
-                 static_cast<double>(s.total_gpus())};
-    views.push_back(job_view(f));
-  };
-  for (int j : pending) view(j, JobView::State::Pending);
-  for (const auto& [j, run] : running_) view(j, JobView::State::Running);
-  return views;
-}
-
-void Sim::record_levels(const std::map<std::string, StudyState>& levels,
-                        const std::vector<LevelChange>& changes) {
-  for (std::size_t s = 0; s < studies_.size(); ++s) {
-    const std::string id = StudyTracker::study_id(studies_[s].uid, studies_[s].replay.key());
-    const auto it = levels.find(id);
-    if (it == levels.end()) continue;
-    StudyResult& r = study_res_[s];
-    level_now_[s] = it->second.yield.level();
-    r.max_level = std::max(r.max_level, level_now_[s]);
-    if (const auto judged = it->second.yield.trials_judged(); judged != last_judged_[s]) {
-      last_judged_[s] = judged;
-      ++r.judgements;
-    }
-    for (const auto& c : changes)
-      if (c.study == id && c.judged && c.to > c.from) r.lowered_at.push_back(c.results);
-  }
-}
-
-void Sim::reprioritise() {
-  if (!ordering_->reorders()) return;
-  std::vector<int> jobs;
-  jobs.reserve(pending_.size());
-  for (const auto& k : pending_) jobs.push_back(k.idx);
-  ordering_->reprioritise(*this, jobs, prio_);
-  pending_.clear();
-  for (int j : jobs) pending_.insert(key(j));
 }
 
 void Sim::main_pass(int depth) {

@@ -118,15 +118,19 @@ void read_sacct(std::istream& in, Workload& w) {
   };
   const int c_id = opt("jobid"), c_name = opt("jobname"), c_user = opt("user"), c_account = opt("account"),
             c_limit = opt("timelimit"), c_nodes = opt("nnodes"), c_cpus = opt("ncpus"),
-            c_tres = opt("alloctres"), c_mem = opt("reqmem");
+            c_tres = opt("alloctres"), c_mem = opt("reqmem"), c_comment = opt("comment");
   int n = 1, unknown = 0;
   while (std::getline(in, line)) {
     ++n;
     if (trim(line).empty()) continue;
     Where where{w.source, n};
     auto f = split(line, '|');
-    // A '|' inside a job name splits it: fold the extra fields back into the name.
-    if (f.size() > header.size() && c_name >= 0) {
+    // A '|' inside a Comment (the last column, as tune-simulate(1) gives it)
+    // or a job name splits it: fold the extra fields back.
+    if (f.size() > header.size() && c_comment == static_cast<int>(header.size()) - 1) {
+      while (f.size() > header.size())
+        f[c_comment] += "|" + f[c_comment + 1], f.erase(f.begin() + c_comment + 1);
+    } else if (f.size() > header.size() && c_name >= 0) {
       const std::size_t extra = f.size() - header.size();
       for (std::size_t k = 0; k < extra; ++k)
         f[c_name] += "|" + f[c_name + 1], f.erase(f.begin() + c_name + 1);
@@ -168,6 +172,7 @@ void read_sacct(std::istream& in, Workload& w) {
           j.mem_mb = slurm_mem(v, where);
       }
     if (j.mem_mb == 0 && c_mem >= 0) j.mem_mb = slurm_mem(f[c_mem], where);
+    if (c_comment >= 0) j.comment = f[c_comment];
     w.jobs.push_back(j);
   }
   w.skipped = unknown;

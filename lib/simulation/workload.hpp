@@ -31,6 +31,9 @@ struct SimJob {
   int cpus = 1;                // in total
   double mem_mb = 0;           // in total
   double recorded_start = -1;  // when it started in the history (sacct Start, SWF wait); -1: not recorded
+  // Its Comment in the history (sacct's Comment column): a trial job's
+  // progress record, which site_factor/tune and sched/tune read in a replay.
+  std::string comment;
   // What the job is: a job of the trace, or one a replayed study submitted
   // (its AppCore, one trial, or the whole study in one allocation).
   enum class Kind : std::uint8_t { Trace, AppCore, Trial, Study } kind = Kind::Trace;

@@ -74,6 +74,54 @@ TEST(SimulationInput, SlurmConfNodesGresSchedulerAndTopology) {
   EXPECT_THROW(parse_slurm_conf("NodeName=a CPUs=4\n", "s.conf", "SwitchName=s Nodes=b\n"), ClusterError);
 }
 
+// A history's trial jobs carry their progress records in sacct's Comment:
+// the replay reads them as site_factor/tune did, so a plateaued study's
+// trial jobs are lowered in the replay too; other records (an AppCore's,
+// which changed while it ran) are left out.
+TEST(SimulationInput, SacctCommentsGiveTheReplayTheTrialJobsRecords) {
+  const std::string flat = "tune:study=flat;n=40;dir=max;top=0.5,0.5,0.5,0.5,0.5;role=trial";
+  std::string text = "JobID|User|Account|Submit|Start|End|NCPUS|AllocTRES|Comment\n";
+  auto t = [](int s) {
+    char b[32];
+    std::snprintf(b, sizeof b, "2026-11-22T10:%02d:%02d", s / 60, s % 60);
+    return std::string(b);
+  };
+  // alice's trial jobs and bob's plain jobs, one GPU each, all waiting for the one GPU.
+  for (int i = 0; i < 6; ++i) {
+    text += std::to_string(100 + i) + "|alice|lab-d|" + t(i) + "|" + t(60 * i + 1) + "|" + t(60 * i + 50) +
+            "|1|cpu=1,gres/gpu=1|" + flat + "\n";
+    text += std::to_string(200 + i) + "|bob|lab-a|" + t(i) + "|" + t(60 * i + 1) + "|" + t(60 * i + 50) +
+            "|1|cpu=1,gres/gpu=1|a note | with a pipe\n";
+  }
+  text += "300|alice|lab-d|" + t(0) + "|" + t(0) + "|" + t(599) + "|1|cpu=1|" +
+          "tune:study=flat;n=40;dir=max;top=0.5,0.5,0.5,0.5,0.5;role=appcore\n";
+  const Workload w = parse_workload(text, "sacct.txt");
+  ASSERT_EQ(w.jobs.size(), 13u);
+  EXPECT_EQ(w.jobs[1].comment, "a note | with a pipe") << "a '|' in the last column is folded back";
+  EXPECT_EQ(w.jobs[0].comment, flat);
+  SimOptions o;
+  o.priority = "multifactor+tune";
+  std::stringstream trace;
+  o.trace = &trace;
+  simulate(testing_support::gpu_cluster(1, 1), w, o);
+  int lowered = 0, bobs_lowered = 0, rows = 0;
+  for (std::string line; std::getline(trace, line);) {
+    std::istringstream in(line);
+    std::string time, pass, id, account, study, level, age, fs;
+    long long site = 0;
+    in >> time >> pass >> id >> account >> study >> level >> age >> fs >> site;
+    ++rows;
+    if (account == "lab-d") lowered += site < 0;
+    if (account == "lab-a") bobs_lowered += site < 0;
+  }
+  EXPECT_GT(rows, 0);
+  EXPECT_GT(lowered, 0) << "alice's trial jobs, whose records show a plateau, are lowered";
+  EXPECT_EQ(bobs_lowered, 0);
+  EXPECT_TRUE(parse_slurm_conf("NodeName=a CPUs=4\nPriorityFlags=SMALL_RELATIVE_TO_TIME,MAX_TRES\n", "s.conf")
+                  .settings.max_tres);
+  EXPECT_FALSE(parse_slurm_conf("NodeName=a CPUs=4\n", "s.conf").settings.max_tres);
+}
+
 TEST(SimulationInput, SacctPipesInNamesUnknownTimesAndTres) {
   const std::string text =
       "JobID|JobName|User|Account|Submit|Start|End|Timelimit|NNodes|NCPUS|AllocTRES\n"
