@@ -68,8 +68,13 @@ run_multifactor() {
   "$cluster" stop --dir "$dir" --port $port >/dev/null 2>&1
   trap - EXIT
   cp "$work/multifactor.txt" "$top/bench/simulate_validate-multifactor.txt"
-  "$tune" simulate --cluster "$dir/etc/slurm.conf" --jobs "$work/multifactor.txt" --validate \
-    --priority multifactor,multifactor+tune --site-conf "$work/site_factor_tune.conf" | sed -n '/^simulated against/,$p'
+  # When slurmctld's timers ran is not in the records: each phase of the
+  # decay thread's minute in turn (--timer-phase), as an admin would try.
+  for phase in 0 10 20 30 40 50; do
+    echo "-- --timer-phase $phase"
+    "$tune" simulate --cluster "$dir/etc/slurm.conf" --jobs "$work/multifactor.txt" --validate --timer-phase "$phase" \
+      --priority multifactor,multifactor+tune --site-conf "$work/site_factor_tune.conf" | sed -n '/^POLICY .*ORDER/,$p'
+  done
 }
 for config in ${CONFIGS:-backfill tune}; do
   case $config in

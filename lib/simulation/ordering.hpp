@@ -83,6 +83,9 @@ class Ordering {
   virtual double on_submit(OrderingHost& host, int j) = 0;
   // Whether reprioritise can change the order.
   virtual bool reorders() const { return true; }
+  // Whether its passes charge running jobs' usage, so that they run while
+  // nothing waits too (multifactor's decay thread).
+  virtual bool charges() const { return false; }
   // Recomputes the pending jobs' priorities into `prio` (indexed by job).
   virtual void reprioritise(OrderingHost& host, const std::vector<int>& pending,
                             std::vector<double>& prio) = 0;
@@ -90,8 +93,9 @@ class Ordering {
   virtual double base(int) const { return 0; }
   // Job j's priority in parts (--sprio); none under priority/basic's orderings.
   virtual PriorityTerms terms(int) const { return {}; }
-  // A job ends: its usage is charged (multifactor).
-  virtual void charge(const SimJob&, int /*cpus*/, int /*gpus*/, double /*now*/, double& /*charged_until*/) {}
+  // A job ends (multifactor: what it ran since the last charge is lost).
+  virtual void job_ended(const SimJob&, int /*cpus*/, int /*gpus*/, double /*now*/,
+                         double& /*charged_until*/) {}
 
  protected:
   // The oracles: a job of a study that will never meet its target; the

@@ -108,6 +108,7 @@ SimResult Sim::run() {
       if (s_.backfill) t = std::min(t, next_bf);
     }
     if (!pending_.empty() || !running_.empty()) t = std::min(t, next_sample);
+    if (pending_.empty() && !running_.empty() && ordering_->charges()) t = std::min(t, next_prio);
     if (t == kNever) break;
     now_ = std::max(now_, t);
     ++r.events;
@@ -143,7 +144,7 @@ SimResult Sim::run() {
     triggered |= study_submitted_;
     study_submitted_ = false;
     if (now_ >= next_prio) {
-      if (!pending_.empty()) {
+      if (!pending_.empty() || (ordering_->charges() && !running_.empty())) {
         const auto p0 = std::chrono::steady_clock::now();
         reprioritise();
         r.priority_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count();
@@ -303,8 +304,8 @@ void Sim::start(int j, const Placement& p, bool backfilled) {
 
 void Sim::finish(int j) {
   auto it = running_.find(j);
-  ordering_->charge(job(j), cpus_of(it->second.placement), gpus_of(it->second.placement), now_,
-                    it->second.charged_until);
+  ordering_->job_ended(job(j), cpus_of(it->second.placement), gpus_of(it->second.placement), now_,
+                       it->second.charged_until);
   give_back(it->second.placement);
   busy_gpus_ -= gpus_of(it->second.placement);
   busy_cpus_ -= cpus_of(it->second.placement);

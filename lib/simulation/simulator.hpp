@@ -20,7 +20,9 @@
 //   start now (SELECT_MODE_RUN_NOW), never to backfill's plans (WILL_RUN);
 // - time limits: a job ends at its real run time or is killed at its limit;
 // - priorities: priority/basic (submission order), priority/multifactor's age
-//   and classic fair share (decayed usage, every PriorityCalcPeriod), or
+//   and classic fair share (decayed usage, every PriorityCalcPeriod, which
+//   charges the jobs running then; what a job ran after the last pass is
+//   never charged, as Slurm's decay thread does), or
 //   sched/tune's pass every interval (new jobs wait below it until then);
 // - tuning studies (Workload::studies), as `tune run` meets the cluster:
 //   with trial jobs, an AppCore job (1 CPU) that once started runs the

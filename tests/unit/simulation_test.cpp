@@ -122,6 +122,29 @@ TEST(SimulationInput, SacctCommentsGiveTheReplayTheTrialJobsRecords) {
   EXPECT_FALSE(parse_slurm_conf("NodeName=a CPUs=4\n", "s.conf").settings.max_tres);
 }
 
+// Slurm's decay thread charges running jobs every PriorityCalcPeriod (300 s
+// here); what a job ran between the last pass and its end is never charged
+// (a 10 s job between two passes leaves RawUsage at 0 on Slurm 22.05 and
+// 26.05). a's 290 s job ends before the first pass: a is charged nothing,
+// b's job is charged the 50 s it ran before the pass at 300 s. So at 400 s
+// a's job goes first (charging at the end would have charged a 290 s).
+TEST(SimulationModel, MultifactorChargesOnlyAtItsPassesAsSlurmDoes) {
+  auto cpu_job = [](const std::string& account, double submit, double runtime, int cpus) {
+    SimJob j = job(account, submit, runtime, 0, runtime * 2, account);
+    j.cpus = cpus;
+    return j;
+  };
+  Workload w;
+  w.jobs = {cpu_job("a", 0, 290, 1), cpu_job("b", 250, 150, 1), cpu_job("b", 360, 10, 2),
+            cpu_job("a", 361, 10, 2)};
+  SimOptions o;
+  o.priority = "multifactor";
+  const SimResult r = simulate(gpu_cluster(1, 0, 2), w, o);
+  ASSERT_GE(r.jobs[2].start, 0);
+  ASSERT_GE(r.jobs[3].start, 0);
+  EXPECT_LT(r.jobs[3].start, r.jobs[2].start) << "a, never charged, before b";
+}
+
 TEST(SimulationInput, SacctPipesInNamesUnknownTimesAndTres) {
   const std::string text =
       "JobID|JobName|User|Account|Submit|Start|End|Timelimit|NNodes|NCPUS|AllocTRES\n"
