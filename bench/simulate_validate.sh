@@ -32,7 +32,7 @@ run() {  # NAME PRIORITY PLACEMENT [cluster options...]
     /usr/bin/python3 "$top/bench/replay_on_cluster.py" "$n" "$seed" "$work/$name.txt" ${SHORT:+--short}
   ) || exit 1
   "$cluster" stop --dir "$dir" --port $port >/dev/null 2>&1
-  trap - EXIT
+  trap 'rm -rf "$work"' EXIT  # bench_env.sh's, which the cluster's replaced
   cp "$work/$name.txt" "$top/bench/simulate_validate-$name.txt"
   "$tune" simulate --cluster "$dir/etc/slurm.conf" --jobs "$work/$name.txt" --validate --priority "$prio" \
     --placement "$place" --sched-conf "$dir/etc/sched_tune.conf" | sed -n '/^simulated against/,$p'
@@ -66,7 +66,7 @@ run_multifactor() {
     echo "$(($(wc -l <"$work/multifactor.txt") - 1)) jobs in sacct, $(grep -c 'role=trial' "$work/multifactor.txt") of them trial jobs with their records"
   ) || exit 1
   "$cluster" stop --dir "$dir" --port $port >/dev/null 2>&1
-  trap - EXIT
+  trap 'rm -rf "$work"' EXIT  # bench_env.sh's, which the cluster's replaced
   cp "$work/multifactor.txt" "$top/bench/simulate_validate-multifactor.txt"
   # When slurmctld's timers ran is not in the records: each phase of the
   # decay thread's minute in turn (--timer-phase), as an admin would try.
