@@ -111,7 +111,8 @@ TEST(SiteFactor, AStudyGainsNoFairShareFromHavingYielded) {
   // not the credit, now that bob's job is back.
   p.pass(200, {with_share(job(1, 1, "physics", P, 0, 9000, flat), 9000)});
   ASSERT_EQ(p.studies().at("1:s").yield.level(), 0);
-  auto d = p.pass(201, {with_share(job(1, 1, "physics", P, 0, 9000, flat), 9000), job(2, 2, "bio", P, 0, 5000)});
+  auto d =
+      p.pass(201, {with_share(job(1, 1, "physics", P, 0, 9000, flat), 9000), job(2, 2, "bio", P, 0, 5000)});
   ASSERT_EQ(p.studies().at("1:s").yield.level(), 0);
   EXPECT_EQ(*d[0].site, -6000) << "9000 - 3000 of fair share gained by waiting";
   // The cap survives a restart.
