@@ -99,8 +99,7 @@ std::optional<std::int64_t> SiteFactorPolicy::site_for(std::uint32_t job_id, std
     // pass seconds away: it waits at the bottom (Slurm's floor of 1) until
     // the next pass puts it in the band.
     const auto s = tracker_.studies().find(id);
-    if (s == tracker_.studies().end() || s->second.yield.level() <= 0) return std::nullopt;
-    return kMostNegative;
+    if (s != tracker_.studies().end() && s->second.yield.level() > 0) return kMostNegative;
   }
   const auto it = study_newest_.find(id);
   if (it == study_newest_.end() || it->second >= 0) return std::nullopt;

@@ -66,7 +66,8 @@ class SiteFactorPolicy final : public TrackingPolicy {
   // the last pass gave this job, so that a recompute does not undo it; for a
   // job submitted since, of a study that yields, the most negative term (band:
   // priority 1 until the next pass) or the term of the study's newest pending
-  // job (fraction); nullopt for jobs of no yielding study.
+  // job (fraction; and in the band, a study back at level 0 that still has
+  // fair share to give back); nullopt otherwise.
   std::optional<std::int64_t> site_for(std::uint32_t job_id, std::uint32_t uid,
                                        const std::string& comment) const override;
 

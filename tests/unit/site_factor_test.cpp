@@ -115,6 +115,8 @@ TEST(SiteFactor, AStudyGainsNoFairShareFromHavingYielded) {
       p.pass(201, {with_share(job(1, 1, "physics", P, 0, 9000, flat), 9000), job(2, 2, "bio", P, 0, 5000)});
   ASSERT_EQ(p.studies().at("1:s").yield.level(), 0);
   EXPECT_EQ(*d[0].site, -6000) << "9000 - 3000 of fair share gained by waiting";
+  EXPECT_EQ(p.site_for(7, 1, plateau(21)), -6000)
+      << "a job submitted since gets the same until the next pass";
   // The cap survives a restart.
   SiteFactorPolicy q(fast());
   q.restore(p.save());
