@@ -35,10 +35,13 @@ for i in $(seq 1 6); do
   else failed+="$out"$'\n'; fi
 done
 wait_job "$appcore" 120
+# Its trial jobs may still be completing (their epilog) when the AppCore's ends.
+for _ in $(seq 1 100); do [ -z "$(squeue -h)" ] && break; sleep 0.2; done
 final=$(srun -w $reader "$tune" status read.h5 2>&1)
 if [ $reads -ge 3 ] && [ -z "$failed" ] && [ "$(count_final read.h5)" -eq 16 ] && [ -z "$(squeue -h)" ]; then
   ok "tune status on $reader read the history $reads times while the AppCore on $core_node wrote it; 16 trials recorded"
-else not_ok "tune status from another host ($reads reads, AppCore on ${core_node:-?})" "$failed" "$final" "$(tail -5 read-*.out 2>&1)"; fi
+else not_ok "tune status from another host ($reads reads, AppCore on ${core_node:-?})" "$failed" "$final" "$(tail -5 read-*.out 2>&1)" \
+  "final trials: $(count_final read.h5); queue: $(squeue -h 2>&1)"; fi
 diag "$final"
 
 # 2-3. The writer claim across hosts, judged by its record (no flock, as on
