@@ -22,8 +22,8 @@ struct PriorityWeights {
 // (site_factor/tune's `lowering`).
 enum class SiteLowering {
   // The job goes below every waiting job of no yielding study, whatever
-  // multifactor's weights: its priority is mapped into 1 .. (the lowest such
-  // priority - 1), in the order of priority x yield_factor^level.
+  // multifactor's weights: priority max_level + 1 - level, or one below the
+  // lowest such job's when that is lower (site_factor_policy.hpp).
   Band,
   // priority x yield_factor^level: a share of the job's own priority, which
   // fair share can outweigh.

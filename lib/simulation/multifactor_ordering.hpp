@@ -31,14 +31,13 @@ class MultifactorOrdering : public Ordering {
   double base(int j) const override { return base_[j]; }
   bool charges() const override { return true; }
   PriorityTerms terms(int j) const override { return {age_[j], fairshare_[j], site_term_[j]}; }
-  // Slurm's decay thread charges each running job what it ran since the
-  // last PriorityCalcPeriod; a job's last part, from then to its end, is
-  // never charged (measured on Slurm 22.05 and 26.05: a 10 s job between two
-  // passes leaves its association's RawUsage at 0).
-  void job_ended(const SimJob&, int, int, double, double&) override {}
 
  private:
-  // A running job's usage since it was last charged, at the decay thread's pass.
+  // A running job's usage since it was last charged, at the decay thread's
+  // pass. Nothing is charged when a job ends: Slurm's decay thread charges
+  // only the jobs running at its pass, so what a job ran after the last pass
+  // is never charged (measured on Slurm 22.05 and 26.05: a 10 s job between
+  // two passes leaves its association's RawUsage at 0).
   void charge(const SimJob& job, int cpus, int gpus, double now, double& charged_until);
   // Sets job j's age and fair-share terms and returns their sum, floored.
   double classic_priority(int j, const SimJob& job, double now);

@@ -93,9 +93,6 @@ class Ordering {
   virtual double base(int) const { return 0; }
   // Job j's priority in parts (--sprio); none under priority/basic's orderings.
   virtual PriorityTerms terms(int) const { return {}; }
-  // A job ends (multifactor: what it ran since the last charge is lost).
-  virtual void job_ended(const SimJob&, int /*cpus*/, int /*gpus*/, double /*now*/,
-                         double& /*charged_until*/) {}
 
  protected:
   // The oracles: a job of a study that will never meet its target; the

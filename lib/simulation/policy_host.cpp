@@ -53,7 +53,7 @@ std::vector<JobView> Sim::views_of(const std::vector<int>& pending) const {
     std::string comment;
     if (trace_trial_.count(j)) {
       f.uid = uid_of(j);
-      comment = job(j).comment;
+      comment = comment_of(j);
     } else if (const int s = job(j).study; s >= 0) {
       f.uid = studies_[s].uid;
       if (job(j).kind == SimJob::Kind::Trial) {

@@ -304,8 +304,6 @@ void Sim::start(int j, const Placement& p, bool backfilled) {
 
 void Sim::finish(int j) {
   auto it = running_.find(j);
-  ordering_->job_ended(job(j), cpus_of(it->second.placement), gpus_of(it->second.placement), now_,
-                       it->second.charged_until);
   give_back(it->second.placement);
   busy_gpus_ -= gpus_of(it->second.placement);
   busy_cpus_ -= cpus_of(it->second.placement);
