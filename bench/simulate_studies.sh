@@ -15,7 +15,9 @@
 # and the stagnation rule, and the oracles (FIFO's or multifactor's order with the studies
 # that never reach their target below every other job from the start; the
 # evidence oracles from when a study's results first hold its final best
-# twice, the earliest its plateau shows), and
+# twice, the earliest its plateau shows; the reports oracles from when the
+# trials it has started do, as if each trial's curve told its result from
+# its first epoch: the most per-epoch reports could show), and
 # sched/tune with the adaptive part off (fair share only). The STUDIES table
 # counts each estimator's false lowerings (the study then improved its best by
 # more than 1% within 10 results). REPLICATES (3) runs with submissions
@@ -95,7 +97,7 @@ common=("${where[@]}" "${specs[@]}" --study-mode "${MODES:-trials,whole}" --repl
 [ -n "${SPRIO:-}" ] && common+=(--sprio "$SPRIO")
 echo "== FIFO, multifactor, multifactor with site_factor/tune, sched/tune, by estimator, and the oracles ($studies studies, ${CLUSTER:-small})"
 "$tune" simulate "${common[@]}" --sched-conf est.conf --site-conf site.conf \
-  --priority fifo,multifactor,multifactor+tune:algorithm1,multifactor+tune:tail,multifactor+tune:stagnation,multifactor+evidence-oracle,multifactor+oracle,tune:algorithm1,tune:tail,tune:stagnation,evidence-oracle,oracle \
+  --priority fifo,multifactor,multifactor+tune:algorithm1,multifactor+tune:tail,multifactor+tune:stagnation,multifactor+evidence-oracle,multifactor+reports-oracle,multifactor+oracle,tune:algorithm1,tune:tail,tune:stagnation,evidence-oracle,reports-oracle,oracle \
   >replay.txt
 sed -n '/^STUDIES/,/^bounds/p;/^across/,$p' replay.txt
 echo "== sched/tune with its adaptive part off (adaptive.enabled = false): its fair share alone"
@@ -107,7 +109,7 @@ if [ "${REPLICATES:-3}" -gt 1 ]; then  # trial jobs, paired by replicate: agains
   [[ $mode == *,* ]] && suffix+=/${mode%%,*}  # labels carry the mode when there are several
   # The share is of the oracle's gain (it knows each study's fate from its
   # first job); the evidence oracle's row says how much of it final results
-  # can show at all.
+  # can show at all, the reports oracle's how much per-epoch reports could.
   echo "== paired over replicates ($mode): against multifactor alone"
   /usr/bin/python3 "$top/bench/simulate_paired.py" "multifactor$suffix" "multifactor+oracle$suffix" <replay.txt | grep -E '^(policy|multifactor)'
   echo "== paired: against FIFO (priority/basic), then against sched/tune's fair share alone (its estimators' own part)"

@@ -12,8 +12,10 @@ class FifoOrdering : public Ordering {
   FifoOrdering(const OrderingSpec& spec, const OrderingSetup& setup);
   double period() const override { return period_; }
   double on_submit(OrderingHost& host, int j) override;
-  // Only the evidence oracle changes its mind after submission.
-  bool reorders() const override { return spec().lowering == Lowering::EvidenceOracle; }
+  // Only the evidence and reports oracles change their minds after submission.
+  bool reorders() const override {
+    return spec().lowering == Lowering::EvidenceOracle || spec().lowering == Lowering::ReportsOracle;
+  }
   void reprioritise(OrderingHost& host, const std::vector<int>& pending, std::vector<double>& prio) override;
 
  private:

@@ -73,6 +73,20 @@ const Registry<OrderingSpec>& ordering_policies() {
            L::EvidenceOracle,
            "",
            make<MultifactorOrdering>},
+          {"reports-oracle",
+           {},
+           "fifo, such a study lowered once the trials it started hold its final best twice",
+           kBasic,
+           L::ReportsOracle,
+           "",
+           make<FifoOrdering>},
+          {"multifactor+reports-oracle",
+           {},
+           "multifactor, the same at priority 1",
+           kMultifactor,
+           L::ReportsOracle,
+           "",
+           make<MultifactorOrdering>},
       });
   return registry;
 }
@@ -85,9 +99,15 @@ Ordering::Ordering(const OrderingSpec& spec, const OrderingSetup& setup)
     : spec_(spec), capacity_(setup.capacity) {}
 
 bool Ordering::oracle_lowers(OrderingHost& host, int j) const {
-  if (spec_.lowering != Lowering::Oracle && spec_.lowering != Lowering::EvidenceOracle) return false;
+  OracleSight sight;
+  switch (spec_.lowering) {
+    case Lowering::Oracle: sight = OracleSight::Fate; break;
+    case Lowering::EvidenceOracle: sight = OracleSight::Results; break;
+    case Lowering::ReportsOracle: sight = OracleSight::Reports; break;
+    default: return false;
+  }
   const int s = host.job(j).study;
-  return s >= 0 && host.plateau_shows(s, spec_.lowering == Lowering::EvidenceOracle);
+  return s >= 0 && host.plateau_shows(s, sight);
 }
 
 void Ordering::plugin_pass(PriorityPolicy& plugin, OrderingHost& host, const std::vector<int>& jobs,

@@ -26,7 +26,10 @@
 namespace tune::sim {
 
 // What lowers a plateauing study's jobs.
-enum class Lowering { None, Tune, Oracle, EvidenceOracle };
+enum class Lowering { None, Tune, Oracle, EvidenceOracle, ReportsOracle };
+// What an oracle waits for before it lowers a plateauing study: nothing (it
+// knows the study's fate), its final results, or its trials' reports.
+enum class OracleSight { Fate, Results, Reports };
 
 // A pending job's priority in parts, as sprio shows them (NaN: a part the
 // priority type does not have).
@@ -47,8 +50,10 @@ class OrderingHost {
   // Pending, then running jobs as the plugins copy them out of slurmctld.
   virtual std::vector<JobView> views_of(const std::vector<int>& pending) const = 0;
   // The oracles' knowledge: study s never meets its target (and, with
-  // `evidence`, its results so far hold its final best twice).
-  virtual bool plateau_shows(int study, bool evidence) const = 0;
+  // Results, its results so far hold its final best twice; with Reports,
+  // the trials it has started do: each trial's result known from its start,
+  // the most per-epoch reports could tell).
+  virtual bool plateau_shows(int study, OracleSight sight) const = 0;
   // Each running job with its CPUs and GPUs, and when it was last charged.
   virtual void for_each_running(
       const std::function<void(int j, int cpus, int gpus, double& charged_until)>& f) = 0;
@@ -98,7 +103,9 @@ class Ordering {
   // The oracles: a job of a study that will never meet its target; the
   // evidence oracles only once the study's results so far hold its final
   // best twice (the earliest its plateau shows in its results: a tie no
-  // continuous metric produces), the limit of what an estimator can see.
+  // continuous metric produces), the limit of what an estimator can see;
+  // the reports oracles once its started trials do, the limit of what an
+  // estimator reading every trial's curve could see.
   bool oracle_lowers(OrderingHost& host, int j) const;
   // The plugin's pass over the pending and running jobs: a job's priority
   // (sched/tune) or SITE term (site_factor/tune, into `site`), and yield

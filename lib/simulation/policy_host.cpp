@@ -9,13 +9,22 @@
 
 namespace tune::sim::detail {
 
-bool Sim::plateau_shows(int s, bool evidence) const {
+bool Sim::plateau_shows(int s, OracleSight sight) const {
   if (!plateaus_[s]) return false;
-  if (!evidence) return true;
+  if (sight == OracleSight::Fate) return true;
   if (!plateau_best_[s]) return false;  // no result ever: nothing to see
   int seen = 0;
-  for (const auto& t : studies_[s].replay.done())
-    if (t.state == TrialState::Ok && t.objective && *t.objective == *plateau_best_[s]) ++seen;
+  const auto& replay = studies_[s].replay;
+  if (sight == OracleSight::Results) {
+    for (const auto& t : replay.done())
+      if (t.state == TrialState::Ok && t.objective && *t.objective == *plateau_best_[s]) ++seen;
+  } else {
+    const auto& trials = w_.studies[s].trials;
+    for (std::size_t t = 0; t < trials.size(); ++t)
+      if (replay.started(t) && trials[t].state == TrialState::Ok && trials[t].objective &&
+          *trials[t].objective == *plateau_best_[s])
+        ++seen;
+  }
   return seen >= 2;
 }
 

@@ -229,7 +229,7 @@ class Sim : public OrderingHost {
   std::uint32_t uid_of(int j) const override;
   // Whether study s never meets its target and, for the evidence oracles,
   // its results so far hold its final best twice.
-  bool plateau_shows(int s, bool evidence) const override;
+  bool plateau_shows(int s, OracleSight sight) const override;
   void for_each_running(const std::function<void(int, int, int, double&)>& f) override;
   // A job's Comment as the plugins read it: a trial job's record from its
   // submission, an AppCore's or whole study's newest.

@@ -150,6 +150,10 @@ std::optional<std::size_t> StudyReplay::next_trial() {
   return std::nullopt;
 }
 
+bool StudyReplay::started(std::size_t t) const {
+  return t < next_ && std::find(again_.begin(), again_.end(), t) == again_.end();
+}
+
 bool StudyReplay::record(std::size_t t, bool timed_out, double now) {
   const StudyTrial& st = s_->trials[t];
   Trial tr;

@@ -69,6 +69,8 @@ class StudyReplay {
   void hand_back(std::size_t t) { again_.push_back(t); }
   bool handed_all() const { return again_.empty() && next_ >= s_->trials.size(); }
   std::uint64_t remaining() const { return again_.size() + (s_->trials.size() - next_); }
+  // Whether trial t has been handed out and not handed back.
+  bool started(std::size_t t) const;
 
   // Trial t's result arrives at `now` (cut at its time limit: a timeout).
   // Returns true once the study has met its target.

@@ -251,6 +251,12 @@ TEST_F(SimulationStudies, TailEstimatorLowersAStudyAtItsCeilingAndFalseLowerings
   ASSERT_GE(evidence.studies[1].reached, 0);
   EXPECT_LE(oracle.studies[1].reached, evidence.studies[1].reached);
   EXPECT_LT(evidence.studies[1].reached, fifo.studies[1].reached);
+  // The reports oracle sees a trial's result from its start, as if its first
+  // epochs told where it ends: flat lowered a trial's length sooner.
+  const SimResult reports = run_studies(c, w, "reports-oracle", "trials");
+  ASSERT_GE(reports.studies[1].reached, 0);
+  EXPECT_LE(oracle.studies[1].reached, reports.studies[1].reached);
+  EXPECT_LT(reports.studies[1].reached, evidence.studies[1].reached);
   const SimResult mf_oracle = run_studies(c, w, "multifactor+oracle", "trials");
   EXPECT_LE(mf_oracle.studies[1].reached, run_studies(c, w, "multifactor", "trials").studies[1].reached);
 }
