@@ -54,6 +54,8 @@ for entry in "${listing[@]}"; do
   else
     out=$(cd "$view" && HOME=$home PATH=$TOP_BUILDDIR/driver:$PATH timeout 600 bash -e "$file" 2>&1 </dev/null); rc=$?
   fi
+  stuck=
+  [ $rc -eq 124 ] && stuck=$(stuck_processes 2>&1)  # what it waited on, before anything ends it
   for _ in $(seq 1 300); do [ -z "$(squeue -h -o %i 2>/dev/null)" ] && break; sleep 1; done
   # Every job of this block: ended, and COMPLETED.
   states=$(scontrol show job -o 2>/dev/null | awk -v from="${before:-0}" '
@@ -68,7 +70,7 @@ for entry in "${listing[@]}"; do
   else
     logs=$(for id in $(awk '{print $1}' <<<"$bad"); do
       for f in "$view"/*-"$id".out; do [ -e "$f" ] && { echo "== $f"; tail -n 15 "$f"; }; done; done)
-    not_ok "$page: '$first' runs as written" "exit $rc" "jobs not COMPLETED: $bad" "$(cat "$file")" "$(tail -n 30 <<<"$out")" "$logs"
+    not_ok "$page: '$first' runs as written" "exit $rc" "jobs not COMPLETED: $bad" "$(cat "$file")" "$(tail -n 30 <<<"$out")" "$logs" "$stuck"
   fi
 done
 if [ -z "$(squeue -h 2>/dev/null)" ] && scontrol ping | grep -q UP; then ok "no job left in the queue; slurmctld up"

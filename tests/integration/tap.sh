@@ -22,6 +22,17 @@ check() {
   if out=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$out"; fi
 }
 diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+# What tune's processes are doing, for a test that gave up on one: the
+# process tree and, where gdb is installed, every thread's stack.
+stuck_processes() {
+  ps -eo pid,ppid,stat,etime,wchan:24,args --forest | grep -E 'tune|mpirun|prted|orted|slurmstepd|python' | grep -v grep
+  command -v gdb >/dev/null || return 0
+  local p
+  for p in $(pgrep -x tune; pgrep -x lt-tune); do
+    echo "== stacks of $p: $(tr '\0' ' ' </proc/"$p"/cmdline 2>/dev/null | cut -c1-120)"
+    timeout 30 gdb -p "$p" -batch -ex 'thread apply all bt' 2>/dev/null | grep -E '^(#|Thread)'
+  done
+}
 
 # Cleanup at exit, however the test ends: the cluster (its logs kept in
 # tests/integration/NAME.run/log), then scratch directories.
