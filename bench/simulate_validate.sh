@@ -14,7 +14,9 @@
 # study of trial jobs (1 GPU each) from lab-d whose objective never improves
 # (so site_factor/tune lowers it), replayed from the cluster's sacct records
 # as an admin would (AccountingStoreFlags=job_comment keeps the trial jobs'
-# progress records) with multifactor+tune.
+# progress records) with multifactor+tune, with the association tree of
+# sacctmgr (--associations) under the replay's Fair Tree, then under its
+# classic fair share (the baseline).
 source "$(dirname "$0")/bench_env.sh"
 n=${JOBS:-200}
 seed=${SEED:-1}
@@ -64,16 +66,31 @@ run_multifactor() {
       sleep 2
     done
     echo "$(($(wc -l <"$work/multifactor.txt") - 1)) jobs in sacct, $(grep -c 'role=trial' "$work/multifactor.txt") of them trial jobs with their records"
+    # The association tree, for the replay's Fair Tree, as an admin has it.
+    sacctmgr -nP show assoc format=Account,User,ParentName,Share >"$work/associations.txt"
   ) || exit 1
   "$cluster" stop --dir "$dir" --port $port >/dev/null 2>&1
   trap 'rm -rf "$work"' EXIT  # bench_env.sh's, which the cluster's replaced
   cp "$work/multifactor.txt" "$top/bench/simulate_validate-multifactor.txt"
+  # The baseline: the replay's classic fair share (PriorityFlags=NO_FAIR_TREE)
+  # against the Fair Tree the cluster ran.
+  mkdir -p "$work/classic"
+  if grep -q '^PriorityFlags=' "$dir/etc/slurm.conf"; then
+    sed 's/^PriorityFlags=.*/&,NO_FAIR_TREE/' "$dir/etc/slurm.conf" >"$work/classic/slurm.conf"
+  else
+    { cat "$dir/etc/slurm.conf"; echo PriorityFlags=NO_FAIR_TREE; } >"$work/classic/slurm.conf"
+  fi
   # When slurmctld's timers ran is not in the records: each phase of the
   # decay thread's minute in turn (--timer-phase), as an admin would try.
-  for phase in 0 10 20 30 40 50; do
-    echo "-- --timer-phase $phase"
-    "$tune" simulate --cluster "$dir/etc/slurm.conf" --jobs "$work/multifactor.txt" --validate --timer-phase "$phase" \
-      --priority multifactor,multifactor+tune --site-conf "$work/site_factor_tune.conf" | sed -n '/^POLICY .*ORDER/,$p'
+  for model in fair-tree classic; do
+    conf=$dir/etc/slurm.conf
+    [ $model = classic ] && conf=$work/classic/slurm.conf
+    for phase in 0 10 20 30 40 50; do
+      echo "-- $model, --timer-phase $phase"
+      "$tune" simulate --cluster "$conf" --associations "$work/associations.txt" --jobs "$work/multifactor.txt" \
+        --validate --timer-phase "$phase" --priority multifactor,multifactor+tune --site-conf "$work/site_factor_tune.conf" |
+        sed -n '/^POLICY .*ORDER/,$p'
+    done
   done
 }
 for config in ${CONFIGS:-backfill tune}; do

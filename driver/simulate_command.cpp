@@ -25,6 +25,10 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
          "--cluster", o.cluster,
          "slurm.conf (with topology.conf beside it), an openb node list CSV, or a tune place description")
       ->required();
+  app.add_option("--associations", o.associations,
+                 "the accounting associations, for priority/multifactor's Fair Tree: the output of sacctmgr -nP "
+                 "show assoc format=Account,User,ParentName,Share (default: the jobs' accounts and users under "
+                 "root)");
   app.add_option("--jobs", o.jobs,
                  "workload: sacct --parsable2 output, SWF, Philly-style, Tiresias or openb CSV");
   app.add_option(
@@ -159,6 +163,7 @@ int run_simulation(const SimulateOptions& o) {
   try {
     cluster = sim::read_cluster(o.cluster);
     if (o.cluster_share < 1) cluster = sim::scale_cluster(cluster, o.cluster_share);
+    if (!o.associations.empty()) cluster.associations = sim::read_associations(o.associations);
     if (o.jobs.empty() && o.studies.empty())
       throw sim::WorkloadError("nothing to replay: give --jobs WORKLOAD, --study HISTORY.h5, or both");
     if (o.jobs.empty() && !o.utilisations.empty())

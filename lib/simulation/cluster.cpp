@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -198,8 +199,11 @@ Cluster parse_slurm_conf(const std::string& text, const std::string& name, const
     } else if (key == "priorityflags") {
       std::istringstream p(w[0].second);
       std::string flag;
-      while (std::getline(p, flag, ','))
-        if (lower(trim(flag)) == "max_tres") c.settings.max_tres = true;
+      while (std::getline(p, flag, ',')) {
+        const auto f = lower(trim(flag));
+        if (f == "max_tres") c.settings.max_tres = true;
+        if (f == "no_fair_tree" || f == "depth_oblivious") c.settings.fair_tree = false;
+      }
     } else if (key == "prioritytype") {
       priority_type = lower(w[0].second);
     } else if (key == "prioritycalcperiod") {
@@ -324,6 +328,41 @@ Cluster read_cluster(const std::string& path) {
                        " (a cluster is a slurm.conf, an openb node list or a tune place description)");
   }
   return c;
+}
+
+std::vector<Association> read_associations(const std::string& path) {
+  std::istringstream in(slurp(path));
+  std::vector<Association> out;
+  std::string line;
+  const std::string fix = "; write it with: sacctmgr -nP show assoc format=Account,User,ParentName,Share";
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (trim(line).empty()) continue;
+    std::vector<std::string> f;
+    std::istringstream s(line);
+    std::string x;
+    while (std::getline(s, x, '|')) f.push_back(trim(x));
+    if (!line.empty() && line.back() == '|') f.emplace_back();
+    const std::string where = path + ":" + std::to_string(n);
+    if (f.size() != 4 || f[0].empty())
+      throw ClusterError(where + ": expected account|user|parent|shares, got '" + line + "'" + fix);
+    Association a{f[0], f[1], f[2], 1};
+    if (const auto sh = lower(f[3]); sh == "parent") {
+      a.shares = 1;  // shares taken from the parent: not modelled, counted as one
+    } else if (!f[3].empty()) {
+      char* end = nullptr;
+      a.shares = std::strtod(f[3].c_str(), &end);
+      if (end == f[3].c_str() || *end != '\0' || !(a.shares >= 0))
+        throw ClusterError(where + ": shares '" + f[3] + "' is not a number of shares" + fix);
+    }
+    out.push_back(std::move(a));
+  }
+  if (out.empty()) throw ClusterError(path + ": no associations" + fix);
+  try {
+    FairTree{out};
+  } catch (const std::invalid_argument& e) {
+    throw ClusterError(path + ": " + e.what() + "; fix the ParentName column");
+  }
+  return out;
 }
 
 }  // namespace tune::sim

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "fairshare/fair_tree.hpp"
 #include "placement/topology.hpp"
 
 namespace tune::sim {
@@ -39,6 +40,9 @@ struct SchedulerSettings {
   // PriorityFlags=MAX_TRES: a job's usage is its largest billed resource
   // (CPUs or GPUs at the cluster's CPUs per GPU), not their sum.
   bool max_tres = false;
+  // Fair Tree, Slurm's fair-share factor unless PriorityFlags has
+  // NO_FAIR_TREE or DEPTH_OBLIVIOUS (then the classic 2^(-U/S)).
+  bool fair_tree = true;
 };
 
 struct Cluster {
@@ -46,6 +50,9 @@ struct Cluster {
   Topology topology;
   SchedulerSettings settings;
   std::vector<std::string> notes;  // what was read approximately, for the report
+  // The accounting associations (read_associations); empty: those the jobs
+  // name, under root, as sacctmgr makes them, and root's own user.
+  std::vector<Association> associations;
   int gpus() const;
   int cpus() const;
   double mem_mb() const;
@@ -61,6 +68,11 @@ Cluster parse_slurm_conf(const std::string& text, const std::string& name,
 // Reads a cluster: slurm.conf (topology.conf beside it, if present), the
 // openb node list CSV, or a `tune place` description.
 Cluster read_cluster(const std::string& path);
+
+// The associations of `sacctmgr -nP show assoc format=Account,User,ParentName,Share`
+// (one per line: account|user|parent|shares; a user's row has no parent).
+// Throws ClusterError naming the file, the line and the fix.
+std::vector<Association> read_associations(const std::string& path);
 
 // A share of the nodes, spread evenly over the node list so the mix of node
 // kinds stays (0.1: every tenth node). For a trace too small in work to load

@@ -12,20 +12,33 @@ MultifactorOrdering::MultifactorOrdering(const OrderingSpec& spec, const Orderin
       weight_fairshare_(setup.weight_fairshare),
       weight_age_(setup.weight_age),
       gpu_billing_(setup.gpu_billing),
-      accounts_(setup.accounts) {
+      accounts_(setup.accounts),
+      tree_(setup.fair_tree) {
+  rank_associations();
   if (spec.lowering == Lowering::Tune) plugin_ = make_priority_policy(spec.plugin, setup.tune);
 }
 
-// U the account's share of all decayed usage, S its share of the shares
-// (equal shares).
+void MultifactorOrdering::rank_associations() {
+  if (s_.fair_tree) assoc_factor_ = tree_.factors(assoc_usage_);
+}
+
+// Classic: U the account's share of all decayed usage, S its share of the
+// shares (equal shares).
 double MultifactorOrdering::classic_priority(int j, const SimJob& job, double now) {
-  double total = 0;
-  for (const auto& [a, u] : usage_) total += u;
-  const auto it = usage_.find(job.account);
-  const double u = total > 0 && it != usage_.end() ? it->second / total : 0;
-  const double s = 1.0 / std::max(1, accounts_);
+  double factor = 0;
+  if (s_.fair_tree) {
+    const auto it = assoc_factor_.find(association_of(job.account, job.user));
+    factor = it == assoc_factor_.end() ? 0 : it->second;
+  } else {
+    double total = 0;
+    for (const auto& [a, u] : usage_) total += u;
+    const auto it = usage_.find(job.account);
+    const double u = total > 0 && it != usage_.end() ? it->second / total : 0;
+    const double s = 1.0 / std::max(1, accounts_);
+    factor = std::pow(2.0, -u / s);
+  }
   const double age = std::clamp((now - job.submit) / s_.priority_max_age, 0.0, 1.0);
-  fairshare_[j] = weight_fairshare_ * std::pow(2.0, -u / s);
+  fairshare_[j] = weight_fairshare_ * factor;
   age_[j] = weight_age_ * age;
   return std::floor(fairshare_[j] + age_[j]);
 }
@@ -38,8 +51,9 @@ double MultifactorOrdering::with_site(OrderingHost& host, int j) const {
 void MultifactorOrdering::charge(const SimJob& job, int cpus, int gpus, double now, double& charged_until) {
   const double dt = now - charged_until;
   charged_until = now;
-  usage_[job.account] +=
-      dt * (s_.max_tres ? std::max<double>(cpus, gpu_billing_ * gpus) : cpus + gpu_billing_ * gpus);
+  const double used = dt * (s_.max_tres ? std::max<double>(cpus, gpu_billing_ * gpus) : cpus + gpu_billing_ * gpus);
+  usage_[job.account] += used;
+  assoc_usage_[association_of(job.account, job.user)] += used;
 }
 
 double MultifactorOrdering::on_submit(OrderingHost& host, int j) {
@@ -62,10 +76,13 @@ void MultifactorOrdering::reprioritise(OrderingHost& host, const std::vector<int
   if (!plugin_ || now - last_decay_ >= s_.priority_calc_period - 1e-9) {
     const double dt = now - last_decay_;
     last_decay_ = now;
-    for (auto& [a, u] : usage_) u *= std::pow(0.5, dt / s_.priority_decay_half_life);
+    const double decay = std::pow(0.5, dt / s_.priority_decay_half_life);
+    for (auto& [a, u] : usage_) u *= decay;
+    for (auto& [a, u] : assoc_usage_) u *= decay;
     host.for_each_running([&](int j, int cpus, int gpus, double& charged_until) {
       charge(host.job(j), cpus, gpus, now, charged_until);
     });
+    rank_associations();
     for (int j : pending) base_[j] = classic_priority(j, host.job(j), now);
   }
   if (plugin_) plugin_pass(*plugin_, host, pending, prio, &site_term_);  // terms, set_job_prio

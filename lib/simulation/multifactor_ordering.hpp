@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// priority/multifactor: age and classic fair share 2^(-U/S) over decayed
-// usage, plus a SITE term from site_factor/tune's policy class, or an
+// priority/multifactor: age and fair share (Fair Tree, or classic 2^(-U/S)
+// with PriorityFlags=NO_FAIR_TREE) over decayed usage, plus a SITE term from site_factor/tune's policy class, or an
 // oracle's priority 1 for a plateauing study's jobs.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -41,6 +42,8 @@ class MultifactorOrdering : public Ordering {
   void charge(const SimJob& job, int cpus, int gpus, double now, double& charged_until);
   // Sets job j's age and fair-share terms and returns their sum, floored.
   double classic_priority(int j, const SimJob& job, double now);
+  // Each association's factor again from the usage (Fair Tree), at a decay pass.
+  void rank_associations();
   double with_site(OrderingHost& host, int j) const;
 
   SchedulerSettings s_;
@@ -51,7 +54,9 @@ class MultifactorOrdering : public Ordering {
   std::vector<double> base_;                // the priority without the SITE term
   std::vector<double> age_, fairshare_;     // its weighted terms
   std::vector<std::int64_t> site_term_;     // site_factor/tune's term
-  std::unordered_map<std::string, double> usage_;
+  std::unordered_map<std::string, double> usage_;  // classic: per account
+  FairTree tree_;
+  std::map<AssocKey, double> assoc_usage_, assoc_factor_;  // Fair Tree: per user association
   double last_decay_ = 0;
 };
 

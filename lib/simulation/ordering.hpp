@@ -70,7 +70,14 @@ struct OrderingSetup {
   Resources capacity;  // the cluster's CPUs, memory, GPUs
   double gpu_billing = 0;
   int accounts = 1;  // how many accounts share the cluster
+  FairTree fair_tree{{}};  // every association a job runs under (settings.fair_tree)
 };
+
+// The association a job runs under: its account and its user (a job that
+// names no user: a user named after the account, as uid_for does).
+inline AssocKey association_of(const std::string& account, const std::string& user) {
+  return {account, user.empty() ? account : user};
+}
 
 struct OrderingSpec;
 

@@ -76,6 +76,10 @@ Sim::Sim(const Cluster& c, const Workload& w, const SimOptions& o)
   setup.capacity = {static_cast<double>(c.cpus()), c.mem_mb(), static_cast<double>(c.gpus())};
   setup.gpu_billing = c.gpus() > 0 ? static_cast<double>(c.cpus()) / c.gpus() : 0;
   setup.accounts = static_cast<int>(seen.size());
+  setup.fair_tree = FairTree(c.associations);
+  if (c.associations.empty()) setup.fair_tree.ensure("root", "root");  // sacctmgr's own
+  for (const auto& j : w.jobs) setup.fair_tree.ensure(association_of(j.account, j.user));
+  for (const auto& st : w.studies) setup.fair_tree.ensure(association_of(st.account, st.user));
   ordering_ = spec_.make(spec_, setup);
   for (std::size_t j = 0; j < w.jobs.size(); ++j) ordering_->add_job();
 }
