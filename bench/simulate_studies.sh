@@ -10,7 +10,7 @@
 #   small  NODES nodes x 4 GPUs (default 4), the studies alone (default)
 #   openb  a tenth of Alibaba's openb GPU nodes with its default pods at 80%
 # as trial jobs and as whole allocations (MODES, default "trials,whole"), under
-# FIFO, priority/multifactor (classic fair share) without and with
+# FIFO, priority/multifactor (Fair Tree, each study its own account) without and with
 # site_factor/tune, sched/tune, each with Algorithm 1, the tail estimator
 # and the stagnation rule, and the oracles (FIFO's or multifactor's order with the studies
 # that never reach their target below every other job from the start; the

@@ -6,7 +6,7 @@
 # repeated), state across a slurmctld restart, hostile Comments, a broken
 # sched_tune.conf, and a heterogeneous job under JobSubmitPlugins=tune.
 source "$(dirname "$0")/tap.sh"
-plan 8
+plan 9
 user_tools  # $tune and $programs, reachable by the test users
 alice=$(test_user tune-alice) && bob=$(test_user tune-bob) || { echo "Bail out! cannot create test users"; exit 1; }
 conf_dir=$(mktemp -d)
@@ -143,6 +143,37 @@ if scontrol ping | grep -q UP && [ $worse -eq 0 ] && [ "${level:-0}" -ge 1 ] && 
   ok "hostile Comments (${#ids[@]} jobs, $(grep -c '^[0-9]' <<<"$(printf '%s\n' "${ids[@]}")") accepted by sbatch): slurmctld up, none above alice's plain job ($pc), bob's study untouched; held and admin-set priorities left alone"
 else not_ok "hostile Comments" "ids ${ids[*]} worse=$worse control=$pc" "before $before" "after $after" "bob level $bob_level" "held $(prio_of "$held") pinned $(prio_of "$pinned")"; fi
 scancel -u "$alice" -u "$bob" 2>/dev/null; wait_idle
+
+# (e2) rolling back to priority/basic (admin-guide.md, section 8): after the
+# restart, pending jobs hold sched/tune's priorities (bob's later job above
+# alice's, who used the cluster); the guide's command gives them
+# priority/basic's own, in submission order, above none of the jobs after them.
+blk=$(submit "$alice" -n 16 -A lab-a --wrap "'sleep 300'")
+wait_state "$blk" RUNNING 30
+r1=$(submit "$alice" -n 4 -A lab-a --wrap true)
+r2=$(submit "$bob" -n 4 -A lab-b --wrap true)
+sleep 3
+tuned="$(prio_of "$r1") $(prio_of "$r2")"
+# slurmctld alone restarts, without sched/tune: the jobs stay.
+ctld() { "$cluster" "daemon-$1" slurmctld --dir "$CLUSTER_DIR" --port "$CLUSTER_PORT" >/dev/null 2>&1; }
+ctld stop
+sed -i 's|^SchedulerType=sched/tune|SchedulerType=sched/backfill|' "$CLUSTER_DIR/etc/slurm.conf"
+ctld start
+rollback=$(awk '/^ *<!-- rollback: sched-tune -->$/ {want = 1; next} want && /^ *```$/ {if (inside) exit; inside = 1; next} inside {print}' "$TOP_SRCDIR/docs/admin-guide.md")
+out=$(bash -ec "$rollback" 2>&1)
+r3=$(submit "$bob" -n 4 -A lab-b --wrap true)
+sleep 1
+after="$(prio_of "$r1") $(prio_of "$r2") $(prio_of "$r3")"
+read -r q1 q2 q3 <<<"$after"
+read -r t1 t2 <<<"$tuned"
+if [ -n "$rollback" ] && [ "${t2:-0}" -gt "${t1:-0}" ] 2>/dev/null && [ "${q1:-0}" -gt "${q2:-0}" ] 2>/dev/null &&
+   [ "${q2:-0}" -gt "${q3:-0}" ] 2>/dev/null && [ "$(state_of "$blk")" = RUNNING ]; then
+  ok "rollback to priority/basic: the guide's command turns sched/tune's priorities ($tuned) into submission order ($after)"
+else not_ok "rollback to priority/basic" "command: $rollback" "$out" "sched/tune: $tuned, after: $after" "$(squeue)"; fi
+scancel -u "$alice" -u "$bob" 2>/dev/null; wait_idle
+ctld stop
+sed -i 's|^SchedulerType=sched/backfill|SchedulerType=sched/tune|' "$CLUSTER_DIR/etc/slurm.conf"
+ctld start
 
 # (f) a broken sched_tune.conf: reconfigure keeps the old settings; a start is refused, both naming the line.
 # Slurm 22.05 reconfigures in place (sched_p_reconfig); from 24.11 `scontrol

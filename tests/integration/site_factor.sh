@@ -11,7 +11,7 @@
 # accounting catches up when it returns; slurmctld restarted mid-study keeps
 # the state; no job is left behind.
 source "$(dirname "$0")/tap.sh"
-plan 8
+plan 9
 user_tools  # $tune and $programs, reachable by the test users
 studies_setup
 cp "$work/sched_tune.conf" "$work/site_factor_tune.conf"
@@ -182,10 +182,22 @@ restored=$(grep -c "site_factor/tune: .*restored from" "$log")
 sleep 3
 level2=$(trial_study_level "$bob")
 queued=$(squeue -h -j "$bob_core" 2>/dev/null)
+# 9. Rolling back (admin-guide.md, section 8): slurmctld without the plugin
+# keeps the pending jobs' SITE terms; the guide's command resets them.
+"$cluster" daemon-stop slurmctld --dir "$CLUSTER_DIR" --port "$CLUSTER_PORT" --nodes 4 >/dev/null 2>&1
+sed -i '/^PrioritySiteFactorPlugin=/d' "$CLUSTER_DIR/etc/slurm.conf"
+"$cluster" daemon-start slurmctld --dir "$CLUSTER_DIR" --port "$CLUSTER_PORT" --nodes 4 >/dev/null 2>&1
+lowered_before=$(sprio -h -o '%S' 2>/dev/null | awk '$1 < 0' | wc -l)
+rollback=$(awk '/^ *<!-- rollback: site-factor -->$/ {want = 1; next} want && /^ *```$/ {if (inside) exit; inside = 1; next} inside {print}' "$TOP_SRCDIR/docs/admin-guide.md")
+rb_out=$(bash -ec "$rollback" 2>&1)
+lowered_after=$(sprio -h -o '%S' 2>/dev/null | awk '$1 != 0' | wc -l)
 scancel -u "$bob" -n flat 2>/dev/null
 for _ in $(seq 1 300); do [ -z "$(squeue -h -u "$bob")" ] && break; sleep 0.3; done
 if [ "$(grep -c "site_factor/tune: loaded" "$log")" -gt "$before" ] && [ "$restored" -ge 1 ] && [ "${level2:-0}" -ge 1 ] &&
    [ -n "$queued" ] && [ -z "$(squeue -h -u "$bob")" ]; then
   ok "slurmctld restarted mid-study: yield levels restored from StateSaveLocation (bob's study at level $level2); cancelled afterwards, bob's study left no job"
 else not_ok "state across a slurmctld restart" "level $level -> $level2, restored=$restored, bob's AppCore queued: '$queued'" "$(squeue -u "$bob")" "$(grep site_factor "$log" | tail -5)"; fi
+if [ -n "$rollback" ] && [ "$lowered_before" -ge 1 ] && [ "$lowered_after" -eq 0 ]; then
+  ok "rollback: without site_factor/tune $lowered_before pending jobs kept their negative SITE term; the guide's command reset every one to 0"
+else not_ok "rollback of site_factor/tune" "command: $rollback" "$rb_out" "negative before: $lowered_before, non-zero after: $lowered_after"; fi
 

@@ -69,8 +69,8 @@ cluster_up() {
   source "$CLUSTER_DIR/env"
 }
 # deployed_cluster_up NAME PORT [options...]: the product as a site deploys it,
-# SchedulerType=sched/tune and SelectType=select/cons_tres_gang (RequeueExit=75
-# is in every test cluster). A test of a feature starts this one unless it
+# SchedulerType=sched/tune and SelectType=select/cons_tres_gang (no
+# RequeueExit: tune wrap requeues a study itself). A test of a feature starts this one unless it
 # exists to compare configurations.
 deployed_cluster_up() {
   local name=$1 port=$2; shift 2
