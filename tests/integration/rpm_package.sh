@@ -55,7 +55,7 @@ done
 grep -qE '^/usr/share/licenses/tune(-[0-9.]+)?/LICENSE$' <<<"$files_main" || missing+=("tune: its LICENSE")
 grep -qE '^/usr/share/man/man1/tune\.1(\.gz)?$' <<<"$files_main" || missing+=("tune: tune(1)")
 for f in /usr/lib64/slurm/{sched_tune,job_submit_tune,site_factor_tune,select_cons_tres_gang}.so \
-         /usr/share/tune/examples/{sched_tune,site_factor_tune,select_gang}.conf; do
+         /usr/share/tune/plugin-conf/{sched_tune,site_factor_tune,select_gang}.conf; do
   grep -qxF "$f" <<<"$files_plugins" || missing+=("tune-slurm-plugins: $f")
 done
 for p in man5/sched_tune.conf.5 man8/select_cons_tres_gang.8 man8/site_factor_tune.8; do

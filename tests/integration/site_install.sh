@@ -20,7 +20,7 @@
 # Packages built here are installed on this machine for the test's length
 # and purged however it ends.
 source "$(dirname "$0")/tap.sh"
-plan 8
+plan 9
 packages=(tune tune-slurm-plugins)
 purge_packages() {
   local p installed=()
@@ -83,11 +83,13 @@ depends=$(dpkg-deb -f "${debs[1]}" Depends)
 slurm_version=$slurmversion
 missing=()
 for f in /usr/bin/tune /usr/share/man/man1/tune.1.gz /usr/share/tune/python/tune_report.py /usr/include/tune/tune_report.h \
+         /usr/lib/python3/dist-packages/tune_report.py /usr/share/tune/examples/README.md \
+         /usr/share/tune/examples/synthetic/branin.py /usr/share/tune/examples/pytorch/train.py \
          /usr/share/doc/tune/admin-guide.md.gz /usr/share/doc/tune/copyright; do
   grep -qxF "$f" <<<"$tune_files" || missing+=("tune: $f")
 done
 for f in "$slurmplugindir"/{sched_tune,job_submit_tune,site_factor_tune,select_cons_tres_gang}.so \
-         /usr/share/tune/examples/{sched_tune,site_factor_tune,select_gang}.conf \
+         /usr/share/tune/plugin-conf/{sched_tune,site_factor_tune,select_gang}.conf \
          /usr/share/man/man5/sched_tune.conf.5.gz /usr/share/man/man8/{select_cons_tres_gang,site_factor_tune}.8.gz; do
   grep -qxF "$f" <<<"$plugin_files" || missing+=("tune-slurm-plugins: $f")
 done
@@ -106,12 +108,19 @@ if [ $? -eq 0 ] && [ "$(dpkg-query -W -f='${db:Status-Status} ' "${packages[@]}"
   ok "apt-get install ./tune_*.deb ./tune-slurm-plugins_*.deb"
 else not_ok "apt-get installs the packages" "$(tail -n 15 <<<"$out")"; exit 0; fi
 
+# A researcher with only the package: an installed example runs by hand
+# (tune_report imported from python3's own path, reports on stderr).
+hand=$(cd "$work" && env -u PYTHONPATH TUNE_PARAM_x1=3.14159 TUNE_PARAM_x2=2.275 /usr/share/tune/examples/synthetic/branin.py 2>&1)
+if [ $? -eq 0 ] && grep -q '^objective=0.39' <<<"$hand"; then
+  ok "an installed example runs by hand outside a trial (tune_report from /usr/lib/python3/dist-packages)"
+else not_ok "an installed example runs by hand" "$hand"; fi
+
 guide=$TOP_SRCDIR/docs/admin-guide.md
 block() { sed -n "/^<!-- slurm.conf: $1 -->\$/,/^<!-- \/slurm.conf -->\$/p" "$guide" | grep -vE '^(<!--|```)' | sed 's/#.*//; /^[[:space:]]*$/d'; }
 lines=$(block sched-tune; block select-gang)
 confs=()
 while read -r l; do confs+=(--conf "$l"); done <<<"$lines"
-cp /usr/share/tune/examples/sched_tune.conf /usr/share/tune/examples/select_gang.conf "$work/"
+cp /usr/share/tune/plugin-conf/sched_tune.conf /usr/share/tune/plugin-conf/select_gang.conf "$work/"
 # Quicker than the installed defaults, so that a study of a few trials sees a pass.
 sed -i 's/^interval = .*/interval = 2;/' "$work/sched_tune.conf"
 cluster_up site_install 17975 --installed --nodes 2 --cpus 4 --gpus 2 --sched-conf "$work/sched_tune.conf" \

@@ -90,7 +90,7 @@ log=$TOP_BUILDDIR/tests/integration/tarball_build.build.log
 t0=$SECONDS
 one_build_at_a_time in_root "tar xzf $tarname.tar.gz && cd $tarname && ./configure --prefix=/usr && make -j2 && make install" >"$log" 2>&1
 rc=$?
-installed=$(in_root "ls /usr/bin/tune /usr/lib/x86_64-linux-gnu/slurm-wlm/{sched_tune,job_submit_tune,site_factor_tune,select_cons_tres_gang}.so /usr/share/tune/examples/sched_tune.conf /usr/share/man/man1/tune.1" 2>&1 | grep -c '^/')
+installed=$(in_root "ls /usr/bin/tune /usr/lib/x86_64-linux-gnu/slurm-wlm/{sched_tune,job_submit_tune,site_factor_tune,select_cons_tres_gang}.so /usr/share/tune/plugin-conf/sched_tune.conf /usr/share/man/man1/tune.1" 2>&1 | grep -c '^/')
 version=$(in_root "/usr/bin/tune --version" 2>&1)
 if [ $rc -eq 0 ] && [ "$installed" -eq 7 ] && grep -q "Slurm source found in /usr/src/slurm-$slurm_version" "$log" &&
    grep -q 'make check will stop: missing' "$log" && [[ $version == *0.* ]]; then

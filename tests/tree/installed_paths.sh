@@ -12,7 +12,7 @@
 #    list by tests/integration/rpm_package.sh);
 #  - make uninstall leaves no file behind.
 source "$(dirname "$0")/../integration/tap.sh"
-plan 5
+plan 6
 scratch_dir dest
 eval "$(make -s -C "$TOP_BUILDDIR" print-install-dirs)"
 plugins_built=no
@@ -23,9 +23,12 @@ if ! out=$(make -s -C "$TOP_BUILDDIR" install DESTDIR="$dest/a" 2>&1); then
   not_ok "make install DESTDIR=..." "$out"; exit 0
 fi
 want=("$bindir/tune" "$pkgdatadir/python/tune_report.py" "$includedir/tune/tune_report.h"
-      "$pkgdatadir/examples/sched_tune.conf" "$pkgdatadir/examples/site_factor_tune.conf" "$pkgdatadir/examples/select_gang.conf"
+      "$pkgdatadir/plugin-conf/sched_tune.conf" "$pkgdatadir/plugin-conf/site_factor_tune.conf" "$pkgdatadir/plugin-conf/select_gang.conf"
       "$mandir/man1/tune.1" "$mandir/man5/sched_tune.conf.5" "$mandir/man8/select_cons_tres_gang.8" "$mandir/man8/site_factor_tune.8"
       "$docdir/README.md" "$docdir/user-guide.md" "$docdir/admin-guide.md" "$docdir/yield-protocol.md")
+# Every file of examples/.
+while read -r f; do want+=("$pkgdatadir/$f"); done < <(cd "$TOP_SRCDIR" && find examples -type f ! -name '*.pyc' | sort)
+[ -n "$pythonmoduledir" ] && want+=("$pythonmoduledir/tune_report.py")
 if [ $plugins_built = yes ]; then
   for p in sched_tune job_submit_tune site_factor_tune select_cons_tres_gang; do want+=("$slurmplugindir/$p.so"); done
 fi
@@ -40,8 +43,8 @@ fi
 # 2. The installed man pages name this build's directories.
 pages=$(cat "$dest/a$mandir"/man*/* 2>/dev/null)
 if ! grep -q '@[a-zA-Z_]*@' <<<"$pages" && grep -qF "$slurmplugindir/sched_tune.so" <<<"$pages" &&
-   grep -qF "$pkgdatadir/examples/sched_tune.conf" <<<"$pages" && [ "$(grep -c 'PluginDir=' <<<"$pages")" -eq 0 ]; then
-  ok "the installed man pages name $slurmplugindir and $pkgdatadir/examples, ask for no PluginDir line, no @...@ left"
+   grep -qF "$pkgdatadir/plugin-conf/sched_tune.conf" <<<"$pages" && [ "$(grep -c 'PluginDir=' <<<"$pages")" -eq 0 ]; then
+  ok "the installed man pages name $slurmplugindir and $pkgdatadir/plugin-conf, ask for no PluginDir line, no @...@ left"
 else not_ok "the installed man pages name this build's directories" "$(grep -n '@[a-zA-Z_]*@\|PluginDir=' <<<"$pages" | head)"; fi
 
 # 3. The install with prefix /usr, as the packages make it, holds every
@@ -68,6 +71,22 @@ while read -r p; do
 done <<<"$named"
 if [ ${#bad[@]} -eq 0 ] && [ $checked -gt 5 ]; then ok "the $checked installed paths README.md, docs/ and man/ name are where make install prefix=/usr puts them"
 else not_ok "the installed paths the docs name are where make install puts them ($checked checked)" "${bad[@]}"; fi
+
+# 3b. Every link of the installed guides and the examples' README resolves
+# in the installed tree (make install rewrites them for it).
+dead=() links=0
+while read -r md; do
+  while read -r t; do
+    t=${t%%#*}
+    case $t in ''|http://*|https://*|mailto:*) continue ;; esac
+    links=$((links + 1))
+    if [[ $t == /* ]]; then [ -e "$dest/usr$t" ] || dead+=("${md#"$dest/usr"}: $t")
+    else [ -e "$(dirname "$md")/$t" ] || dead+=("${md#"$dest/usr"}: $t"); fi
+  done < <(grep -oE '\]\([^) ]+\)' "$md" | sed 's/^](//; s/)$//')
+done < <(eval "$(make -s -C "$TOP_BUILDDIR" print-install-dirs prefix=/usr | sed 's/^/usr_/')"
+         find "$dest/usr$usr_docdir" "$dest/usr$usr_pkgdatadir" -name '*.md')
+if [ ${#dead[@]} -eq 0 ] && [ $links -gt 5 ]; then ok "the $links links of the installed guides and examples resolve in the installed tree"
+else not_ok "the installed guides' links resolve ($links links)" "${dead[@]}"; fi
 
 # 4. make uninstall removes what install put.
 for d in a usr; do
