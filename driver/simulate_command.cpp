@@ -25,10 +25,11 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
          "--cluster", o.cluster,
          "slurm.conf (with topology.conf beside it), an openb node list CSV, or a tune place description")
       ->required();
-  app.add_option("--associations", o.associations,
-                 "the accounting associations, for priority/multifactor's Fair Tree: the output of sacctmgr -nP "
-                 "show assoc format=Account,User,ParentName,Share (default: the jobs' accounts and users under "
-                 "root)");
+  app.add_option(
+      "--associations", o.associations,
+      "the accounting associations, for priority/multifactor's Fair Tree: the output of sacctmgr -nP "
+      "show assoc format=Account,User,ParentName,Share (default: the jobs' accounts and users under "
+      "root)");
   app.add_option("--jobs", o.jobs,
                  "workload: sacct --parsable2 output, SWF, Philly-style, Tiresias or openb CSV");
   app.add_option(

@@ -11,7 +11,8 @@
 namespace tune {
 
 struct SimulateOptions {
-  std::string cluster, associations, jobs, format, times_from, sched_conf, site_conf, select_conf, csv_dir, sprio_dir, html;
+  std::string cluster, associations, jobs, format, times_from, sched_conf, site_conf, select_conf, csv_dir,
+      sprio_dir, html;
   std::vector<std::string> priorities{"fifo"};
   std::vector<std::string> placements;  // empty: cons_tres, or select_gang.conf's with --select-conf
   std::vector<double> loads;            // arrival compression factors

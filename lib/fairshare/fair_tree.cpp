@@ -89,7 +89,7 @@ void FairTree::rank_children(int parent, bool tied_in, const std::vector<double>
   for (int c : kids) {
     const double s = level_shares > 0 ? nodes_[c].shares / level_shares : 0;
     const double share_of_parent = u[parent] > 0 ? u[c] / u[parent] : 0;
-    lf.emplace_back(s == 0                  ? 0
+    lf.emplace_back(s == 0                 ? 0
                     : share_of_parent == 0 ? std::numeric_limits<double>::infinity()
                                            : s / share_of_parent,
                     c);

@@ -49,8 +49,8 @@ class FairTree {
   };
   int account_node(const std::string& account);
   double usage_of(int n, const std::map<AssocKey, double>& usage, std::vector<double>& memo) const;
-  void rank_children(int parent, bool tied_in, const std::vector<double>& u, std::size_t& rank, std::size_t& next,
-                     std::map<AssocKey, double>& out) const;
+  void rank_children(int parent, bool tied_in, const std::vector<double>& u, std::size_t& rank,
+                     std::size_t& next, std::map<AssocKey, double>& out) const;
 
   std::vector<Node> nodes_;  // 0: root
   std::map<std::string, int> accounts_;

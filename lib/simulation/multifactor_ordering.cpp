@@ -51,7 +51,8 @@ double MultifactorOrdering::with_site(OrderingHost& host, int j) const {
 void MultifactorOrdering::charge(const SimJob& job, int cpus, int gpus, double now, double& charged_until) {
   const double dt = now - charged_until;
   charged_until = now;
-  const double used = dt * (s_.max_tres ? std::max<double>(cpus, gpu_billing_ * gpus) : cpus + gpu_billing_ * gpus);
+  const double used =
+      dt * (s_.max_tres ? std::max<double>(cpus, gpu_billing_ * gpus) : cpus + gpu_billing_ * gpus);
   usage_[job.account] += used;
   assoc_usage_[association_of(job.account, job.user)] += used;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // priority/multifactor: age and fair share (Fair Tree, or classic 2^(-U/S)
-// with PriorityFlags=NO_FAIR_TREE) over decayed usage, plus a SITE term from site_factor/tune's policy class, or an
-// oracle's priority 1 for a plateauing study's jobs.
+// with PriorityFlags=NO_FAIR_TREE) over decayed usage, plus a SITE term from site_factor/tune's policy class,
+// or an oracle's priority 1 for a plateauing study's jobs.
 #pragma once
 
 #include <cstdint>
@@ -50,10 +50,10 @@ class MultifactorOrdering : public Ordering {
   double weight_fairshare_, weight_age_;
   double gpu_billing_;
   int accounts_;
-  std::unique_ptr<PriorityPolicy> plugin_;  // site_factor/tune's, with Lowering::Tune
-  std::vector<double> base_;                // the priority without the SITE term
-  std::vector<double> age_, fairshare_;     // its weighted terms
-  std::vector<std::int64_t> site_term_;     // site_factor/tune's term
+  std::unique_ptr<PriorityPolicy> plugin_;         // site_factor/tune's, with Lowering::Tune
+  std::vector<double> base_;                       // the priority without the SITE term
+  std::vector<double> age_, fairshare_;            // its weighted terms
+  std::vector<std::int64_t> site_term_;            // site_factor/tune's term
   std::unordered_map<std::string, double> usage_;  // classic: per account
   FairTree tree_;
   std::map<AssocKey, double> assoc_usage_, assoc_factor_;  // Fair Tree: per user association

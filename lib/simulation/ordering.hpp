@@ -69,7 +69,7 @@ struct OrderingSetup {
   double weight_fairshare = 0, weight_age = 0;
   Resources capacity;  // the cluster's CPUs, memory, GPUs
   double gpu_billing = 0;
-  int accounts = 1;  // how many accounts share the cluster
+  int accounts = 1;        // how many accounts share the cluster
   FairTree fair_tree{{}};  // every association a job runs under (settings.fair_tree)
 };
 

@@ -57,8 +57,11 @@ TEST(FairTree, UsersRankWithinTheirAccountAfterTheAccountsAboveIt) {
 TEST(FairTree, SharesWeighTheLevelAndSubAccountsNest) {
   // big has 3 shares to small's 1: with equal usage big's LF is 3x small's.
   // big's sub-account team holds its only user.
-  std::vector<Association> assocs = {{"team", "", "big", 1}, {"big", "", "root", 3}, {"small", "", "root", 1},
-                                     {"team", "u", "", 1},   {"small", "v", "", 1}};
+  std::vector<Association> assocs = {{"team", "", "big", 1},
+                                     {"big", "", "root", 3},
+                                     {"small", "", "root", 1},
+                                     {"team", "u", "", 1},
+                                     {"small", "v", "", 1}};
   const FairTree t(assocs);
   const auto f = t.factors({{{"team", "u"}, 5}, {{"small", "v"}, 5}});
   EXPECT_DOUBLE_EQ(f.at({"team", "u"}), 1.0);
@@ -88,7 +91,8 @@ TEST(FairTree, EnsureAddsAnAccountUnderRootOnceAndACycleIsRefused) {
 class Associations : public tune::testing_support::TempDirTest {};
 
 TEST_F(Associations, SacctmgrsParsableOutputIsReadAndBadLinesNamed) {
-  std::ofstream(file("assoc.txt")) << "root|||1\nroot|root||1\nlab-a||root|1\nlab-a|root||1\nlab-b||root|parent\n";
+  std::ofstream(file("assoc.txt"))
+      << "root|||1\nroot|root||1\nlab-a||root|1\nlab-a|root||1\nlab-b||root|parent\n";
   const auto a = tune::sim::read_associations(file("assoc.txt"));
   ASSERT_EQ(a.size(), 5u);
   EXPECT_EQ(a[2].account, "lab-a");

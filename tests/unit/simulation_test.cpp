@@ -121,8 +121,10 @@ TEST(SimulationInput, SacctCommentsGiveTheReplayTheTrialJobsRecords) {
                   .settings.max_tres);
   EXPECT_FALSE(parse_slurm_conf("NodeName=a CPUs=4\n", "s.conf").settings.max_tres);
   EXPECT_TRUE(parse_slurm_conf("NodeName=a CPUs=4\n", "s.conf").settings.fair_tree) << "Slurm's default";
-  EXPECT_FALSE(parse_slurm_conf("NodeName=a CPUs=4\nPriorityFlags=MAX_TRES,NO_FAIR_TREE\n", "s.conf").settings.fair_tree);
-  EXPECT_FALSE(parse_slurm_conf("NodeName=a CPUs=4\nPriorityFlags=DEPTH_OBLIVIOUS\n", "s.conf").settings.fair_tree);
+  EXPECT_FALSE(parse_slurm_conf("NodeName=a CPUs=4\nPriorityFlags=MAX_TRES,NO_FAIR_TREE\n", "s.conf")
+                   .settings.fair_tree);
+  EXPECT_FALSE(
+      parse_slurm_conf("NodeName=a CPUs=4\nPriorityFlags=DEPTH_OBLIVIOUS\n", "s.conf").settings.fair_tree);
 }
 
 // Slurm's decay thread charges running jobs every PriorityCalcPeriod (300 s
