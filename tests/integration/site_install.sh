@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # tune installed as a site installs it, from the release tarball to the
 # packages' removal:
-#  1. make dist; the unpacked tarball builds the Debian packages
-#     (dpkg-buildpackage -b) against Debian's Slurm source beside it, as
-#     docs/admin-guide.md says; lintian has no error or warning to report;
+#  1. make dist; in a clean bookworm chroot (build-essential and what
+#     `apt-get build-dep ./` brings), the unpacked tarball builds the Debian
+#     packages with the admin guide's lines, checks on, against Debian's
+#     Slurm source beside it; lintian has no error or warning to report;
 #  2. the packages hold what the guide says, split between every host's
 #     (tune) and the controller's (tune-slurm-plugins, pinned to this Slurm);
 #  3. apt installs them; a cluster whose slurm.conf has the admin guide's
@@ -32,8 +33,8 @@ purge_packages() {
 }
 test_exit() { cluster_down; purge_packages; tap_exit; }
 trap test_exit EXIT
-for tool in dpkg-buildpackage dh lintian apt-get; do
-  command -v "$tool" >/dev/null || { echo "Bail out! $tool is missing: apt-get install dpkg-dev debhelper lintian (scripts/setup does)"; exit 1; }
+for tool in debootstrap chroot lintian apt-get; do
+  command -v "$tool" >/dev/null || { echo "Bail out! $tool is missing: apt-get install debootstrap lintian (scripts/setup does)"; exit 1; }
 done
 purge_packages  # a run that died before its end left them
 eval "$(make -s -C "$TOP_BUILDDIR" print-install-dirs)"
@@ -46,7 +47,6 @@ t0=$SECONDS
 if ! out=$(release_tarball "$work"); then
   not_ok "make dist makes $tarname.tar.gz" "$out"; exit 0
 fi
-tar xzf "$tarname.tar.gz"
 # In a checkout: every tracked file is in the tarball but the repository's
 # own (CI, git) and the measurements (docs/results and what it reads).
 not_in_dist=
@@ -54,22 +54,59 @@ if git -C "$TOP_SRCDIR" rev-parse --git-dir >/dev/null 2>&1; then
   not_in_dist=$(comm -23 <(git -C "$TOP_SRCDIR" ls-files | sort) <(tar tzf "$tarname.tar.gz" | sed "s|^$tarname/||" | sort) |
     grep -vE '^(\.ci/|\.gitignore$|m4/\.gitkeep$|bench/results/|docs/results/)')
 fi
-# As the guide has it: `apt-get source slurm-wlm` unpacked beside the tree.
-ln -s "$slurmsrc" "$work/${slurmsrc##*/}"
-# A second run reuses the first one's objects: ccache, its key free of the
-# scratch directory's name (which -ffile-prefix-map carries), its directory
-# named (debhelper gives the build a HOME of its own).
+# The packages are built as the admin guide says, in a clean bookworm chroot
+# (sbuild's way; kept in the cache directory, made again when debian/control
+# or Slurm's version changes): debootstrap's minimal system with
+# build-essential, then the guide's `apt-get build-dep ./` and
+# `dpkg-buildpackage -us -uc -b`, checks included (make check-package).
+# Slurm's source stands beside the tree as the guide's `apt-get source
+# slurm-wlm` leaves it (the build's own copy, bind-mounted read-only).
+cache=${TUNE_SLURM_CACHE:-/var/cache/tune}
+root=$cache/chroot-bookworm-deb
+stamp="$(md5sum <"$TOP_SRCDIR/debian/control" | cut -d' ' -f1) $(dpkg-query -W -f='${Version}' libslurm-dev)"
+guide_lines=$(sed -n '/^### Debian and Ubuntu packages$/,/^### RPMs/p' "$TOP_SRCDIR/docs/admin-guide.md" |
+  awk '/^```$/ {if (inside) exit; inside = 1; next} inside' | sed 's/ *#.*//')
+build_dep=$(grep -m1 '^apt-get build-dep ' <<<"$guide_lines")
+buildpackage=$(grep -m1 '^dpkg-buildpackage ' <<<"$guide_lines")
+[ -n "$build_dep" ] && [ -n "$buildpackage" ] ||
+  { echo "Bail out! the admin guide's Debian block has no apt-get build-dep or dpkg-buildpackage line"; exit 1; }
 ccache_dir=$(ccache -k cache_dir 2>/dev/null || echo "$HOME/.cache/ccache")
+mkdir -p "$ccache_dir"
+# A second run reuses the first one's objects: ccache, its key free of the
+# build directory's name (which -ffile-prefix-map carries).
+in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/lib/ccache:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+  CCACHE_DIR=/ccache CCACHE_BASEDIR=/build CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=locale 'CCACHE_IGNOREOPTIONS=-ffile-prefix-map=*' \
+  DEBIAN_FRONTEND=noninteractive /bin/bash -c "$*"; }
+test_exit() { chroot_release "$root"; rm -rf --one-file-system "$root/build"; cluster_down; purge_packages; tap_exit; }
+chroot_release "$root"
+chroot_log=$TOP_BUILDDIR/tests/integration/site_install.chroot.log
+if [ "$(cat "$root/.tune-stamp" 2>/dev/null)" != "$stamp" ]; then
+  rm -rf --one-file-system "$root" && mkdir -p "$cache"
+  {
+    debootstrap --variant=minbase bookworm "$root" http://deb.debian.org/debian &&
+      cp /etc/apt/sources.list.d/*.sources "$root/etc/apt/sources.list.d/" 2>/dev/null
+    cp /etc/resolv.conf "$root/etc/resolv.conf"
+    printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d" && chmod 755 "$root/usr/sbin/policy-rc.d"
+    chroot "$root" apt-get update -q && in_root "apt-get install -y -q --no-install-recommends build-essential ccache"
+  } >"$chroot_log" 2>&1 || { echo "Bail out! cannot make the package build chroot $root: $(tail -n 5 "$chroot_log" | tr '\n' ' ')"; exit 1; }
+fi
+rm -rf --one-file-system "$root/build" && mkdir -p "$root/build/${slurmsrc##*/}" "$root/ccache"
+tar xzf "$tarname.tar.gz" -C "$root/build"
+mount --bind "$slurmsrc" "$root/build/${slurmsrc##*/}" && mount -o remount,bind,ro "$root/build/${slurmsrc##*/}" &&
+  mount --bind "$ccache_dir" "$root/ccache" ||
+  { echo "Bail out! cannot bind-mount the Slurm source and the compiler cache into $root"; exit 1; }
 build_log=$TOP_BUILDDIR/tests/integration/site_install.dpkg-buildpackage.log
-(cd "$tarname" && one_build_at_a_time env PATH="/usr/lib/ccache:$PATH" CCACHE_DIR="$ccache_dir" CCACHE_BASEDIR="$work" CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=locale \
-  CCACHE_IGNOREOPTIONS='-ffile-prefix-map=*' DEB_BUILD_OPTIONS="nocheck parallel=2" DEB_BUILD_PROFILES=nocheck \
-  dpkg-buildpackage -us -uc -b) >"$build_log" 2>&1
+{ in_root "cd /build/$tarname && ${build_dep/apt-get build-dep/apt-get build-dep -y -q}" && echo "$stamp" >"$root/.tune-stamp" &&
+    one_build_at_a_time in_root "cd /build/$tarname && DEB_BUILD_OPTIONS=parallel=2 $buildpackage"; } >"$build_log" 2>&1
 rc=$?
+checks=$(grep -E '^# (TOTAL|PASS|FAIL):' "$build_log" | tr -s ' ' | paste -sd' ')
+cp "$root"/build/tune_*.deb "$root"/build/tune-slurm-plugins_*.deb "$work/" 2>/dev/null
+chroot_release "$root"
 debs=("$work"/tune_*.deb "$work"/tune-slurm-plugins_*.deb)
-if [ $rc -eq 0 ] && [ -f "${debs[0]}" ] && [ -f "${debs[1]}" ] && [ -z "$not_in_dist" ]; then
-  ok "the release tarball $tarname.tar.gz builds the Debian packages: ${debs[*]##*/} ($((SECONDS - t0)) s)"
+if [ $rc -eq 0 ] && [ -f "${debs[0]}" ] && [ -f "${debs[1]}" ] && [ -z "$not_in_dist" ] && grep -q '^# FAIL: *0$' "$build_log"; then
+  ok "in a clean bookworm chroot, the admin guide's '$build_dep' and '$buildpackage' build ${debs[*]##*/} with the checks on ($checks; $((SECONDS - t0)) s)"
 else
-  not_ok "the release tarball holds the source and builds the Debian packages (dpkg-buildpackage -us -uc -b)" \
+  not_ok "the release tarball holds the source and builds the Debian packages, checks on, in a clean chroot" \
     "files of the checkout missing from $tarname.tar.gz: ${not_in_dist:-none}" "exit $rc" "$(tail -n 30 "$build_log")"; exit 0
 fi
 lint=$(lintian --fail-on error,warning "${debs[@]}" 2>&1); lrc=$?

@@ -119,6 +119,17 @@ one_build_at_a_time() {
   return $rc
 }
 
+# chroot_release ROOT: ends what still runs in the build chroot ROOT (a
+# killed run's build) and unmounts what is bind-mounted under it, before
+# anything under it is removed: never deleted through.
+chroot_release() {
+  local root=$1 m p
+  for p in /proc/[0-9]*; do
+    [ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] && kill -KILL "${p#/proc/}" 2>/dev/null
+  done
+  for m in $(findmnt -rn -o TARGET 2>/dev/null | grep "^$root/" | sort -r); do umount "$m" 2>/dev/null || umount -l "$m"; done
+}
+
 # release_tarball DIR: make dist in the build tree, its tarball
 # ($tarname.tar.gz, from print-install-dirs) moved into DIR. One test at a
 # time: tests that run side by side share the build tree and its dist

@@ -29,14 +29,8 @@ stamp="$deps slurm-wlm-basic-plugins ccache | $(dpkg-query -W -f='${Version}' li
 
 # The Slurm source and the host's compiler cache are bind-mounted into the
 # chroot while it builds: unmounted at exit, and before anything under the
-# chroot is removed (also after a run that was killed), never deleted through.
-unmount_all() {
-  local m p
-  for p in /proc/[0-9]*; do  # what still runs in the chroot (a killed run's build)
-    [ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] && kill -KILL "${p#/proc/}" 2>/dev/null
-  done
-  for m in $(findmnt -rn -o TARGET 2>/dev/null | grep "^$root/" | sort -r); do umount "$m" 2>/dev/null || umount -l "$m"; done
-}
+# chroot is removed (also after a run that was killed).
+unmount_all() { chroot_release "$root"; }
 chroot_exit() {
   unmount_all
   [ -d "$root/build" ] && rm -rf --one-file-system "$root/build"
