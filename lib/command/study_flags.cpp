@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "search/pruner.hpp"
 #include "search/sampler.hpp"
 #include "study/text_input.hpp"
 
@@ -47,7 +48,7 @@ std::vector<StudyFlag> make_study_flags() {
        .check = C::ExistingFile,
        .required_on_submit = true},
       {.names = "--algo,--tuning-type",
-       .help = "search algorithm: grid, random, qmc, bayes, tpe or cmaes",
+       .help = "search algorithm: " + samplers().choices(),
        .field = study_field<&F::algo>(),
        .check = C::Algorithm,
        .show_default = true,
@@ -123,7 +124,7 @@ std::vector<StudyFlag> make_study_flags() {
        .check = C::NonNegative,
        .show_default = true},
       {.names = "--prune",
-       .help = "early stopping: none, asha or median",
+       .help = "early stopping: " + pruners().choices(),
        .field = study_field<&F::prune, &PrunerOptions::rule>(),
        .check = C::Pruner,
        .show_default = true},

@@ -98,8 +98,8 @@ AnyFlagField study_field() {
 
 struct StudyFlag {
   const char* names;  // as CLI11 takes them ("--name,--app-name"); a positional has no dashes
-  const char* help;
-  const char* submit_help = nullptr;  // tune submit's, where it differs (else nullptr)
+  std::string help;
+  std::string submit_help = {};  // tune submit's, where it differs (else empty)
   AnyFlagField field;
   FlagCheck check = FlagCheck::None;
   long lo = 0, hi = 0;  // FlagCheck::Range
@@ -111,8 +111,8 @@ struct StudyFlag {
 
   // The first long name, as messages and job scripts give it ("--grid-points").
   std::string long_name() const;
-  const char* help_for(StudyCommand c) const {
-    return c == StudyCommand::Submit && submit_help ? submit_help : help;
+  const std::string& help_for(StudyCommand c) const {
+    return c == StudyCommand::Submit && !submit_help.empty() ? submit_help : help;
   }
   // Whether `c` takes this flag only beside --trial-jobs.
   bool needs_trial_jobs(StudyCommand c) const {

@@ -26,7 +26,7 @@ const Registry<OrderingSpec>& ordering_policies() {
           {"fifo", {}, "priority/basic: submission order", kBasic, L::None, "", make<FifoOrdering>},
           {"multifactor",
            {"fairshare"},
-           "priority/multifactor: age + classic fair share 2^(-U/S)",
+           "priority/multifactor: age + fair share (Fair Tree, or classic 2^(-U/S) with NO_FAIR_TREE)",
            kMultifactor,
            L::None,
            "",

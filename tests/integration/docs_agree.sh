@@ -4,17 +4,22 @@
 # subcommand's --help is documented in tune(1), and the page renders cleanly.
 source "$(dirname "$0")/tap.sh"
 commands=(run submit status report export queue place simulate wrap)
-plan $((${#commands[@]} + 4))  # one per command, the three other pages, tune(1) rendering
+plan $((${#commands[@]} + 7))  # one per command, the plugins' pages, rendering, size, paths, name lists
 tune=$TOP_BUILDDIR/driver/tune
 man=$TOP_BUILDDIR/man/tune.1
 # roff escapes hyphens as \-; compare against the plain text.
 text=$(sed 's/\\-/-/g; s/\\e/\\/g' "$man")
+# tune simulate has a page of its own.
+sim_man=$TOP_BUILDDIR/man/tune-simulate.1
+sim_text=$(sed 's/\\-/-/g; s/\\e/\\/g' "$sim_man")
 for cmd in "${commands[@]}"; do
+  page=tune\(1\) in=$text
+  [ "$cmd" = simulate ] && page=tune-simulate\(1\) in=$sim_text
   flags=$("$tune" "$cmd" --help | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u | grep -vx -- '--help')
   missing=()
-  for f in $flags; do grep -qF -- "$f" <<<"$text" || missing+=("$f"); done
-  if [ ${#missing[@]} -eq 0 ]; then ok "tune(1) documents every flag of 'tune $cmd --help' ($(wc -w <<<"$flags") flags)"
-  else not_ok "tune(1) documents every flag of 'tune $cmd --help'" "missing: ${missing[*]}"; fi
+  for f in $flags; do grep -qF -- "$f" <<<"$in" || missing+=("$f"); done
+  if [ ${#missing[@]} -eq 0 ]; then ok "$page documents every flag of 'tune $cmd --help' ($(wc -w <<<"$flags") flags)"
+  else not_ok "$page documents every flag of 'tune $cmd --help'" "missing: ${missing[*]}"; fi
 done
 conf_man=$TOP_BUILDDIR/man/sched_tune.conf.5
 conf_text=$(sed 's/\\-/-/g' "$conf_man")
@@ -49,5 +54,23 @@ done
 site_warn=$(groff -man -ww -z "$site_man" 2>&1)
 if [ ${#missing[@]} -eq 0 ] && [ -z "$site_warn" ]; then ok "site_factor_tune(8) documents every setting site_factor/tune reads and renders cleanly"
 else not_ok "site_factor_tune(8) documents every setting" "missing: ${missing[*]}" "$site_warn"; fi
-warnings=$(groff -man -ww -z "$man" 2>&1)
-if [ -z "$warnings" ]; then ok "man/tune.1 renders without groff warnings"; else not_ok "man/tune.1 renders without groff warnings" "$warnings"; fi
+pages=("$man" "$sim_man" "$TOP_BUILDDIR/man/tune-history.5" "$TOP_BUILDDIR/man/tune-search.7")
+warnings=$(for p in "${pages[@]}"; do groff -man -ww -z "$p" 2>&1 | sed "s|^|${p##*/}: |"; done)
+if [ -z "$warnings" ]; then ok "tune(1), tune-simulate(1), tune-history(5) and tune-search(7) render without groff warnings"
+else not_ok "the man pages render without groff warnings" "$warnings"; fi
+# tune(1) is a reference, not a report: small enough to read, and no man
+# page sends its reader into the source tree.
+size=$(wc -c <"$man")
+paths=$(grep -nE '(^|[ (])(lib|driver|bench|tests|scripts|plugins|trial_jobs|mpi_runner)/[a-z_]' "$TOP_BUILDDIR"/man/*.[1578] | head)
+if [ "$size" -le 40000 ] && [ -z "$paths" ]; then ok "tune(1) is $size bytes (at most 40000); no man page names a source path"
+else not_ok "tune(1) at most 40000 bytes, no source path in a man page" "tune(1): $size bytes" "$paths"; fi
+# The names the registries hold (as --help lists them) are the names the pages give.
+names_in() { "$tune" "$1" --help | grep -oE -- "$2 TEXT:\\{[^}]*\\}" | sed 's/.*{//; s/}//' | tr ',' ' '; }
+missing=()
+for n in $(names_in run --algo) $(names_in run --prune); do grep -qE "^\\.I $n\$|\\b$n\\b" <<<"$text" || missing+=("tune(1): $n"); done
+for n in $(names_in simulate --placement) $("$tune" simulate --help | sed -n 's/.*priority policies to compare: //p' | tr ';' '\n' |
+  awk '{print $1}' | grep -v ':'); do
+  grep -qF -- "$n" <<<"$sim_text" || missing+=("tune-simulate(1): $n")
+done
+if [ ${#missing[@]} -eq 0 ]; then ok "every search algorithm, pruner, priority and placement policy the registries hold is named in its man page"
+else not_ok "the registries' names are in the man pages" "${missing[@]}"; fi

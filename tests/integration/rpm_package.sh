@@ -53,7 +53,11 @@ for f in /usr/bin/tune /usr/share/tune/python/tune_report.py /usr/include/tune/t
 done
 # %license: /usr/share/licenses/NAME on the RHEL family, NAME-VERSION with Debian's rpm.
 grep -qE '^/usr/share/licenses/tune(-[0-9.]+)?/LICENSE$' <<<"$files_main" || missing+=("tune: its LICENSE")
-grep -qE '^/usr/share/man/man1/tune\.1(\.gz)?$' <<<"$files_main" || missing+=("tune: tune(1)")
+for p in man1/tune.1 man1/tune-simulate.1 man5/tune-history.5 man7/tune-search.7; do
+  grep -qE "^/usr/share/man/$p(\\.gz)?\$" <<<"$files_main" || missing+=("tune: $p")
+done
+grep -q '^/usr/share/tune/examples/synthetic/branin.py$' <<<"$files_main" || missing+=("tune: the examples")
+grep -q '/tune_report.py$' <<<"$(grep -v '^/usr/share/tune/' <<<"$files_main")" || missing+=("tune: tune_report.py where python3 imports it")
 for f in /usr/lib64/slurm/{sched_tune,job_submit_tune,site_factor_tune,select_cons_tres_gang}.so \
          /usr/share/tune/plugin-conf/{sched_tune,site_factor_tune,select_gang}.conf; do
   grep -qxF "$f" <<<"$files_plugins" || missing+=("tune-slurm-plugins: $f")

@@ -119,7 +119,8 @@ tune_files=$(list "${debs[0]}") plugin_files=$(list "${debs[1]}")
 depends=$(dpkg-deb -f "${debs[1]}" Depends)
 slurm_version=$slurmversion
 missing=()
-for f in /usr/bin/tune /usr/share/man/man1/tune.1.gz /usr/share/tune/python/tune_report.py /usr/include/tune/tune_report.h \
+for f in /usr/bin/tune /usr/share/man/man1/tune.1.gz /usr/share/man/man1/tune-simulate.1.gz /usr/share/man/man5/tune-history.5.gz \
+         /usr/share/man/man7/tune-search.7.gz /usr/share/tune/python/tune_report.py /usr/include/tune/tune_report.h \
          /usr/lib/python3/dist-packages/tune_report.py /usr/share/tune/examples/README.md \
          /usr/share/tune/examples/synthetic/branin.py /usr/share/tune/examples/pytorch/train.py \
          /usr/share/doc/tune/admin-guide.md.gz /usr/share/doc/tune/copyright; do

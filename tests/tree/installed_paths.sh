@@ -4,7 +4,7 @@
 # uninstall takes it all away again:
 #  - this build's install (DESTDIR): the command, the plugins in the
 #    configured Slurm plugin directory without libtool's .la files, the man
-#    pages in man1/5/8 naming those directories, the example configurations,
+#    pages in man1/5/7/8 naming those directories, the example configurations,
 #    the trial helpers and the guides; nothing else;
 #  - the same build installed with prefix /usr, as the packages do: every
 #    installed path that README.md, docs/ and the man pages name exists there
@@ -24,7 +24,8 @@ if ! out=$(make -s -C "$TOP_BUILDDIR" install DESTDIR="$dest/a" 2>&1); then
 fi
 want=("$bindir/tune" "$pkgdatadir/python/tune_report.py" "$includedir/tune/tune_report.h"
       "$pkgdatadir/plugin-conf/sched_tune.conf" "$pkgdatadir/plugin-conf/site_factor_tune.conf" "$pkgdatadir/plugin-conf/select_gang.conf"
-      "$mandir/man1/tune.1" "$mandir/man5/sched_tune.conf.5" "$mandir/man8/select_cons_tres_gang.8" "$mandir/man8/site_factor_tune.8"
+      "$mandir/man1/tune.1" "$mandir/man1/tune-simulate.1" "$mandir/man5/tune-history.5" "$mandir/man7/tune-search.7"
+      "$mandir/man5/sched_tune.conf.5" "$mandir/man8/select_cons_tres_gang.8" "$mandir/man8/site_factor_tune.8"
       "$docdir/README.md" "$docdir/user-guide.md" "$docdir/admin-guide.md" "$docdir/yield-protocol.md")
 # Every file of examples/.
 while read -r f; do want+=("$pkgdatadir/$f"); done < <(cd "$TOP_SRCDIR" && find examples -type f ! -name '*.pyc' | sort)
