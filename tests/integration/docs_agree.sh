@@ -65,7 +65,7 @@ paths=$(grep -nE '(^|[ (])(lib|driver|bench|tests|scripts|plugins|trial_jobs|mpi
 if [ "$size" -le 40000 ] && [ -z "$paths" ]; then ok "tune(1) is $size bytes (at most 40000); no man page names a source path"
 else not_ok "tune(1) at most 40000 bytes, no source path in a man page" "tune(1): $size bytes" "$paths"; fi
 # The names the registries hold (as --help lists them) are the names the pages give.
-names_in() { "$tune" "$1" --help | grep -oE -- "$2 TEXT:\\{[^}]*\\}" | sed 's/.*{//; s/}//' | tr ',' ' '; }
+names_in() { "$tune" "$1" --help | grep -oE -- "$2(,[^ ]*)? TEXT:\\{[^}]*\\}" | sed 's/.*{//; s/}//' | tr ',' ' '; }
 missing=()
 for n in $(names_in run --algo) $(names_in run --prune); do grep -qE "^\\.I $n\$|\\b$n\\b" <<<"$text" || missing+=("tune(1): $n"); done
 for n in $(names_in simulate --placement) $("$tune" simulate --help | sed -n 's/.*priority policies to compare: //p' | tr ';' '\n' |
