@@ -92,14 +92,16 @@ if [ "$(cat "$root/.tune-stamp" 2>/dev/null)" != "$stamp" ]; then
 fi
 rm -rf --one-file-system "$root/build" && mkdir -p "$root/build/${slurmsrc##*/}" "$root/ccache"
 tar xzf "$tarname.tar.gz" -C "$root/build"
+# /proc as sbuild mounts it: the history's writer claim reads processes' start times.
 mount --bind "$slurmsrc" "$root/build/${slurmsrc##*/}" && mount -o remount,bind,ro "$root/build/${slurmsrc##*/}" &&
-  mount --bind "$ccache_dir" "$root/ccache" ||
+  mount --bind "$ccache_dir" "$root/ccache" && mount -t proc proc "$root/proc" ||
   { echo "Bail out! cannot bind-mount the Slurm source and the compiler cache into $root"; exit 1; }
 build_log=$TOP_BUILDDIR/tests/integration/site_install.dpkg-buildpackage.log
 { in_root "cd /build/$tarname && ${build_dep/apt-get build-dep/apt-get build-dep -y -q}" && echo "$stamp" >"$root/.tune-stamp" &&
     one_build_at_a_time in_root "cd /build/$tarname && DEB_BUILD_OPTIONS=parallel=2 $buildpackage"; } >"$build_log" 2>&1
 rc=$?
 checks=$(grep -E '^# (TOTAL|PASS|FAIL):' "$build_log" | tr -s ' ' | paste -sd' ')
+failed=$(cd "$root/build/$tarname/tests" 2>/dev/null && grep -h -A15 '^not ok' ./*.log ./*/*.log 2>/dev/null | head -n 80)
 cp "$root"/build/tune_*.deb "$root"/build/tune-slurm-plugins_*.deb "$work/" 2>/dev/null
 chroot_release "$root"
 debs=("$work"/tune_*.deb "$work"/tune-slurm-plugins_*.deb)
@@ -107,7 +109,7 @@ if [ $rc -eq 0 ] && [ -f "${debs[0]}" ] && [ -f "${debs[1]}" ] && [ -z "$not_in_
   ok "in a clean bookworm chroot, the admin guide's '$build_dep' and '$buildpackage' build ${debs[*]##*/} with the checks on ($checks; $((SECONDS - t0)) s)"
 else
   not_ok "the release tarball holds the source and builds the Debian packages, checks on, in a clean chroot" \
-    "files of the checkout missing from $tarname.tar.gz: ${not_in_dist:-none}" "exit $rc" "$(tail -n 30 "$build_log")"; exit 0
+    "files of the checkout missing from $tarname.tar.gz: ${not_in_dist:-none}" "exit $rc" "$(tail -n 30 "$build_log")" "$failed"; exit 0
 fi
 lint=$(lintian --fail-on error,warning "${debs[@]}" 2>&1); lrc=$?
 if [ $lrc -eq 0 ] && ! grep -qE '^[EW]: ' <<<"$lint"; then ok "lintian reports no error or warning on the packages ($(grep -c . <<<"$lint") notes)"
