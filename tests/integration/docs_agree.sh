@@ -4,7 +4,7 @@
 # subcommand's --help is documented in tune(1), and the page renders cleanly.
 source "$(dirname "$0")/tap.sh"
 commands=(run submit status report export queue place simulate wrap)
-plan $((${#commands[@]} + 7))  # one per command, the plugins' pages, rendering, size, paths, name lists
+plan $((${#commands[@]} + 6))  # one per command, the plugins' three pages, rendering, size and paths, name lists
 tune=$TOP_BUILDDIR/driver/tune
 man=$TOP_BUILDDIR/man/tune.1
 # roff escapes hyphens as \-; compare against the plain text.
