@@ -21,7 +21,7 @@
 # Packages built here are installed on this machine for the test's length
 # and purged however it ends.
 source "$(dirname "$0")/tap.sh"
-plan 9
+plan 10
 packages=(tune tune-slurm-plugins)
 purge_packages() {
   local p installed=()
@@ -217,6 +217,21 @@ if grep -qE '^trials: +4 \(4 ok\)' <<<"$st_jobs" && grep -qE '^trials: +4 \(4 ok
 else not_ok "both studies finished their trials on the venv's interpreter" "trial jobs: $st_jobs" "MPI: $st_mpi" "queue: $left" \
   "lines naming the venv's interpreter: $ran" "$(tail -n 15 "$work"/venv-*.out 2>/dev/null)" \
   "a trial's stderr: $(find "$work/venv-jobs.trials" -name stderr -exec tail -n 5 {} + 2>/dev/null | head -n 12)"; fi
+
+# The admin guide's check after each stage, as a user on a login node would
+# type it (its second block in "4. Verify"); the last line once the study ended.
+verify=$(sed -n '/^## 4\. Verify$/,/^## 5\./p' "$TOP_SRCDIR/docs/admin-guide.md" |
+  awk '/^```$/ {n++; if (n == 3) {inside = 1; next} if (n == 4) exit} inside' | sed 's/ *#.*//')
+vdir=$work/verify
+mkdir -p "$vdir" && chown "$user" "$vdir"
+v_out=$(su - "$user" -c "cd $vdir && export SLURM_CONF=$SLURM_CONF && set -e && $(head -n -1 <<<"$verify" | paste -sd';')" 2>&1)
+v_rc=$?
+for _ in $(seq 1 180); do [ -z "$(squeue -h -o %i 2>/dev/null)" ] && break; sleep 1; done
+v_status=$(su - "$user" -c "cd $vdir/check && export SLURM_CONF=$SLURM_CONF && $(tail -n 1 <<<"$verify")" 2>&1)
+if [ $v_rc -eq 0 ] && [ "$(wc -l <<<"$verify")" -ge 4 ] && grep -q '^submitted job' <<<"$v_out" &&
+   grep -qE '^trials: +4 \(4 ok\)' <<<"$v_status"; then
+  ok "the admin guide's verify step runs as written with the installed example: $(grep -E '^trials:' <<<"$v_status")"
+else not_ok "the admin guide's verify step as written" "$verify" "exit $v_rc: $v_out" "$v_status" "$(squeue)"; fi
 
 # --- 5. purged: slurmctld without the tune lines, nothing of tune left ---------------------------------
 cluster_down
