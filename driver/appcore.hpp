@@ -77,6 +77,7 @@ class AppCore {
   // A runner's result, its outcome attributed to the stop when the study
   // interrupted its trials (or this process was told to stop).
   TrialRun attributed(TrialRun run, bool interrupted) const;
+  double grace() const { return grace_; }
 
   // Records a result; `where` says what ran it ("rank 2 on node1", "job 17 on node3").
   void record(const TrialRun& run, int rank, const std::string& host, const std::string& where);

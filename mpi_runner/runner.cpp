@@ -33,13 +33,15 @@ class IdleRunner : public wire::RunnerInbox {
 
   void launch(TrialLaunch launch) override {
     if (!me_.gpus.empty()) launch.env.emplace_back("CUDA_VISIBLE_DEVICES", me_.gpus);
-    const TrialRun run = run_trial(link_, launch);
+    bool stop_heard = false;
+    const TrialRun run = run_trial(link_, launch, &stop_heard);
     // The result asks for the next trial too (one message, answered at once).
     // A signalled runner takes no more work (a draining one lets its trial
     // finish first); rank 0 hears that the job is stopping.
     nlohmann::json next = hello_;
     if (g_stop_requested || g_drain_requested) next["stopping"] = true;
     link_.send(wire::result_message(run, next));
+    stopped_ = stop_heard;
   }
   void stop() override { stopped_ = true; }
   void interrupt(std::optional<std::uint64_t>) override {}

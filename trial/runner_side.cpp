@@ -25,19 +25,20 @@ namespace {
 
 // What may come while a trial runs: Interrupt and Prune, for this trial (a
 // late one for a trial already ended is ignored). The AppCore sends Launch
-// and Stop only in reply to Ready or a Result.
+// only in reply to Ready or a Result; a Stop comes then too, or when the
+// AppCore has given up waiting for this trial's result: kept for after it.
 class WhileRunning : public wire::RunnerInbox {
  public:
   explicit WhileRunning(std::uint64_t trial) : trial_(trial) {}
   void launch(TrialLaunch) override {}
-  void stop() override {}
+  void stop() override { stop_heard = true; }
   void interrupt(std::optional<std::uint64_t> trial) override { interrupted |= !trial || *trial == trial_; }
   void prune(std::uint64_t trial) override { pruned |= trial == trial_; }
   void malformed(wire::Kind kind, const std::string& why) override {
     std::cerr << "tune: ignored a malformed " << wire::kind_name(kind) << " from the AppCore (" << why
               << ")\n";
   }
-  bool interrupted = false, pruned = false;
+  bool interrupted = false, pruned = false, stop_heard = false;
 
  private:
   std::uint64_t trial_;
@@ -45,7 +46,7 @@ class WhileRunning : public wire::RunnerInbox {
 
 }  // namespace
 
-TrialRun run_trial(RunnerLink& link, const TrialLaunch& launch) {
+TrialRun run_trial(RunnerLink& link, const TrialLaunch& launch, bool* stop_heard) {
   WhileRunning inbox(launch.trial);
   TrialRun run = TrialProcess::run(
       launch, [&](const Report& r) { link.send(wire::report_message(launch.trial, r)); },
@@ -57,6 +58,7 @@ TrialRun run_trial(RunnerLink& link, const TrialLaunch& launch) {
   // The study's own SIGUSR1 may reach a program while it is being started.
   attribute_to_stop(run, inbox.interrupted || g_stop_requested.load(), g_drain_requested.load());
   attribute_to_prune(run, inbox.pruned);
+  if (stop_heard) *stop_heard = inbox.stop_heard;
   return run;
 }
 

@@ -37,7 +37,8 @@ class RunnerLink {
 // Runs `launch` to its end: streams its reports as Report messages, ends it
 // when an Interrupt comes, a Prune for this trial, or a stop signal, waits
 // for a stop signal its death may foretell, and attributes the outcome
-// (interrupted, pruned). The caller sends the run as the Result.
-TrialRun run_trial(RunnerLink& link, const TrialLaunch& launch);
+// (interrupted, pruned). The caller sends the run as the Result. A Stop that
+// comes meanwhile (the AppCore giving up on an answer) sets `*stop_heard`.
+TrialRun run_trial(RunnerLink& link, const TrialLaunch& launch, bool* stop_heard = nullptr);
 
 }  // namespace tune

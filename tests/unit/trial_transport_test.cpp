@@ -224,6 +224,24 @@ TEST_F(RunnerSide, APruneOrAnInterruptForAnotherTrialIsIgnored) {
   }
 }
 
+TEST_F(RunnerSide, AStopWhileTheTrialRunsLetsItFinishAndIsKeptForAfter) {
+  // The AppCore that gave up waiting for a result tells the rank to stop;
+  // the trial is not cut short by it, and the runner hears it once done.
+  FakeLink link;
+  link.on_report = [](const json&, FakeLink& l) { l.inbox.push_back(wire::stop_message()); };
+  bool stop_heard = false;
+  const TrialRun run = run_trial(
+      link, launch("echo step=1 loss=0.5 >&$TUNE_REPORT_FD; sleep 0.3; echo objective=2 >&$TUNE_REPORT_FD"),
+      &stop_heard);
+  EXPECT_TRUE(stop_heard);
+  EXPECT_FALSE(run.interrupted);
+  EXPECT_EQ(run.objective, 2.0);
+  link.on_report = nullptr;
+  bool quiet = true;
+  (void)run_trial(link, launch("echo objective=1 >&$TUNE_REPORT_FD"), &quiet);
+  EXPECT_FALSE(quiet) << "no Stop came this time";
+}
+
 TEST_F(RunnerSide, AnInterruptEndsTheTrialAsInterrupted) {
   FakeLink link;
   link.on_report = [](const json&, FakeLink& l) { l.inbox.push_back(wire::interrupt_message()); };
