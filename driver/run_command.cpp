@@ -186,9 +186,9 @@ class RankDispatch : private wire::AppCoreInbox {
   // Once the study has stopped and asked its runners to end their trials,
   // each answers within the trial's grace (its program's SIGTERM, then
   // SIGKILL, then a wait for Slurm's signal). A runner silent well past that
-  // has been lost to us (seen once in the test suite, Open MPI 4.1 over TCP,
-  // cause not known: the runner ended its trial and went idle, its Result
-  // never came): its trial is recorded as
+  // has been lost to us (seen in the test suite: Open MPI's TCP links ran
+  // over a bridge another test then removed, and a Result sent over it never
+  // came): its trial is recorded as
   // interrupted, so that --resume runs it again, and it is told to stop, so
   // that the study ends instead of waiting for the job's time limit.
   bool give_up_on_silent_runners() {

@@ -9,7 +9,8 @@ behave=$TOP_SRCDIR/tests/integration/programs/behave.sh
 branin=$TOP_SRCDIR/examples/synthetic/branin.py
 work=$TOP_BUILDDIR/tests/integration/driver_study.run
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,tcp
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,tcp \
+  OMPI_MCA_btl_tcp_if_include=127.0.0.1/8 OMPI_MCA_oob_tcp_if_include=127.0.0.1/8
 mpi() { timeout 300 mpirun --oversubscribe -np "$@"; }
 state_of() { # history -> "id:state" lines
   "$tune" export "$1" --csv | awk -F, 'NR > 1 {print $1 ":" $2}'

@@ -13,7 +13,8 @@ preload=$TOP_BUILDDIR/tests/integration/programs/no_locks.so
 lockless_fs=$TOP_BUILDDIR/tests/integration/programs/lockless_fs
 work=$TOP_BUILDDIR/tests/integration/history_locking.run
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,tcp
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,tcp \
+  OMPI_MCA_btl_tcp_if_include=127.0.0.1/8 OMPI_MCA_oob_tcp_if_include=127.0.0.1/8
 
 modes=(local ENOSYS ENOLCK EOPNOTSUPP EINVAL fuse-ENOSYS fuse-local)
 plan $((${#modes[@]} * 3))
