@@ -31,9 +31,12 @@ double MultifactorOrdering::classic_priority(int j, const SimJob& job, double no
     factor = it == assoc_factor_.end() ? 0 : it->second;
   } else {
     double total = 0;
-    for (const auto& [a, u] : usage_) total += u;
-    const auto it = usage_.find(job.account);
-    const double u = total > 0 && it != usage_.end() ? it->second / total : 0;
+    double mine = 0;  // the account's: its users' associations together
+    for (const auto& [assoc, u] : assoc_usage_) {
+      total += u;
+      if (assoc.first == job.account) mine += u;
+    }
+    const double u = total > 0 ? mine / total : 0;
     const double s = 1.0 / std::max(1, accounts_);
     factor = std::pow(2.0, -u / s);
   }
@@ -53,7 +56,6 @@ void MultifactorOrdering::charge(const SimJob& job, int cpus, int gpus, double n
   charged_until = now;
   const double used =
       dt * (s_.max_tres ? std::max<double>(cpus, gpu_billing_ * gpus) : cpus + gpu_billing_ * gpus);
-  usage_[job.account] += used;
   assoc_usage_[association_of(job.account, job.user)] += used;
 }
 
@@ -78,7 +80,6 @@ void MultifactorOrdering::reprioritise(OrderingHost& host, const std::vector<int
     const double dt = now - last_decay_;
     last_decay_ = now;
     const double decay = std::pow(0.5, dt / s_.priority_decay_half_life);
-    for (auto& [a, u] : usage_) u *= decay;
     for (auto& [a, u] : assoc_usage_) u *= decay;
     host.for_each_running([&](int j, int cpus, int gpus, double& charged_until) {
       charge(host.job(j), cpus, gpus, now, charged_until);

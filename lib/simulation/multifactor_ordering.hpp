@@ -8,7 +8,6 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "simulation/ordering.hpp"
@@ -50,13 +49,14 @@ class MultifactorOrdering : public Ordering {
   double weight_fairshare_, weight_age_;
   double gpu_billing_;
   int accounts_;
-  std::unique_ptr<PriorityPolicy> plugin_;         // site_factor/tune's, with Lowering::Tune
-  std::vector<double> base_;                       // the priority without the SITE term
-  std::vector<double> age_, fairshare_;            // its weighted terms
-  std::vector<std::int64_t> site_term_;            // site_factor/tune's term
-  std::unordered_map<std::string, double> usage_;  // classic: per account
+  std::unique_ptr<PriorityPolicy> plugin_;  // site_factor/tune's, with Lowering::Tune
+  std::vector<double> base_;                // the priority without the SITE term
+  std::vector<double> age_, fairshare_;     // its weighted terms
+  std::vector<std::int64_t> site_term_;     // site_factor/tune's term
   FairTree tree_;
-  std::map<AssocKey, double> assoc_usage_, assoc_factor_;  // Fair Tree: per user association
+  // Decayed usage per user association (classic fair share sums an
+  // account's), and Fair Tree's factor of each.
+  std::map<AssocKey, double> assoc_usage_, assoc_factor_;
   double last_decay_ = 0;
 };
 
