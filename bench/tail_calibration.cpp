@@ -104,14 +104,17 @@ int main() {
   };
   std::vector<Variant> variants;
   AdaptiveOptions a1;  // Table 4's configuration of Algorithm 1
-  a1.k = 1, a1.m = 3, a1.thresholds = {0.01};
+  a1.use("algorithm1");
+  a1.set("k", 1), a1.set("m", 3), a1.thresholds = {0.01};
   variants.push_back({"algorithm1 (k=1 m=3)", a1});
-  variants.push_back({"algorithm1 (defaults)", AdaptiveOptions{}});
+  AdaptiveOptions defaults;
+  defaults.use("algorithm1");
+  variants.push_back({"algorithm1 (defaults)", defaults});
   for (int spacings : {2, 3, 4}) {
     AdaptiveOptions t;
-    t.estimator = "tail";
+    t.use("tail");
     t.thresholds = {0.01};
-    t.tail.spacings = spacings;
+    t.set("tail.spacings", spacings);
     variants.push_back(
         {"tail spacings=" + std::to_string(spacings) + (spacings == 4 ? " (default)" : ""), t});
   }

@@ -4,11 +4,19 @@
 #include <algorithm>
 #include <cmath>
 
-#include "adaptive/yield_level.hpp"
+#include "adaptive/estimators.hpp"
 
 namespace tune {
 
-double smallest_top_gap(const ProgressRecord& r, const AdaptiveOptions& o) {
+Algorithm1::Algorithm1()
+    : EstimatorOf({{"k", &Algorithm1Options::k, 1, 1000,
+                    "A study is first judged once it has more than k*m results, then once per m new results."},
+                   {"m", &Algorithm1Options::m, 2, ProgressRecord::kMaxTop,
+                    "The top m values whose smallest gap g is judged."},
+                   {"tolerance", &Algorithm1Options::tolerance, 0, 1,
+                    "g counts as unchanged when within this fraction of the mean of earlier g."}}) {}
+
+double smallest_top_gap(const ProgressRecord& r, const Algorithm1Options& o) {
   const auto m = static_cast<std::size_t>(o.m);
   if (m < 2 || r.top.size() < m || r.trials <= static_cast<std::int64_t>(o.k) * o.m) return -1;
   double g = INFINITY;
@@ -17,19 +25,21 @@ double smallest_top_gap(const ProgressRecord& r, const AdaptiveOptions& o) {
 }
 
 Judgement Algorithm1::judge(const ProgressRecord& r, const AdaptiveOptions& o, YieldState& s) const {
-  if (s.judged_n >= 0 && r.trials < s.judged_n + o.m) return {};
-  const double g = smallest_top_gap(r, o);
+  const Algorithm1Options& a = options();
+  if (s.judged_n >= 0 && r.trials < s.judged_n + a.m) return {};
+  const double g = smallest_top_gap(r, a);
   if (g < 0) return {};
+  Algorithm1Memory& mem = memory(s);
   s.judged_n = r.trials;
   const double G =
-      o.thresholds.empty() ? 0 : o.thresholds[std::min<std::size_t>(s.j, o.thresholds.size() - 1)];
-  const double mean = s.gaps ? s.gap_sum / s.gaps : -1;
-  const bool near_mean = s.gaps > 0 && std::fabs(g - mean) <= o.tolerance * mean;
-  s.gap_sum += g;
-  ++s.gaps;
+      o.thresholds.empty() ? 0 : o.thresholds[std::min<std::size_t>(mem.j, o.thresholds.size() - 1)];
+  const double mean = mem.gaps ? mem.gap_sum / mem.gaps : -1;
+  const bool near_mean = mem.gaps > 0 && std::fabs(g - mean) <= a.tolerance * mean;
+  mem.gap_sum += g;
+  ++mem.gaps;
   if (!(g < G || near_mean)) return {true, -1};
   if (s.level < o.max_level) ++s.level;
-  if (s.j + 1 < static_cast<int>(o.thresholds.size())) ++s.j;
+  if (mem.j + 1 < static_cast<int>(o.thresholds.size())) ++mem.j;
   return {true, -1};
 }
 
@@ -37,6 +47,23 @@ bool Algorithm1::relax(YieldState& s, double quiet, double steady, const Adaptiv
   if (s.level == 0 || std::min(quiet, steady) < o.relax_time) return false;
   --s.level;
   return true;
+}
+
+void Algorithm1::save(const YieldState& s, nlohmann::json& into) const {
+  const Algorithm1Memory& mem = memory(s);
+  into["j"] = mem.j;
+  into["gap_sum"] = mem.gap_sum;
+  into["gaps"] = mem.gaps;
+}
+
+void Algorithm1::restore(const nlohmann::json& from, const AdaptiveOptions& o, YieldState& s) const {
+  Algorithm1Memory& mem = memory(s);
+  mem.j = std::clamp(saved_or(from, "j", 0), 0, std::max(0, static_cast<int>(o.thresholds.size()) - 1));
+  const double sum = saved_or(from, "gap_sum", 0.0);
+  const auto gaps = saved_or(from, "gaps", std::int64_t{0});
+  mem.gap_sum = sum > 0 ? sum : 0;
+  mem.gaps = mem.gap_sum > 0 || gaps > 0 ? std::max<std::int64_t>(0, gaps) : 0;
+  if (mem.gaps == 0) mem.gap_sum = 0;
 }
 
 }  // namespace tune

@@ -16,15 +16,31 @@
 
 namespace tune {
 
+struct Algorithm1Options {
+  int k = 2;               // results needed: n > k*m
+  int m = 5;               // sample size: the top m results
+  double tolerance = 0.05;  // g ~ g' when |g - g'| <= tolerance * g'
+};
+
+// What it keeps of a study.
+struct Algorithm1Memory {
+  int j = 0;           // the index of the current threshold G_j
+  double gap_sum = 0;  // the sum of the gaps g judged so far
+  std::int64_t gaps = 0;  // ... and how many
+};
+
 // g for a record: the smallest relative gap among its top m, or a negative
 // value when the record has fewer than m values or n <= k*m.
-double smallest_top_gap(const ProgressRecord& r, const AdaptiveOptions& o);
+double smallest_top_gap(const ProgressRecord& r, const Algorithm1Options& o);
 
-class Algorithm1 final : public YieldEstimator {
+class Algorithm1 final : public EstimatorOf<Algorithm1Options, Algorithm1Memory> {
  public:
+  Algorithm1();
   const char* label() const override { return "Algorithm 1"; }
   Judgement judge(const ProgressRecord& r, const AdaptiveOptions& o, YieldState& s) const override;
   bool relax(YieldState& s, double quiet, double steady, const AdaptiveOptions& o) const override;
+  void save(const YieldState& s, nlohmann::json& into) const override;
+  void restore(const nlohmann::json& from, const AdaptiveOptions& o, YieldState& s) const override;
 };
 
 }  // namespace tune

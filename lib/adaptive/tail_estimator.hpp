@@ -6,16 +6,26 @@
 // else waits; with someone waiting the estimate stands again at once.
 #pragma once
 
+#include "adaptive/tail_estimate.hpp"
 #include "adaptive/yield_estimator.hpp"
 
 namespace tune {
 
-class TailEstimator final : public YieldEstimator {
+// What it keeps of a study: the level its last judgement gave, before
+// relaxation.
+struct EstimateMemory {
+  int estimate = 0;
+};
+
+class TailEstimator final : public EstimatorOf<TailOptions, EstimateMemory> {
  public:
+  TailEstimator();
   const char* label() const override { return "tail estimate"; }
   Judgement judge(const ProgressRecord& r, const AdaptiveOptions& o, YieldState& s) const override;
   bool relax(YieldState& s, double quiet, double steady, const AdaptiveOptions& o) const override;
-  bool judgement_stands(const YieldState& s) const override { return s.level == s.estimate; }
+  bool judgement_stands(const YieldState& s) const override { return s.level == memory(s).estimate; }
+  void save(const YieldState& s, nlohmann::json& into) const override;
+  void restore(const nlohmann::json& from, const AdaptiveOptions& o, YieldState& s) const override;
 };
 
 }  // namespace tune

@@ -3,50 +3,46 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace tune {
-
-namespace {
-
-const YieldEstimator& rule_of(const AdaptiveOptions& o) {
-  return *estimators().at(o.estimator).rule;
-}
-
-}  // namespace
 
 bool YieldLevel::observe(const ProgressRecord& r, const AdaptiveOptions& o) {
   if (r.trials <= s_.last_n) return false;
   s_.last_n = r.trials;
   const int before = s_.level;
-  const Judgement j = rule_of(o).judge(r, o, s_);
+  const Judgement j = o.rule().judge(r, o, s_);
   if (j.judged) last_p_ = j.chance;
   return s_.level > before;
 }
 
 bool YieldLevel::relax(double quiet, double steady, const AdaptiveOptions& o) {
-  return rule_of(o).relax(s_, quiet, steady, o);
+  return o.rule().relax(s_, quiet, steady, o);
 }
 
 bool YieldLevel::judgement_stands(const AdaptiveOptions& o) const {
-  return rule_of(o).judgement_stands(s_);
+  return o.rule().judgement_stands(s_);
 }
 
 double YieldLevel::multiplier(const AdaptiveOptions& o) const {
   return std::pow(o.yield_factor, s_.level);
 }
 
-YieldLevel YieldLevel::restore(const Saved& s, const AdaptiveOptions& o) {
+nlohmann::json YieldLevel::save(const AdaptiveOptions& o) const {
+  nlohmann::json out = {{"level", s_.level}, {"last_n", s_.last_n}, {"judged_n", s_.judged_n}};
+  o.rule().save(s_, out);
+  return out;
+}
+
+YieldLevel YieldLevel::restore(const nlohmann::json& saved, const AdaptiveOptions& o) {
+  if (!saved.is_object() || !saved.contains("level") || !saved.contains("last_n"))
+    throw std::runtime_error("a study without its level or results count");
   YieldLevel y;
-  y.s_.level = std::clamp(s.level, 0, o.max_level);
-  y.s_.j = std::clamp(s.j, 0, std::max(0, static_cast<int>(o.thresholds.size()) - 1));
-  y.s_.last_n = std::max<std::int64_t>(-1, s.last_n);
-  y.s_.judged_n = std::clamp<std::int64_t>(s.judged_n, -1, y.s_.last_n);
-  y.s_.estimate = std::clamp(s.estimate, 0, o.max_level);
-  y.s_.gap_sum = std::isfinite(s.gap_sum) && s.gap_sum >= 0 ? s.gap_sum : 0;
-  y.s_.gaps = y.s_.gap_sum > 0 || s.gaps > 0 ? std::max<std::int64_t>(0, s.gaps) : 0;
-  if (y.s_.gaps == 0) y.s_.gap_sum = 0;
-  y.s_.best_n = std::isfinite(s.best) ? std::clamp<std::int64_t>(s.best_n, -1, y.s_.last_n) : -1;
-  y.s_.best = y.s_.best_n >= 0 ? s.best : NAN;
+  y.s_.level = std::clamp(saved_or(saved, "level", 0), 0, o.max_level);
+  y.s_.last_n = std::max<std::int64_t>(-1, saved_or(saved, "last_n", std::int64_t{-1}));
+  // Absent from state saved before judgements were counted: judge the next record.
+  y.s_.judged_n = std::clamp<std::int64_t>(saved_or(saved, "judged_n", std::int64_t{-1}), -1, y.s_.last_n);
+  o.rule().restore(saved, o, y.s_);
   return y;
 }
 

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <fstream>
 #include <libconfig.h++>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -85,6 +86,59 @@ class Reader {
   std::string file_;
 };
 
+// The adaptive group: the settings every estimator shares, then each
+// estimator's own (every estimator's are checked, the one in use is used).
+void read_adaptive(const Reader& r, const libconfig::Setting& g, AdaptiveOptions& a, bool& enabled) {
+  const auto owned = a.estimator_settings();
+  std::set<std::string> names{"enabled", "estimator", "thresholds", "yield_factor", "max_level", "relax_time"};
+  std::map<std::string, std::set<std::string>> groups;  // "tail" -> {"horizon", ...}
+  for (const auto& o : owned) {
+    const auto dot = o.setting.path.find('.');
+    names.insert(o.setting.path.substr(0, dot));
+    if (dot != std::string::npos) groups[o.setting.path.substr(0, dot)].insert(o.setting.path.substr(dot + 1));
+  }
+  r.only(g, names);
+  for (const auto& [name, known] : groups)
+    if (const auto* sub = r.group(g, name.c_str())) r.only(*sub, known);
+  enabled = r.boolean(g, "enabled", true);
+  const std::string estimator = r.text(g, "estimator", a.estimator());
+  if (!estimators().contains(estimator))
+    r.fail(g["estimator"], "'adaptive.estimator': " + estimators().unknown(estimator));
+  a.use(estimator);
+  for (const auto& o : owned) {
+    const auto dot = o.setting.path.find('.');
+    const libconfig::Setting* in = &g;
+    std::string leaf = o.setting.path;
+    if (dot != std::string::npos) {
+      if (!g.exists(o.setting.path.substr(0, dot))) continue;
+      in = &g[o.setting.path.substr(0, dot).c_str()];
+      leaf = o.setting.path.substr(dot + 1);
+    }
+    if (!in->exists(leaf)) continue;
+    const auto& s = o.setting;
+    a.set(s.path, s.whole ? r.integer(*in, leaf.c_str(), static_cast<int>(s.value), static_cast<int>(s.lo),
+                                      static_cast<int>(s.hi))
+                          : r.number(*in, leaf.c_str(), s.value, s.lo, s.hi));
+  }
+  if (g.exists("thresholds")) {
+    const auto& t = g["thresholds"];
+    if (!t.isArray() && !t.isList()) r.fail(t, "'adaptive.thresholds' must be a list of numbers: [0.01, 0.005]");
+    if (t.getLength() < 1 || t.getLength() > 32) r.fail(t, "'adaptive.thresholds' needs 1 to 32 values");
+    a.thresholds.clear();
+    for (int i = 0; i < t.getLength(); ++i) {
+      const auto& v = t[i];
+      if (v.getType() != libconfig::Setting::TypeFloat && v.getType() != libconfig::Setting::TypeInt)
+        r.fail(v, "'adaptive.thresholds' must hold numbers");
+      const double x = v.getType() == libconfig::Setting::TypeFloat ? static_cast<double>(v) : static_cast<int>(v);
+      if (!std::isfinite(x) || x < 0 || x > 1e6) r.fail(v, "'adaptive.thresholds' values must be from 0 to 1e6");
+      a.thresholds.push_back(x);
+    }
+  }
+  a.yield_factor = r.number(g, "yield_factor", a.yield_factor, 0.01, 1);
+  a.max_level = r.integer(g, "max_level", a.max_level, 0, 30);
+  a.relax_time = r.number(g, "relax_time", a.relax_time, 1, 30.0 * 86400);
+}
+
 PolicyConfig read(const libconfig::Config& cfg, const std::string& file, const ConfigRules& rules) {
   Reader r(file);
   const auto& root = cfg.getRoot();
@@ -128,52 +182,7 @@ PolicyConfig read(const libconfig::Config& cfg, const std::string& file, const C
   if (c.weights.fairshare + c.weights.age > 1e9)
     throw ConfigError(file, 0,
                       "fairshare.weight + fairshare.age_weight must not exceed 1e9 (priorities are 32-bit)");
-  if (const auto* g = r.group(root, "adaptive")) {
-    r.only(*g, {"enabled", "estimator", "k", "m", "thresholds", "tolerance", "yield_factor", "max_level",
-                "relax_time", "tail", "stagnation"});
-    auto& a = c.adaptive;
-    c.adaptive_enabled = r.boolean(*g, "enabled", true);
-    const std::string estimator = r.text(*g, "estimator", a.estimator);
-    if (const auto* e = estimators().find(estimator))
-      a.estimator = e->name;
-    else
-      r.fail((*g)["estimator"], "'adaptive.estimator': " + estimators().unknown(estimator));
-    if (const auto* t = r.group(*g, "tail")) {
-      r.only(*t, {"horizon", "p_min", "min_results", "spacings"});
-      a.tail.horizon = r.integer(*t, "horizon", a.tail.horizon, 1, 10000);
-      a.tail.p_min = r.number(*t, "p_min", a.tail.p_min, 1e-9, 1);
-      a.tail.min_results = r.integer(*t, "min_results", a.tail.min_results, 2, 100000);
-      a.tail.spacings =
-          r.integer(*t, "spacings", a.tail.spacings, 1, static_cast<int>(ProgressRecord::kMaxTop) - 1);
-    }
-    if (const auto* s = r.group(*g, "stagnation")) {
-      r.only(*s, {"trials"});
-      a.stagnation.trials = r.integer(*s, "trials", a.stagnation.trials, 1, 100000);
-    }
-    a.k = r.integer(*g, "k", a.k, 1, 1000);
-    a.m = r.integer(*g, "m", a.m, 2, static_cast<int>(ProgressRecord::kMaxTop));
-    if (g->exists("thresholds")) {
-      const auto& t = (*g)["thresholds"];
-      if (!t.isArray() && !t.isList())
-        r.fail(t, "'adaptive.thresholds' must be a list of numbers: [0.01, 0.005]");
-      if (t.getLength() < 1 || t.getLength() > 32) r.fail(t, "'adaptive.thresholds' needs 1 to 32 values");
-      a.thresholds.clear();
-      for (int i = 0; i < t.getLength(); ++i) {
-        const auto& v = t[i];
-        if (v.getType() != libconfig::Setting::TypeFloat && v.getType() != libconfig::Setting::TypeInt)
-          r.fail(v, "'adaptive.thresholds' must hold numbers");
-        const double x =
-            v.getType() == libconfig::Setting::TypeFloat ? static_cast<double>(v) : static_cast<int>(v);
-        if (!std::isfinite(x) || x < 0 || x > 1e6)
-          r.fail(v, "'adaptive.thresholds' values must be from 0 to 1e6");
-        a.thresholds.push_back(x);
-      }
-    }
-    a.tolerance = r.number(*g, "tolerance", a.tolerance, 0, 1);
-    a.yield_factor = r.number(*g, "yield_factor", a.yield_factor, 0.01, 1);
-    a.max_level = r.integer(*g, "max_level", a.max_level, 0, 30);
-    a.relax_time = r.number(*g, "relax_time", a.relax_time, 1, 30.0 * 86400);
-  }
+  if (const auto* g = r.group(root, "adaptive")) read_adaptive(r, *g, c.adaptive, c.adaptive_enabled);
   if (const auto* g = r.group(root, "yield")) {
     r.only(*g, {"enabled", "level", "signal", "wait", "cooldown"});
     auto& y = c.yield;

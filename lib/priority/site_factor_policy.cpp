@@ -112,7 +112,7 @@ nlohmann::json SiteFactorPolicy::save() const {
   nlohmann::json held = nlohmann::json::object();
   for (const auto& [id, share] : held_share_) held[id] = share;
   return {
-      {"version", 1},   {"host", "site_factor/tune"}, {"last_pass", last_pass_}, {"studies", tracker_.save()},
+      {"version", 1},   {"host", "site_factor/tune"}, {"last_pass", last_pass_}, {"studies", tracker_.save(c_.adaptive)},
       {"given", given}, {"held_share", held}};
 }
 

@@ -97,26 +97,16 @@ int StudyTracker::signal_for(std::size_t i, const JobView& job, double now, cons
   return y.signal;
 }
 
-nlohmann::json StudyTracker::save() const {
+nlohmann::json StudyTracker::save(const AdaptiveOptions& o) const {
   nlohmann::json studies = nlohmann::json::object();
   for (const auto& [id, s] : studies_) {
-    const auto y = s.yield.save();
-    studies[id] = {{"level", y.level},
-                   {"j", y.j},
-                   {"last_n", y.last_n},
-                   {"gap_sum", y.gap_sum},
-                   {"gaps", y.gaps},
-                   {"judged_n", y.judged_n},
-                   {"estimate", y.estimate},
-                   {"last_seen", s.last_seen},
-                   {"last_contended", s.last_contended},
-                   {"last_change", s.last_change},
-                   {"last_signal", std::max(s.last_signal, -1.0)},
-                   {"signalled_at", s.signalled_at}};
-    if (y.best_n >= 0) {  // the stagnation rule's reference (JSON has no NaN)
-      studies[id]["best"] = y.best;
-      studies[id]["best_n"] = y.best_n;
-    }
+    nlohmann::json one = s.yield.save(o);
+    one["last_seen"] = s.last_seen;
+    one["last_contended"] = s.last_contended;
+    one["last_change"] = s.last_change;
+    one["last_signal"] = std::max(s.last_signal, -1.0);
+    one["signalled_at"] = s.signalled_at;
+    studies[id] = std::move(one);
   }
   return studies;
 }
@@ -133,22 +123,12 @@ void StudyTracker::restore(const nlohmann::json& j, const AdaptiveOptions& o) {
     for (const auto& [id, v] : j.items()) {
       if (id.find(':') == std::string::npos || id.find_first_not_of("0123456789") != id.find(':'))
         throw std::runtime_error("bad study id " + id);
-      YieldLevel::Saved y{v.at("level").get<int>(), v.at("j").get<int>(), v.at("last_n").get<std::int64_t>(),
-                          finite(v.at("gap_sum"), "gap_sum"), v.at("gaps").get<std::int64_t>(),
-                          // absent from state saved before judgements were counted: judge the next record
-                          v.value("judged_n", std::int64_t{-1}),
-                          // absent from state saved before the tail estimator: its level
-                          v.value("estimate", v.at("level").get<int>())};
-      // absent from state saved before the stagnation rule, or before a best
-      if (v.contains("best_n")) {
-        const auto& best = v.at("best");
-        if (!best.is_number() || !std::isfinite(best.get<double>()))
-          throw std::runtime_error("bad best of study " + id);
-        y.best = best.get<double>();
-        y.best_n = v.at("best_n").get<std::int64_t>();
-      }
       StudyState s;
-      s.yield = YieldLevel::restore(y, o);
+      try {
+        s.yield = YieldLevel::restore(v, o);
+      } catch (const std::runtime_error& e) {
+        throw std::runtime_error(std::string(e.what()) + " of study " + id);
+      }
       s.last_seen = finite(v.at("last_seen"), "last_seen");
       s.last_contended = finite(v.at("last_contended"), "last_contended");
       s.last_change = finite(v.at("last_change"), "last_change");
@@ -156,7 +136,7 @@ void StudyTracker::restore(const nlohmann::json& j, const AdaptiveOptions& o) {
       // absent from state saved before it was kept: the next signal may come
       s.signalled_at = v.value("signalled_at", std::int64_t{-1});
       if (s.signalled_at < -1) throw std::runtime_error("bad signalled_at of study " + id);
-      studies.emplace(id, s);
+      studies.emplace(id, std::move(s));
     }
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(std::string("malformed studies: ") + e.what());

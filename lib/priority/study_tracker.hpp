@@ -98,8 +98,9 @@ class StudyTracker {
   // The level changes of the last update(), in the order they happened.
   const std::vector<LevelChange>& changes() const { return changes_; }
   // The studies as JSON (an object by "uid:key"); restore() takes the same
-  // and throws std::runtime_error naming what is wrong.
-  nlohmann::json save() const;
+  // and throws std::runtime_error naming what is wrong. Each study's
+  // estimator state is the options' estimator's (YieldEstimator::save).
+  nlohmann::json save(const AdaptiveOptions& o) const;
   void restore(const nlohmann::json& studies, const AdaptiveOptions& o);
 
   static std::string study_id(std::uint32_t uid, const std::string& key) {

@@ -40,7 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   PolicyConfig c;
   c.fairshare.half_life = 600;
   // Both estimators, chosen by the input's length.
-  if (size % 2) c.adaptive.estimator = "tail";
+  if (size % 2) c.adaptive.use("tail");
   SchedTunePolicy with(c), without(c);
   SiteFactorPolicy site(c);
   JobView mine;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <sstream>
 
 #include "adaptive/yield_level.hpp"
 #include "placement/gang_placement.hpp"
@@ -33,7 +34,7 @@ class EveryEstimator : public testing::TestWithParam<std::string> {
  protected:
   AdaptiveOptions options() const {
     AdaptiveOptions o;
-    o.estimator = estimators().at(GetParam()).name;
+    o.use(GetParam());
     return o;
   }
 };
@@ -62,11 +63,79 @@ TEST_P(EveryEstimator, ARestoredLevelGoesOnAsTheSavedOne) {
     return record(n, {best, best * 1.01, best * 1.02, best * 1.05, best * 1.1});
   };
   for (std::int64_t n = 1; n <= 70; ++n) live.observe(at(n), o);
-  YieldLevel restored = YieldLevel::restore(live.save(), o);
+  YieldLevel restored = YieldLevel::restore(live.save(o), o);
   for (std::int64_t n = 71; n <= 160; ++n) {
     ASSERT_EQ(live.observe(at(n), o), restored.observe(at(n), o)) << "n = " << n;
     ASSERT_EQ(live.level(), restored.level()) << "n = " << n;
     if (n % 20 == 0) live.relax(), restored.relax();
+  }
+}
+
+// Its settings are read from sched_tune.conf's adaptive group by their
+// paths, at both ends of their ranges, and a value out of range is refused
+// on its line.
+TEST_P(EveryEstimator, ReadsItsOwnSettingsFromTheAdaptiveGroup) {
+  for (const auto& owned : AdaptiveOptions().estimator_settings()) {
+    if (owned.estimator != estimators().at(GetParam()).name) continue;
+    const auto& s = owned.setting;
+    const auto dot = s.path.find('.');
+    auto conf = [&](double v) {
+      std::ostringstream value;
+      value.precision(17);
+      value << v;
+      if (!s.whole && value.str().find_first_of(".e") == std::string::npos) value << ".0";
+      const std::string leaf = dot == std::string::npos ? s.path : s.path.substr(dot + 1);
+      const std::string setting = leaf + " = " + value.str() + ";";
+      return "adaptive = {\n estimator = \"" + GetParam() + "\";\n" +
+             (dot == std::string::npos ? setting : s.path.substr(0, dot) + " = { " + setting + " };") + "\n};";
+    };
+    for (double v : {s.lo, s.hi}) {
+      const auto c = parse_policy_config(conf(v), "x.conf");
+      EXPECT_EQ(c.adaptive.estimator(), estimators().at(GetParam()).name);
+      EXPECT_DOUBLE_EQ(c.adaptive.setting(s.path), v) << s.path;
+    }
+    EXPECT_GE(s.value, s.lo) << s.path << ": its default in its range";
+    EXPECT_LE(s.value, s.hi) << s.path;
+    EXPECT_FALSE(s.doc.empty()) << s.path << " is described for sched_tune.conf(5)";
+    try {
+      parse_policy_config(conf(s.hi + 1), "x.conf");
+      ADD_FAILURE() << s.path << " above its range accepted";
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(e.line, 3) << e.what();
+      EXPECT_NE(std::string(e.what()).find(s.path), std::string::npos) << e.what();
+    }
+  }
+}
+
+// State another estimator saved (an admin switched estimators), hostile
+// numbers and wrong types: restored within the options, or refused with a
+// runtime_error, never a crash or a level out of range.
+TEST_P(EveryEstimator, RestoresAnyStateWithinItsOptions) {
+  const AdaptiveOptions mine = options();
+  for (const auto& other : estimators().names()) {
+    AdaptiveOptions theirs;
+    theirs.use(other);
+    YieldLevel y;
+    for (std::int64_t n = 1; n <= 40; ++n) y.observe(plateau(n), theirs);
+    YieldLevel back = YieldLevel::restore(y.save(theirs), mine);
+    EXPECT_LE(back.level(), mine.max_level) << other << "'s state";
+    EXPECT_EQ(back.trials_seen(), 40) << other << "'s state";
+    back.observe(plateau(41), mine);
+  }
+  YieldLevel y;
+  for (std::int64_t n = 1; n <= 40; ++n) y.observe(plateau(n), mine);
+  nlohmann::json hostile = y.save(mine);
+  for (auto& [key, v] : hostile.items())
+    if (v.is_number()) v = key == "last_n" ? 40 : 1e18;
+  hostile["level"] = -5;
+  const YieldLevel back = YieldLevel::restore(hostile, mine);
+  EXPECT_GE(back.level(), 0);
+  EXPECT_LE(back.level(), mine.max_level);
+  const nlohmann::json saved = y.save(mine);
+  for (const auto& [key, v] : saved.items()) {
+    nlohmann::json wrong = saved;
+    wrong[key] = "high";
+    EXPECT_THROW(YieldLevel::restore(wrong, mine), std::runtime_error) << key;
   }
 }
 
@@ -90,9 +159,15 @@ std::vector<JobView> jobs(std::int64_t results) {
 }
 
 // A plateaued study's job never gets more than the same job without its
-// record: a higher priority, or a positive SITE term.
-TEST_P(EveryPriorityPolicy, NeverRaisesAStudysPriority) {
-  auto lowered = make_priority_policy(GetParam(), fast()), plain = make_priority_policy(GetParam(), fast());
+// record: a higher priority, or a positive SITE term; under every
+// estimator.
+class EveryPolicyAndEstimator : public testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(EveryPolicyAndEstimator, NeverRaisesAStudysPriority) {
+  PolicyConfig c = fast();
+  c.adaptive.use(std::get<1>(GetParam()));
+  auto lowered = make_priority_policy(std::get<0>(GetParam()), c),
+       plain = make_priority_policy(std::get<0>(GetParam()), c);
   auto without = jobs(0);
   without[0].comment.clear();
   for (int pass = 0; pass < 5; ++pass) {
@@ -111,6 +186,16 @@ TEST_P(EveryPriorityPolicy, NeverRaisesAStudysPriority) {
     for (const auto& one : d) EXPECT_EQ(one.signal, 0) << "nothing runs: no job is asked to yield";
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Registry, EveryPolicyAndEstimator,
+                         testing::Combine(testing::ValuesIn(priority_policies().names()),
+                                          testing::ValuesIn(estimators().names())),
+                         [](const testing::TestParamInfo<std::tuple<std::string, std::string>>& p) {
+                           std::string n = std::get<0>(p.param) + "_" + std::get<1>(p.param);
+                           for (char& c : n)
+                             if (c == '/') c = '_';
+                           return n;
+                         });
 
 // State saved by one slurmctld and restored by the next: the next pass
 // decides as the uninterrupted policy does.

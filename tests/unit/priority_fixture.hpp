@@ -14,7 +14,7 @@ namespace tune::testing_support {
 // count results in its k and m (the default estimator is the tail one).
 inline AdaptiveOptions algorithm1() {
   AdaptiveOptions o;
-  o.estimator = "algorithm1";
+  o.use("algorithm1");
   return o;
 }
 

@@ -226,7 +226,7 @@ TEST_F(SimulationStudies, TailEstimatorLowersAStudyAtItsCeilingAndFalseLowerings
   const Cluster c = gpu_cluster(1, 1);
   SimOptions o;
   o.priority = "tune";
-  o.tune.adaptive.estimator = "tail";
+  o.tune.adaptive.use("tail");
   const SimResult tail = simulate(c, w, o);
   ASSERT_FALSE(tail.studies[0].lowered_at.empty());
   EXPECT_EQ(tail.studies[0].lowered_at.front(), 5);

@@ -17,8 +17,8 @@ ProgressRecord rec(std::int64_t n, double best, bool minimize = false) {
 
 AdaptiveOptions stagnation(int w = 10) {
   AdaptiveOptions o;
-  o.estimator = "stagnation";
-  o.stagnation.trials = w;
+  o.use("stagnation");
+  o.set("stagnation.trials", w);
   return o;
 }
 
@@ -84,15 +84,15 @@ TEST(Stagnation, TheTrackerKeepsTheBestAcrossARestart) {
   live.update(10, job(3, 0.9), c.adaptive, true);
   live.update(20, job(6, 0.9), c.adaptive, true);
   StudyTracker restored;
-  restored.restore(nlohmann::json::parse(live.save().dump()), c.adaptive);
+  restored.restore(nlohmann::json::parse(live.save(c.adaptive).dump()), c.adaptive);
   for (StudyTracker* t : {&live, &restored}) t->update(30, job(7, 0.9), c.adaptive, true);
   EXPECT_EQ(live.level(0), 1) << "4 results since n = 3";
   EXPECT_EQ(restored.level(0), live.level(0)) << "the best and when it came survived the restart";
 
-  nlohmann::json bad = live.save();
+  nlohmann::json bad = live.save(c.adaptive);
   bad.begin().value()["best"] = "high";
   EXPECT_THROW(restored.restore(bad, c.adaptive), std::runtime_error);
-  nlohmann::json old = live.save();  // state written before the rule existed
+  nlohmann::json old = live.save(c.adaptive);  // state written before the rule existed
   old.begin().value().erase("best");
   old.begin().value().erase("best_n");
   EXPECT_NO_THROW(restored.restore(old, c.adaptive));
@@ -101,8 +101,8 @@ TEST(Stagnation, TheTrackerKeepsTheBestAcrossARestart) {
 TEST(Stagnation, ConfiguredByName) {
   const auto c = parse_policy_config(
       "adaptive = { estimator = \"stagnation\"; stagnation = { trials = 25; }; };", "x.conf");
-  EXPECT_EQ(c.adaptive.estimator, "stagnation");
-  EXPECT_EQ(c.adaptive.stagnation.trials, 25);
+  EXPECT_EQ(c.adaptive.estimator(), "stagnation");
+  EXPECT_EQ(c.adaptive.setting("stagnation.trials"), 25);
   for (const char* bad : {"adaptive = {\n stagnation = { trials = 0; };\n};",
                           "adaptive = {\n stagnation = { window = 5; };\n};"}) {
     try {

@@ -142,7 +142,7 @@ TEST(TailEstimate, RarelyLowersAStudyThatGoesOnToImproveAndLowersOneAtItsCeiling
     return 0.5 + 0.47 * a / (a + b);
   };  // beta(2,2) on [0.5, 0.97]
   AdaptiveOptions o;
-  o.estimator = "tail";
+  o.use("tail");
   int lowered = 0, false_lowered = 0, ceiling_found = 0;
   for (int study = 0; study < 300; ++study) {
     std::vector<double> free, capped;
@@ -180,7 +180,7 @@ TEST(TailEstimate, RarelyLowersAStudyThatGoesOnToImproveAndLowersOneAtItsCeiling
 
 TEST(TailEstimate, YieldLevelFollowsTheEstimateAndRecoversWithIt) {
   AdaptiveOptions o;
-  o.estimator = "tail";
+  o.use("tail");
   YieldLevel y;
   EXPECT_TRUE(y.observe(maxrec(12, {0.85, 0.85, 0.85, 0.85, 0.85, 0.7}), o));
   EXPECT_EQ(y.level(), o.max_level);
@@ -188,21 +188,21 @@ TEST(TailEstimate, YieldLevelFollowsTheEstimateAndRecoversWithIt) {
       << "a repeated record is not judged again";
   EXPECT_FALSE(y.observe(maxrec(13, {0.95, 0.85, 0.85, 0.85, 0.85, 0.85}), o)) << "a new best well above";
   EXPECT_EQ(y.level(), 0);
-  EXPECT_GT(y.last_chance(), o.tail.p_min);
+  EXPECT_GT(y.last_chance(), o.setting("tail.p_min"));
 }
 
 TEST(PolicyConfig, ChoosesTheEstimatorByNameWithItsSettings) {
-  EXPECT_EQ(parse_policy_config("", "x.conf").adaptive.estimator, "tail") << "the default";
+  EXPECT_EQ(parse_policy_config("", "x.conf").adaptive.estimator(), "tail") << "the default";
   const auto c = parse_policy_config(
       "adaptive = { estimator = \"tail\"; tail = { horizon = 20; p_min = 0.01; min_results = 8; spacings = "
       "3; }; };",
       "x.conf");
-  EXPECT_EQ(c.adaptive.estimator, "tail");
-  EXPECT_EQ(c.adaptive.tail.horizon, 20);
-  EXPECT_EQ(c.adaptive.tail.p_min, 0.01);
-  EXPECT_EQ(c.adaptive.tail.min_results, 8);
-  EXPECT_EQ(c.adaptive.tail.spacings, 3);
-  EXPECT_EQ(parse_policy_config("adaptive = { estimator = \"algorithm1\"; };", "x.conf").adaptive.estimator,
+  EXPECT_EQ(c.adaptive.estimator(), "tail");
+  EXPECT_EQ(c.adaptive.setting("tail.horizon"), 20);
+  EXPECT_EQ(c.adaptive.setting("tail.p_min"), 0.01);
+  EXPECT_EQ(c.adaptive.setting("tail.min_results"), 8);
+  EXPECT_EQ(c.adaptive.setting("tail.spacings"), 3);
+  EXPECT_EQ(parse_policy_config("adaptive = { estimator = \"algorithm1\"; };", "x.conf").adaptive.estimator(),
             "algorithm1");
   for (const char* bad :
        {"adaptive = {\n estimator = \"gittins\";\n};", "adaptive = {\n tail = { horizon = 0; };\n};",
@@ -237,7 +237,7 @@ JobView pending_job(std::uint32_t id, std::uint32_t uid, const std::string& tena
 
 TEST(TailEstimate, RelaxesWhileNobodyElseWaitsAndStandsAgainWhenSomeoneDoes) {
   AdaptiveOptions o;
-  o.estimator = "tail";
+  o.use("tail");
   o.relax_time = 60;
   const std::string ceiling = "tune:study=s;n=12;dir=max;top=0.85,0.85,0.85,0.85,0.85,0.7";
   const JobView mine = pending_job(1, 1000, "physics", ceiling), other = pending_job(2, 1001, "bio", "");
@@ -262,7 +262,7 @@ TEST(TailEstimate, RelaxesWhileNobodyElseWaitsAndStandsAgainWhenSomeoneDoes) {
   EXPECT_FALSE(t.changes()[0].judged) << "not a new decision: the earlier one standing again";
   // The state keeps the estimate across a restart.
   StudyTracker back;
-  back.restore(t.save(), o);
+  back.restore(t.save(o), o);
   back.update(250, {mine}, o, true);
   EXPECT_EQ(back.level(0), o.max_level);
 }
