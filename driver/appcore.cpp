@@ -20,6 +20,7 @@
 #include "study/text_input.hpp"
 #include "study/warm_start.hpp"
 #include "trial/runner_side.hpp"
+#include "trial/trial_dir.hpp"
 #include "tune_config.h"
 #include "writer_owner.hpp"
 
@@ -215,13 +216,13 @@ TrialLaunch AppCore::launch_for(const Trial& t) {
   } else {
     l.argv = fill_placeholders(command_, values);
   }
-  l.trial_dir = trial_dir_ + "/" + std::to_string(t.id);
+  l.trial_dir = trial_files::dir_of(trial_dir_, t.id);
   nlohmann::json params = nlohmann::json::object();
   for (std::size_t i = 0; i < t.params.size(); ++i)
     if (!is_absent(t.params[i])) params[s.space.parameters()[i].name] = to_json(t.params[i]);
   l.params_json = params.dump(2);
   for (const auto& [k, v] : values) l.env.emplace_back("TUNE_PARAM_" + k, v);
-  l.env.emplace_back("TUNE_PARAMS_FILE", l.trial_dir + "/params.json");
+  l.env.emplace_back("TUNE_PARAMS_FILE", trial_files::in(l.trial_dir, trial_files::kParams));
   l.env.emplace_back("TUNE_TRIAL_ID", std::to_string(t.id));
   l.env.emplace_back("TUNE_TRIAL_DIR", l.trial_dir);
   l.checkpoint_dir = checkpoint_dir_of(t.id);
@@ -257,7 +258,7 @@ void AppCore::post_progress() {
 }
 
 std::string AppCore::checkpoint_dir_of(std::uint64_t trial) const {
-  return trial_dir_ + "/" + std::to_string(trial) + "/checkpoint";
+  return trial_files::in(trial_files::dir_of(trial_dir_, trial), trial_files::kCheckpoint);
 }
 
 bool AppCore::on_report(std::uint64_t trial, const Report& report) {

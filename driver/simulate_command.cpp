@@ -254,8 +254,7 @@ int run_simulation(const SimulateOptions& o) {
         c.options.tune = sim::ordering_policy(c.options.priority).priority_type == "priority/multifactor"
                              ? site_conf
                              : tune_conf;
-        if (colon != std::string::npos)
-          c.options.tune.adaptive.use(prio.substr(colon + 1));
+        if (colon != std::string::npos) c.options.tune.adaptive.use(prio.substr(colon + 1));
         c.options.placement_options = placement_options;
         c.options.cpus_per_gpu = o.cpus_per_gpu, c.options.study_mode = mode, c.options.drain = o.drain;
         c.options.timer_phase = o.timer_phase;

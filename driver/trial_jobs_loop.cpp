@@ -24,6 +24,7 @@
 #include "study/trial_jobs_controller.hpp"
 #include "trial/messages.hpp"
 #include "trial/runner_side.hpp"
+#include "trial/trial_dir.hpp"
 #include "trial/trial_json.hpp"
 #include "trial_jobs/channel.hpp"
 #include "trial_jobs/slurm_trial_jobs.hpp"
@@ -89,6 +90,19 @@ class SlurmQueue : public JobQueue {
   TrialJobRequest base_;
   std::function<void()> after_look_up_;
   SlurmTrialJobs slurm_;
+};
+
+// A result that came with a hello or from the trial directory, decoded as
+// a live one is (wire::deliver): the run, or what is wrong with it.
+struct ResultIn : wire::AppCoreInbox {
+  explicit ResultIn(const AppCore& core) : core(core) {}
+  void ready(const json&) override {}
+  void report(std::uint64_t, const Report&) override {}
+  void result(const TrialRun& r) override { run = core.attributed(r, false); }
+  void malformed(wire::Kind, const std::string& why) override { bad = why; }
+  const AppCore& core;
+  std::optional<TrialRun> run;
+  std::string bad;
 };
 
 // The AppCore, as the controller's host.
@@ -261,23 +275,18 @@ class TrialJobsLoop : public JobLinks {
       for (const auto& job : file->jobs) earlier[job.id] = std::nullopt;
     for (const auto& t : core_.history().trials()) {
       if (t.state != TrialState::Running) continue;
-      const std::string dir = core_.trial_dir() + "/" + std::to_string(t.id);
-      // A result the job wrote while no AppCore listened.
-      if (std::ifstream in(dir + "/result.json"); in) {
-        const json r = json::parse(in, nullptr, false);
-        try {
-          TrialRun run = wire::run_from_json(r);
-          if (saved_result_counts(run, t) && core_.study().adopt(t.id)) {
-            core_.record(run, 0, t.host, "collected from " + dir + "/result.json");
-            continue;
-          }
-        } catch (const std::exception&) {
+      const std::string dir = trial_files::dir_of(core_.trial_dir(), t.id);
+      // A result the job wrote while no AppCore listened (one that does not
+      // decode is left to the job, adopted below).
+      if (const auto saved = trial_files::saved_result(dir)) {
+        ResultIn got(core_);
+        wire::deliver(*saved, got);
+        if (got.run && saved_result_counts(*got.run, t) && core_.study().adopt(t.id)) {
+          core_.record(*got.run, 0, t.host, "collected from " + trial_files::in(dir, trial_files::kResult));
+          continue;
         }
       }
-      if (std::ifstream in(dir + "/job"); in) {
-        std::uint32_t job = 0;
-        if (in >> job && job) earlier[job] = t.id;
-      }
+      if (const std::uint32_t job = trial_files::saved_job(dir)) earlier[job] = t.id;
     }
     return earlier;
   }
@@ -289,19 +298,12 @@ class TrialJobsLoop : public JobLinks {
         std::uint32_t id = 0;
         if (ev.body.contains("job") && ev.body["job"].is_number_unsigned())
           id = ev.body["job"].get<std::uint32_t>();
-        std::optional<TrialRun> result;
-        std::string bad;
-        if (ev.body.contains("result")) {
-          try {
-            result = core_.attributed(wire::run_from_json(ev.body["result"]), false);
-          } catch (const std::exception& e) {
-            bad = e.what();
-          }
-        }
+        ResultIn got(core_);
+        if (const auto m = wire::result_in_hello(ev.body)) wire::deliver(*m, got);
         const std::string host =
             ev.body.contains("host") && ev.body["host"].is_string() ? ev.body["host"].get<std::string>() : "";
-        loop_->on_hello(ev.conn, id, host, ev.peer, result);
-        if (!bad.empty()) loop_->on_bad_result(ev.conn, bad);
+        loop_->on_hello(ev.conn, id, host, ev.peer, got.run);
+        if (!got.bad.empty()) loop_->on_bad_result(ev.conn, got.bad);
         return;
       }
       case ChannelServer::Event::Closed: return loop_->on_closed(ev.conn);

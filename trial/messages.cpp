@@ -70,6 +70,11 @@ Message bye_message() {
   return {Kind::Bye, json::object()};
 }
 
+std::optional<Message> result_in_hello(const json& hello) {
+  if (!hello.is_object() || !hello.contains("result")) return std::nullopt;
+  return Message{Kind::Result, {{"result", hello["result"]}}};
+}
+
 json to_frame(const Message& m) {
   json frame = m.body.is_object() ? m.body : json::object();
   frame["type"] = kind_name(m.kind);

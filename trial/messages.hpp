@@ -58,6 +58,14 @@ Message interrupt_message(std::optional<std::uint64_t> trial = std::nullopt);
 Message prune_message(std::uint64_t trial);
 Message bye_message();
 
+// A trial job that reconnects with a result it could not deliver says it in
+// its hello, as a Result message's body (so `hello` is that body plus who
+// it is): the Result message, or nothing when the hello has none. With the
+// Result message live and the trial directory's saved one
+// (trial_files::saved_result), the three ways a result arrives, each
+// decoded by `deliver`.
+std::optional<Message> result_in_hello(const nlohmann::json& hello);
+
 // A message as a channel frame (its kind in "type"), and back; nothing for a
 // frame of no known kind.
 nlohmann::json to_frame(const Message& m);

@@ -20,6 +20,7 @@
 #include <stdexcept>
 
 #include "protocol/stdout_metric.hpp"
+#include "trial/trial_dir.hpp"
 
 namespace tune {
 namespace {
@@ -197,7 +198,8 @@ std::optional<std::string> prepare_trial_dir(const TrialLaunch& l, bool& fresh) 
   fresh = mkdir(l.trial_dir.c_str(), 0755) == 0;
   if (!fresh && errno != EEXIST) fresh = fs::create_directories(l.trial_dir, ec);
   const std::string text = l.params_json + "\n";
-  const int fd = open((l.trial_dir + "/params.json").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int fd = open(trial_files::in(l.trial_dir, trial_files::kParams).c_str(),
+                      O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   bool written = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   if (fd >= 0 && close(fd) != 0) written = false;
   if (written) return std::nullopt;
@@ -247,14 +249,14 @@ std::vector<char*> pointers_to(std::vector<std::string>& strings) {
 class TrialOutput {
  public:
   TrialOutput(const TrialLaunch& l, bool fresh, TrialRun& run, const TrialProcess::ReportSink& on_report)
-      : out_(l.trial_dir + "/stdout", fresh),
-        err_(l.trial_dir + "/stderr", fresh),
+      : out_(trial_files::in(l.trial_dir, trial_files::kStdout), fresh),
+        err_(trial_files::in(l.trial_dir, trial_files::kStderr), fresh),
         run_(run),
         on_report_(on_report) {
     if (!l.metric_regex.empty()) metric_.emplace(l.metric_regex);
     if (l.reports_in_file) {
       // Created empty now, read from report_offset_ on as it grows.
-      report_path_ = std::filesystem::absolute(l.trial_dir + "/reports").string();
+      report_path_ = std::filesystem::absolute(trial_files::in(l.trial_dir, trial_files::kReports)).string();
       report_file_ = open(report_path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     }
   }

@@ -16,6 +16,7 @@
 #include "study/trial_job_rules.hpp"
 #include "trial/messages.hpp"
 #include "trial/runner_side.hpp"
+#include "trial/trial_dir.hpp"
 #include "trial/trial_json.hpp"
 #include "trial/trial_process.hpp"
 #include "trial_jobs/channel.hpp"
@@ -39,16 +40,6 @@ std::string env_or(const char* name, const std::string& fallback) {
 
 void say(const std::string& line) {
   std::cout << "tune trial-job: " << line << std::endl;
-}
-
-// The result of a trial lives beside its output until the AppCore has it.
-void keep_result(const TrialLaunch& l, const TrialRun& run) {
-  const std::string path = l.trial_dir + "/result.json", tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << wire::to_json(run).dump() << "\n";
-  }
-  fs::rename(tmp, path);
 }
 
 // A multi-node or multi-task trial job starts the program on every task with srun.
@@ -267,14 +258,16 @@ int run_trial_job(const TrialJobOptions& o) {
     launch.reports_in_file = launch.argv != direct;
     fs::create_directories(launch.trial_dir);
     std::error_code gone;
-    fs::remove(launch.trial_dir + "/result.json", gone);  // an earlier attempt's
-    { std::ofstream(launch.trial_dir + "/job") << env_or("SLURM_JOB_ID", "0") << "\n"; }
+    fs::remove(trial_files::in(launch.trial_dir, trial_files::kResult), gone);  // an earlier attempt's
+    trial_files::save_job(launch.trial_dir, static_cast<std::uint32_t>(std::strtoul(
+                                                env_or("SLURM_JOB_ID", "0").c_str(), nullptr, 10)));
     const TrialRun run = run_trial(session, launch);
-    keep_result(launch, run);
-    json result = wire::to_json(run);
-    if (session.lost() || !session.send(wire::result_message(run))) {
+    // The result lives beside the trial's output until the AppCore has it.
+    trial_files::save_result(launch.trial_dir, run);
+    const wire::Message result = wire::result_message(run);
+    if (session.lost() || !session.send(result)) {
       session.reset_lost();
-      if (!session.connect({{"result", result}})) return 1;
+      if (!session.connect(result.body)) return 1;  // the hello carries it (wire::result_in_hello)
     }
     ++done;
   }

@@ -9,12 +9,13 @@
 namespace tune {
 
 Algorithm1::Algorithm1()
-    : EstimatorOf({{"k", &Algorithm1Options::k, 1, 1000,
-                    "A study is first judged once it has more than k*m results, then once per m new results."},
-                   {"m", &Algorithm1Options::m, 2, ProgressRecord::kMaxTop,
-                    "The top m values whose smallest gap g is judged."},
-                   {"tolerance", &Algorithm1Options::tolerance, 0, 1,
-                    "g counts as unchanged when within this fraction of the mean of earlier g."}}) {}
+    : EstimatorOf(
+          {{"k", &Algorithm1Options::k, 1, 1000,
+            "A study is first judged once it has more than k*m results, then once per m new results."},
+           {"m", &Algorithm1Options::m, 2, ProgressRecord::kMaxTop,
+            "The top m values whose smallest gap g is judged."},
+           {"tolerance", &Algorithm1Options::tolerance, 0, 1,
+            "g counts as unchanged when within this fraction of the mean of earlier g."}}) {}
 
 double smallest_top_gap(const ProgressRecord& r, const Algorithm1Options& o) {
   const auto m = static_cast<std::size_t>(o.m);

@@ -17,15 +17,15 @@
 namespace tune {
 
 struct Algorithm1Options {
-  int k = 2;               // results needed: n > k*m
-  int m = 5;               // sample size: the top m results
+  int k = 2;                // results needed: n > k*m
+  int m = 5;                // sample size: the top m results
   double tolerance = 0.05;  // g ~ g' when |g - g'| <= tolerance * g'
 };
 
 // What it keeps of a study.
 struct Algorithm1Memory {
-  int j = 0;           // the index of the current threshold G_j
-  double gap_sum = 0;  // the sum of the gaps g judged so far
+  int j = 0;              // the index of the current threshold G_j
+  double gap_sum = 0;     // the sum of the gaps g judged so far
   std::int64_t gaps = 0;  // ... and how many
 };
 

@@ -22,9 +22,14 @@ const Registry<EstimatorEntry>& estimators() {
   static const Registry<EstimatorEntry> registry(
       "estimator",
       {
-          {"algorithm1", {}, "the source design's Algorithm 1: the gap among a study's top m results", make<Algorithm1>},
+          {"algorithm1",
+           {},
+           "the source design's Algorithm 1: the gap among a study's top m results",
+           make<Algorithm1>},
           {"tail", {}, "the chance that the study's next results beat its best", make<TailEstimator>},
-          {"stagnation", {}, "no improvement of the study's best in its last stagnation.trials results",
+          {"stagnation",
+           {},
+           "no improvement of the study's best in its last stagnation.trials results",
            make<StagnationEstimator>},
       });
   return registry;
@@ -59,8 +64,8 @@ void AdaptiveOptions::set(std::string_view path, double value) {
       const auto& s = settings[k];
       if (!(value >= s.lo && value <= s.hi) || (s.whole && value != std::floor(value))) {
         std::ostringstream m;
-        m << "'" << path << "' = " << value << " is out of range: give a " << (s.whole ? "whole number" : "value")
-          << " from " << s.lo << " to " << s.hi;
+        m << "'" << path << "' = " << value << " is out of range: give a "
+          << (s.whole ? "whole number" : "value") << " from " << s.lo << " to " << s.hi;
         throw std::invalid_argument(m.str());
       }
       // Copies share the rule: a set one is a new rule with the same settings.

@@ -24,8 +24,8 @@ struct StagnationOptions {
 };
 
 struct StagnationMemory {
-  int estimate = 0;         // the level before relaxation
-  double best = NAN;        // the best at its last improvement that counted
+  int estimate = 0;          // the level before relaxation
+  double best = NAN;         // the best at its last improvement that counted
   std::int64_t best_n = -1;  // ... and the results then (-1: none yet)
 };
 

@@ -9,14 +9,15 @@
 namespace tune {
 
 TailEstimator::TailEstimator()
-    : EstimatorOf({{"tail.horizon", &TailOptions::horizon, 1, 10000,
-                    "Results ahead that count as soon, for p_improve."},
-                   {"tail.p_min", &TailOptions::p_min, 1e-9, 1, "A study whose chance p is below this is lowered."},
-                   {"tail.min_results", &TailOptions::min_results, 2, 100000,
-                    "Results a study needs before it is judged."},
-                   {"tail.spacings", &TailOptions::spacings, 1, ProgressRecord::kMaxTop - 1,
-                    "Spacings of the top values that estimate the tail's scale. Fewer lower a plateaued study "
-                    "sooner and a study still improving more often by mistake."}}) {}
+    : EstimatorOf(
+          {{"tail.horizon", &TailOptions::horizon, 1, 10000,
+            "Results ahead that count as soon, for p_improve."},
+           {"tail.p_min", &TailOptions::p_min, 1e-9, 1, "A study whose chance p is below this is lowered."},
+           {"tail.min_results", &TailOptions::min_results, 2, 100000,
+            "Results a study needs before it is judged."},
+           {"tail.spacings", &TailOptions::spacings, 1, ProgressRecord::kMaxTop - 1,
+            "Spacings of the top values that estimate the tail's scale. Fewer lower a plateaued study "
+            "sooner and a study still improving more often by mistake."}}) {}
 
 Judgement TailEstimator::judge(const ProgressRecord& r, const AdaptiveOptions& o, YieldState& s) const {
   const auto e = tail_estimate(r, options(), o.thresholds.empty() ? 0 : o.thresholds.front());

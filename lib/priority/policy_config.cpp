@@ -90,12 +90,14 @@ class Reader {
 // estimator's own (every estimator's are checked, the one in use is used).
 void read_adaptive(const Reader& r, const libconfig::Setting& g, AdaptiveOptions& a, bool& enabled) {
   const auto owned = a.estimator_settings();
-  std::set<std::string> names{"enabled", "estimator", "thresholds", "yield_factor", "max_level", "relax_time"};
+  std::set<std::string> names{"enabled",      "estimator", "thresholds",
+                              "yield_factor", "max_level", "relax_time"};
   std::map<std::string, std::set<std::string>> groups;  // "tail" -> {"horizon", ...}
   for (const auto& o : owned) {
     const auto dot = o.setting.path.find('.');
     names.insert(o.setting.path.substr(0, dot));
-    if (dot != std::string::npos) groups[o.setting.path.substr(0, dot)].insert(o.setting.path.substr(dot + 1));
+    if (dot != std::string::npos)
+      groups[o.setting.path.substr(0, dot)].insert(o.setting.path.substr(dot + 1));
   }
   r.only(g, names);
   for (const auto& [name, known] : groups)
@@ -122,15 +124,18 @@ void read_adaptive(const Reader& r, const libconfig::Setting& g, AdaptiveOptions
   }
   if (g.exists("thresholds")) {
     const auto& t = g["thresholds"];
-    if (!t.isArray() && !t.isList()) r.fail(t, "'adaptive.thresholds' must be a list of numbers: [0.01, 0.005]");
+    if (!t.isArray() && !t.isList())
+      r.fail(t, "'adaptive.thresholds' must be a list of numbers: [0.01, 0.005]");
     if (t.getLength() < 1 || t.getLength() > 32) r.fail(t, "'adaptive.thresholds' needs 1 to 32 values");
     a.thresholds.clear();
     for (int i = 0; i < t.getLength(); ++i) {
       const auto& v = t[i];
       if (v.getType() != libconfig::Setting::TypeFloat && v.getType() != libconfig::Setting::TypeInt)
         r.fail(v, "'adaptive.thresholds' must hold numbers");
-      const double x = v.getType() == libconfig::Setting::TypeFloat ? static_cast<double>(v) : static_cast<int>(v);
-      if (!std::isfinite(x) || x < 0 || x > 1e6) r.fail(v, "'adaptive.thresholds' values must be from 0 to 1e6");
+      const double x =
+          v.getType() == libconfig::Setting::TypeFloat ? static_cast<double>(v) : static_cast<int>(v);
+      if (!std::isfinite(x) || x < 0 || x > 1e6)
+        r.fail(v, "'adaptive.thresholds' values must be from 0 to 1e6");
       a.thresholds.push_back(x);
     }
   }

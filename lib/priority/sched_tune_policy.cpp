@@ -96,7 +96,10 @@ nlohmann::json SchedTunePolicy::save() const {
     const auto& r = u.resource_seconds();
     tenants[t] = {r.cpus, r.mem_mb, r.gpus};
   }
-  return {{"version", 1}, {"last_pass", last_pass_}, {"tenants", tenants}, {"studies", tracker_.save(c_.adaptive)}};
+  return {{"version", 1},
+          {"last_pass", last_pass_},
+          {"tenants", tenants},
+          {"studies", tracker_.save(c_.adaptive)}};
 }
 
 void SchedTunePolicy::restore(const nlohmann::json& j) {

@@ -111,9 +111,12 @@ nlohmann::json SiteFactorPolicy::save() const {
   for (const auto& [id, site] : given_) given[std::to_string(id)] = site;
   nlohmann::json held = nlohmann::json::object();
   for (const auto& [id, share] : held_share_) held[id] = share;
-  return {
-      {"version", 1},   {"host", "site_factor/tune"}, {"last_pass", last_pass_}, {"studies", tracker_.save(c_.adaptive)},
-      {"given", given}, {"held_share", held}};
+  return {{"version", 1},
+          {"host", "site_factor/tune"},
+          {"last_pass", last_pass_},
+          {"studies", tracker_.save(c_.adaptive)},
+          {"given", given},
+          {"held_share", held}};
 }
 
 void SiteFactorPolicy::restore(const nlohmann::json& j) {

@@ -164,7 +164,7 @@ int tune_policy_change(tune_policy_t* p, size_t i, char* buf, size_t len) {
     const auto& changes = p->policy->changes();
     if (i >= changes.size() || len == 0) return 0;
     const auto& c = changes[i];
-    const char* by = c.judged ? p->policy->config().adaptive.rule().label()
+    const char* by = c.judged        ? p->policy->config().adaptive.rule().label()
                      : c.to < c.from ? "relaxed, nobody else waits"
                                      : "others wait again";
     if (c.chance >= 0)

@@ -87,7 +87,8 @@ TEST_P(EveryEstimator, ReadsItsOwnSettingsFromTheAdaptiveGroup) {
       const std::string leaf = dot == std::string::npos ? s.path : s.path.substr(dot + 1);
       const std::string setting = leaf + " = " + value.str() + ";";
       return "adaptive = {\n estimator = \"" + GetParam() + "\";\n" +
-             (dot == std::string::npos ? setting : s.path.substr(0, dot) + " = { " + setting + " };") + "\n};";
+             (dot == std::string::npos ? setting : s.path.substr(0, dot) + " = { " + setting + " };") +
+             "\n};";
     };
     for (double v : {s.lo, s.hi}) {
       const auto c = parse_policy_config(conf(v), "x.conf");
