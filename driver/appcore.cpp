@@ -14,10 +14,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "adaptive/study_progress.hpp"
 #include "command/resume_check.hpp"
+#include "command/text_input.hpp"
 #include "report/study_report.hpp"
-#include "study/progress.hpp"
-#include "study/text_input.hpp"
 #include "study/warm_start.hpp"
 #include "trial/runner_side.hpp"
 #include "trial/trial_dir.hpp"

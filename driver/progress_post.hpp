@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "adaptive/progress_record.hpp"
-#include "study/progress.hpp"
+#include "adaptive/study_progress.hpp"
 
 namespace tune {
 

@@ -15,9 +15,9 @@
 #include "adaptive/progress_record.hpp"
 #include "priority/job_summary.hpp"
 #include "run_command.hpp"
-#include "study/trial_jobs_controller.hpp"
 #include "trial_jobs/slurm_compat.hpp"
 #include "trial_jobs/slurm_reach.hpp"
+#include "trial_jobs/trial_jobs_controller.hpp"
 
 namespace tune {
 namespace {

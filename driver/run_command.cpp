@@ -23,14 +23,14 @@
 #include <sstream>
 
 #include "appcore.hpp"
+#include "command/text_input.hpp"
 #include "history/history.hpp"
+#include "launch/gpu_share.hpp"
 #include "mpi_runner/messages.hpp"
 #include "mpi_runner/runner.hpp"
 #include "progress_post.hpp"
 #include "search/sampler.hpp"
-#include "study/gpu_share.hpp"
 #include "study/study.hpp"
-#include "study/text_input.hpp"
 #include "trial/trial_json.hpp"
 #include "trial/trial_process.hpp"
 #include "trial_jobs/slurm_reach.hpp"

@@ -11,8 +11,8 @@
 
 #include "search/pruner.hpp"
 #include "study/run_control.hpp"
-#include "study/trial_job_rules.hpp"
 #include "study_flags_cli.hpp"
+#include "trial_jobs/trial_job_rules.hpp"
 
 namespace tune {
 

@@ -17,8 +17,8 @@
 #include "report/study_report.hpp"
 #include "run_command.hpp"
 #include "study/front.hpp"
-#include "study/jobs_file.hpp"
-#include "study/trial_jobs_controller.hpp"
+#include "trial_jobs/jobs_file.hpp"
+#include "trial_jobs/trial_jobs_controller.hpp"
 #include "trial_jobs_loop.hpp"
 
 namespace tune {

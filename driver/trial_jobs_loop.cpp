@@ -15,19 +15,19 @@
 #include <optional>
 #include <sstream>
 
+#include "adaptive/study_progress.hpp"
 #include "appcore.hpp"
 #include "command/job_script.hpp"
-#include "study/jobs_file.hpp"
-#include "study/progress.hpp"
-#include "study/text_input.hpp"
-#include "study/trial_job_rules.hpp"
-#include "study/trial_jobs_controller.hpp"
+#include "command/text_input.hpp"
 #include "trial/messages.hpp"
 #include "trial/runner_side.hpp"
 #include "trial/trial_dir.hpp"
 #include "trial/trial_json.hpp"
 #include "trial_jobs/channel.hpp"
+#include "trial_jobs/jobs_file.hpp"
 #include "trial_jobs/slurm_trial_jobs.hpp"
+#include "trial_jobs/trial_job_rules.hpp"
+#include "trial_jobs/trial_jobs_controller.hpp"
 
 extern char** environ;
 

@@ -17,7 +17,7 @@ struct RunOptions;
 int run_trial_jobs(AppCore& core, const RunOptions& o);
 
 // The channel's file beside the history (address and secret, mode 0600);
-// the jobs file's is lib/study/jobs_file.hpp's.
+// the jobs file's is lib/trial_jobs/jobs_file.hpp's.
 std::string channel_file_of(const std::string& history);
 
 }  // namespace tune

@@ -12,8 +12,8 @@
 #include <iostream>
 #include <optional>
 
+#include "launch/mpi_launch.hpp"
 #include "run_command.hpp"
-#include "study/mpi_launch.hpp"
 #include "study/yield_protocol.hpp"
 
 namespace tune {

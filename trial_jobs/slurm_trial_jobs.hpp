@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "study/trial_job_rules.hpp"
-#include "study/trial_jobs_controller.hpp"
+#include "trial_jobs/trial_job_rules.hpp"
+#include "trial_jobs/trial_jobs_controller.hpp"
 
 namespace tune {
 

@@ -12,15 +12,15 @@
 #include <optional>
 #include <thread>
 
-#include "study/jobs_file.hpp"
-#include "study/trial_job_rules.hpp"
 #include "trial/messages.hpp"
 #include "trial/runner_side.hpp"
 #include "trial/trial_dir.hpp"
 #include "trial/trial_json.hpp"
 #include "trial/trial_process.hpp"
 #include "trial_jobs/channel.hpp"
+#include "trial_jobs/jobs_file.hpp"
 #include "trial_jobs/slurm_trial_jobs.hpp"
+#include "trial_jobs/trial_job_rules.hpp"
 
 namespace tune {
 

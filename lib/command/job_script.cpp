@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "study/text_input.hpp"
+#include "command/text_input.hpp"
 
 namespace tune {
 namespace {

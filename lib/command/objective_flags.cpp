@@ -109,17 +109,4 @@ void check_objective_source(std::string_view objective, std::string_view metric_
         "--metric-regex reads one objective from stdout; with --objective the program reports each by name");
 }
 
-std::string objective_text(const std::vector<ObjectiveSpec>& objectives) {
-  std::string s;
-  for (const auto& o : objectives) s += (s.empty() ? "" : ",") + o.name;
-  return s;
-}
-
-std::string direction_text(const std::vector<ObjectiveSpec>& objectives, bool minimize) {
-  if (objectives.empty()) return minimize ? "min" : "max";
-  std::string s;
-  for (const auto& o : objectives) s += (s.empty() ? "" : ",") + std::string(o.minimize ? "min" : "max");
-  return s;
-}
-
 }  // namespace tune

@@ -29,8 +29,6 @@ ObjectiveFlags parse_objective_flags(std::string_view objective, std::string_vie
 // --objective naming several (or one by name). Throws std::invalid_argument.
 void check_objective_source(std::string_view objective, std::string_view metric_regex);
 
-// The flags back as text ("loss,latency", "min,max", "0.1,20"), for scripts.
-std::string objective_text(const std::vector<ObjectiveSpec>& objectives);
-std::string direction_text(const std::vector<ObjectiveSpec>& objectives, bool minimize);
+// The flags back as text: objective_text and direction_text (history.hpp).
 
 }  // namespace tune

@@ -6,9 +6,9 @@
 #include <stdexcept>
 #include <utility>
 
+#include "command/text_input.hpp"
 #include "search/pruner.hpp"
 #include "search/sampler.hpp"
-#include "study/text_input.hpp"
 
 namespace tune {
 

@@ -266,4 +266,17 @@ std::vector<ReportRow> History::reports() const {
   return read_report_rows(impl_->reports_dset.get(), impl_->path);
 }
 
+std::string objective_text(const std::vector<ObjectiveSpec>& objectives) {
+  std::string s;
+  for (const auto& o : objectives) s += (s.empty() ? "" : ",") + o.name;
+  return s;
+}
+
+std::string direction_text(const std::vector<ObjectiveSpec>& objectives, bool minimize) {
+  if (objectives.empty()) return minimize ? "min" : "max";
+  std::string s;
+  for (const auto& o : objectives) s += (s.empty() ? "" : ",") + std::string(o.minimize ? "min" : "max");
+  return s;
+}
+
 }  // namespace tune

@@ -32,6 +32,10 @@ struct ObjectiveSpec {
   std::string name;
   bool minimize = true;
 };
+// A study's objectives as the flags spell them ("loss,latency", "min,max"),
+// for messages and scripts.
+std::string objective_text(const std::vector<ObjectiveSpec>& objectives);
+std::string direction_text(const std::vector<ObjectiveSpec>& objectives, bool minimize);
 
 struct StudyInfo {
   std::string name;

@@ -22,12 +22,12 @@
 #include <unordered_set>
 
 #include "adaptive/progress_record.hpp"
+#include "adaptive/study_progress.hpp"
 #include "priority/sched_tune_policy.hpp"
 #include "priority/site_factor_policy.hpp"
 #include "simulation/ordering.hpp"
 #include "simulation/simulator.hpp"
-#include "study/progress.hpp"
-#include "study/trial_jobs_controller.hpp"
+#include "trial_jobs/trial_jobs_controller.hpp"
 
 namespace tune::sim::detail {
 

@@ -6,10 +6,10 @@
 #include <cstdlib>
 #include <queue>
 
+#include "adaptive/study_progress.hpp"
 #include "history/direction.hpp"
 #include "simulation/text.hpp"
 #include "simulation/workload.hpp"
-#include "study/progress.hpp"
 
 namespace tune::sim {
 namespace {

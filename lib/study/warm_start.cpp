@@ -9,8 +9,6 @@
 #include <optional>
 #include <sstream>
 
-#include "command/objective_flags.hpp"
-
 namespace tune {
 
 namespace {

@@ -447,7 +447,7 @@ TEST(PolicyConfig, ErrorsNameTheLineAndTheFix) {
 }  // namespace
 }  // namespace tune
 
-#include "study/progress.hpp"
+#include "adaptive/study_progress.hpp"
 
 namespace tune {
 namespace {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// HISTORY.jobs (lib/study/jobs_file.hpp): what the AppCore writes, tune
+// HISTORY.jobs (lib/trial_jobs/jobs_file.hpp): what the AppCore writes, tune
 // status and a resumed AppCore read back.
-#include "study/jobs_file.hpp"
+#include "trial_jobs/jobs_file.hpp"
 
 #include <gtest/gtest.h>
 

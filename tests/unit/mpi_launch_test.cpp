@@ -2,7 +2,7 @@
 // The environment tune wrap --mpi gives mpirun (lib/study/mpi_launch): one
 // more slot on the first node for the AppCore, every GPU of the job for the
 // daemons' step.
-#include "study/mpi_launch.hpp"
+#include "launch/mpi_launch.hpp"
 
 #include <gtest/gtest.h>
 

@@ -12,8 +12,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "command/text_input.hpp"
 #include "driver/study_flags_cli.hpp"
-#include "study/text_input.hpp"
 #include "temp_dir.hpp"
 
 namespace tune {

@@ -11,9 +11,9 @@
 #include <random>
 
 #include "adaptive/progress_record.hpp"
+#include "adaptive/study_progress.hpp"
 #include "adaptive/yield_level.hpp"
 #include "priority/policy_config.hpp"
-#include "study/progress.hpp"
 
 namespace tune {
 namespace {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "study/text_input.hpp"
+#include "command/text_input.hpp"
 
 #include <gtest/gtest.h>
 
-#include "study/gpu_share.hpp"
+#include "launch/gpu_share.hpp"
 
 namespace tune {
 namespace {

@@ -2,7 +2,7 @@
 // The AppCore's loop over its trial jobs (lib/study/trial_jobs_controller), with
 // Slurm, the channel and the AppCore faked and a real Study and history:
 // what it submits, hands out, re-runs, retries, cancels and adopts.
-#include "study/trial_jobs_controller.hpp"
+#include "trial_jobs/trial_jobs_controller.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "study/trial_job_rules.hpp"
+#include "trial_jobs/trial_job_rules.hpp"
 
 namespace tune {
 namespace {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "study/text_input.hpp"
+#include "command/text_input.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "study/trial_jobs_controller.hpp"
+#include "trial_jobs/trial_jobs_controller.hpp"
 
 #include <algorithm>
 #include <utility>

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "study/study.hpp"
-#include "study/trial_job_rules.hpp"
+#include "trial_jobs/trial_job_rules.hpp"
 
 namespace tune {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "study/progress.hpp"
+#include "adaptive/study_progress.hpp"
 
 #include <algorithm>
 #include <cctype>

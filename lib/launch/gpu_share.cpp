@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "study/gpu_share.hpp"
+#include "launch/gpu_share.hpp"
 
 namespace tune {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "study/trial_job_rules.hpp"
+#include "trial_jobs/trial_job_rules.hpp"
 
 #include <algorithm>
 #include <array>

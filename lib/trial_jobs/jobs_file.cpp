@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "study/jobs_file.hpp"
+#include "trial_jobs/jobs_file.hpp"
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "study/trial_jobs_controller.hpp"
+#include "trial_jobs/trial_jobs_controller.hpp"
 
 namespace tune {
 

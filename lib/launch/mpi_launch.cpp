@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "study/mpi_launch.hpp"
+#include "launch/mpi_launch.hpp"
 
 #include <regex>
 #include <sstream>
