@@ -36,10 +36,6 @@ namespace tune {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string channel_file_of(const std::string& history) {
-  return fs::path(history).replace_extension(".channel").string();
-}
-
 namespace {
 
 std::string exe_path() {
@@ -243,22 +239,21 @@ class TrialJobsLoop : public JobLinks {
     r.workdir = fs::current_path().string();
     fs::create_directories(core_.trial_dir());
     r.output = fs::absolute(core_.trial_dir()).string() + "/job-%j.out";
-    std::string setup;
+    TrialJobScript script;
+    script.study = core_.history().study().name;
     if (!options_.setup.empty()) {
       try {
-        setup = "# --setup " + options_.setup + "\n" + setup_lines(options_.setup);
+        script.setup_file = options_.setup;
+        script.setup = setup_lines(options_.setup);
       } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
       }
     }
-    // bash with --setup: module and conda's activation are bash functions.
-    r.script = std::string(setup.empty() ? "#!/bin/sh\n" : "#!/bin/bash\n") + "# A trial job of study " +
-               core_.history().study().name +
-               " (tune run --trial-jobs): it asks the study's AppCore for its trial when it starts.\n" +
-               setup + "exec " + shell_quote(exe_path()) + " trial-job --channel " +
-               shell_quote(fs::absolute(channel_file_).string()) + " --trials " +
-               std::to_string(options_.trials_per_job) + " --appcore-wait " +
-               std::to_string(static_cast<long>(appcore_wait_)) + "\n";
+    script.tune_binary = exe_path();
+    script.channel_file = fs::absolute(channel_file_).string();
+    script.trials_per_job = options_.trials_per_job;
+    script.appcore_wait_s = static_cast<long>(appcore_wait_);
+    r.script = trial_job_script(script);
     std::vector<std::string> env;
     for (char** e = environ; *e; ++e) env.emplace_back(*e);
     r.environment = trial_job_environment(env, {});

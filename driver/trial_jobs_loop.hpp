@@ -16,8 +16,4 @@ struct RunOptions;
 // The process's exit code (as run_study's).
 int run_trial_jobs(AppCore& core, const RunOptions& o);
 
-// The channel's file beside the history (address and secret, mode 0600);
-// the jobs file's is lib/trial_jobs/jobs_file.hpp's.
-std::string channel_file_of(const std::string& history);
-
 }  // namespace tune

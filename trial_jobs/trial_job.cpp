@@ -17,6 +17,7 @@
 #include "trial/trial_dir.hpp"
 #include "trial/trial_json.hpp"
 #include "trial/trial_process.hpp"
+#include "trial_jobs/appcore_watch.hpp"
 #include "trial_jobs/channel.hpp"
 #include "trial_jobs/jobs_file.hpp"
 #include "trial_jobs/slurm_trial_jobs.hpp"
@@ -57,57 +58,48 @@ std::vector<std::string> with_srun(std::vector<std::string> argv) {
 // this user's jobs) now and then while the AppCore cannot be reached;
 // lib/study's appcore_fate says what it means. The first verdict other than
 // MayReturn stands: it also cancels the study's trial jobs still pending.
-class AppCoreWatch {
+// Slurm as the AppCore watch asks it (lib/trial_jobs/appcore_watch.hpp).
+class SlurmQuery : public JobQuery {
  public:
-  explicit AppCoreWatch(const std::string& channel_file) : channel_file_(channel_file) {}
-
-  AppCoreFate check() {
-    using namespace std::chrono;
-    if (fate_ != AppCoreFate::MayReturn) return fate_;
-    const auto now = steady_clock::now();
-    // Every 10 s; every 60 s once slurmctld did not answer (each try can
-    // take its MessageTimeout, and a running trial's reports wait meanwhile).
-    if (asked_ && now - *asked_ < seconds(silent_ ? 60 : 10)) return fate_;
-    asked_ = now;
-    ChannelAddress a;
-    try {
-      a = read_channel_file(channel_file_);  // a resumed AppCore's, if one wrote it since
-    } catch (const ChannelError&) {
-      return fate_;
-    }
-    if (a.job == 0) return fate_;  // an AppCore outside Slurm: nothing to ask
-    const auto self =
-        static_cast<std::uint32_t>(std::strtoul(env_or("SLURM_JOB_ID", "0").c_str(), nullptr, 10));
-    std::vector<std::uint32_t> ids = {a.job};
-    if (const auto file = read_jobs_file(a.jobs_file))
-      for (const auto& j : file->jobs)
-        if (j.pending && j.id != self && j.id != a.job) ids.push_back(j.id);
+  std::map<std::uint32_t, TrialJobInfo> look_up(const std::vector<std::uint32_t>& ids) override {
     try {
       if (!slurm_) slurm_.emplace();
-      const auto info = slurm_->look_up(ids);
-      silent_ = false;
-      const TrialJobInfo& core = info.at(a.job);
-      fate_ = appcore_fate(core);
-      if (fate_ == AppCoreFate::MayReturn) return fate_;
-      std::string cancelled;
-      for (std::size_t i = 1; i < ids.size(); ++i)
-        if (info.at(ids[i]).state == TrialJobInfo::State::Pending && slurm_->cancel(ids[i]))
-          cancelled += (cancelled.empty() ? "" : ", ") + std::to_string(ids[i]);
-      say("the AppCore's Slurm job " + std::to_string(a.job) + " has ended " +
-          std::string(job_end_name(core.end)) + ", so no AppCore comes back until the study is resumed" +
-          (cancelled.empty() ? "" : "; cancelled its pending trial jobs " + cancelled));
-    } catch (const SlurmError&) {
-      silent_ = true;  // the AppCore may still come back
+      return slurm_->look_up(ids);
+    } catch (const SlurmError& e) {
+      throw JobQueueError(e.what());
     }
-    return fate_;
+  }
+  bool cancel(std::uint32_t id) override { return slurm_ && slurm_->cancel(id); }
+
+ private:
+  std::optional<SlurmTrialJobs> slurm_;
+};
+
+// Whether the AppCore may come back (AppCoreWatch), from the channel file
+// (a resumed AppCore's, if one wrote it since) and its jobs file.
+class AppCoreCheck {
+ public:
+  explicit AppCoreCheck(const std::string& channel_file) : channel_file_(channel_file) {}
+
+  AppCoreFate check() {
+    const double now =
+        std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    if (!watch_.due(now)) return watch_.fate();
+    ChannelAddress a;
+    try {
+      a = read_channel_file(channel_file_);
+    } catch (const ChannelError&) {
+      a.job = 0;  // nothing to ask this time
+    }
+    const auto self =
+        static_cast<std::uint32_t>(std::strtoul(env_or("SLURM_JOB_ID", "0").c_str(), nullptr, 10));
+    return watch_.ask(now, a.job, self, a.job ? read_jobs_file(a.jobs_file) : std::nullopt, slurm_, say);
   }
 
  private:
   std::string channel_file_;
-  std::optional<SlurmTrialJobs> slurm_;
-  std::optional<std::chrono::steady_clock::time_point> asked_;
-  bool silent_ = false;  // slurmctld did not answer the last look-up
-  AppCoreFate fate_ = AppCoreFate::MayReturn;
+  SlurmQuery slurm_;
+  AppCoreWatch watch_;
 };
 
 // The trial job's link to its AppCore over the channel: the vocabulary's
@@ -196,7 +188,7 @@ class Session : public RunnerLink {
   ChannelClient client_;
   json hello_;
   bool lost_ = false;
-  AppCoreWatch watch_;
+  AppCoreCheck watch_;
   bool interrupted_ = false;  // the running trial was ended for a stopped AppCore
 };
 

@@ -108,4 +108,13 @@ std::string sbatch_script(const SubmitOptions& o, const std::string& tune_binary
   return s.str();
 }
 
+std::string trial_job_script(const TrialJobScript& s) {
+  const std::string setup = s.setup.empty() ? "" : "# --setup " + s.setup_file + "\n" + s.setup;
+  return std::string(setup.empty() ? "#!/bin/sh\n" : "#!/bin/bash\n") + "# A trial job of study " + s.study +
+         " (tune run --trial-jobs): it asks the study's AppCore for its trial when it starts.\n" + setup +
+         "exec " + shell_quote(s.tune_binary) + " trial-job --channel " + shell_quote(s.channel_file) +
+         " --trials " + std::to_string(s.trials_per_job) + " --appcore-wait " +
+         std::to_string(s.appcore_wait_s) + "\n";
+}
+
 }  // namespace tune

@@ -16,6 +16,10 @@ std::string jobs_file_of(const std::string& history) {
   return fs::path(history).replace_extension(".jobs").string();
 }
 
+std::string channel_file_of(const std::string& history) {
+  return fs::path(history).replace_extension(".channel").string();
+}
+
 JobsFile jobs_file_from(const std::map<std::uint32_t, LiveJob>& jobs, const std::string& held, double now) {
   JobsFile f;
   f.updated = now;

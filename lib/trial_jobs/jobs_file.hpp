@@ -27,8 +27,12 @@ struct JobsFile {
   std::string held;  // the limit that holds new trial jobs back, if one does
 };
 
-// HISTORY.jobs for HISTORY.h5.
+// The files a study of trial jobs keeps beside its history HISTORY.h5:
+// HISTORY.jobs, the trial jobs it has in Slurm (this file's JobsFile), and
+// HISTORY.channel, where its AppCore listens (the address and secret, mode
+// 0600; trial_jobs/channel.hpp writes and reads it).
 std::string jobs_file_of(const std::string& history);
+std::string channel_file_of(const std::string& history);
 
 // The controller's jobs as the file lists them.
 JobsFile jobs_file_from(const std::map<std::uint32_t, LiveJob>& jobs, const std::string& held, double now);

@@ -95,17 +95,20 @@ bool limit_reason(const std::string& reason);
 std::string limit_reasons(const std::vector<std::string>& pending_reasons);
 
 // Slurm, as the loop needs it.
-class JobQueue {
+class JobQuery {
  public:
-  virtual ~JobQueue() = default;
-  // Submits one trial job carrying `comment` (its progress record); its id.
-  // Throws JobQueueError with Slurm's reason.
-  virtual std::uint32_t submit(const std::string& comment) = 0;
+  virtual ~JobQuery() = default;
   // What slurmctld knows of these jobs (one RPC); a job it no longer knows is
   // Ended/Vanished. Throws JobQueueError when slurmctld does not answer.
   virtual std::map<std::uint32_t, TrialJobInfo> look_up(const std::vector<std::uint32_t>& ids) = 0;
   // scancel; false if Slurm refused (the job may be gone).
   virtual bool cancel(std::uint32_t id) = 0;
+};
+class JobQueue : public JobQuery {
+ public:
+  // Submits one trial job carrying `comment` (its progress record); its id.
+  // Throws JobQueueError with Slurm's reason.
+  virtual std::uint32_t submit(const std::string& comment) = 0;
 };
 
 // The connections to the trial jobs (one per running job), as the loop needs them.

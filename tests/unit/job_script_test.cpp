@@ -155,5 +155,25 @@ TEST(JobScript, TheWarningSignalIsAskedForWithOrWithoutTime) {
   EXPECT_TRUE(has(sbatch_script(o, "tune", "now"), "#SBATCH --time=1:00:00\n#SBATCH --signal=B:USR1@120\n"));
 }
 
+// A trial job's script: sh without --setup, bash with it (module and
+// conda's activation are bash functions); the paths quoted for the shell.
+TEST(TrialJobScript, RunsTheSetupThenTheTrialJobCommand) {
+  TrialJobScript t;
+  t.study = "lr-sweep";
+  t.tune_binary = "/opt/tune dir/bin/tune";
+  t.channel_file = "/scratch/a b/s.channel";
+  t.trials_per_job = 3;
+  t.appcore_wait_s = 120;
+  EXPECT_EQ(trial_job_script(t),
+            "#!/bin/sh\n# A trial job of study lr-sweep (tune run --trial-jobs): it asks the study's AppCore "
+            "for its trial when it starts.\nexec '/opt/tune dir/bin/tune' trial-job --channel "
+            "'/scratch/a b/s.channel' --trials 3 --appcore-wait 120\n");
+  t.setup_file = "env.sh";
+  t.setup = "module load cuda\n";
+  const std::string s = trial_job_script(t);
+  EXPECT_EQ(s.rfind("#!/bin/bash\n", 0), 0u);
+  EXPECT_NE(s.find("\n# --setup env.sh\nmodule load cuda\nexec "), std::string::npos) << s;
+}
+
 }  // namespace
 }  // namespace tune

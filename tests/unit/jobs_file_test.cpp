@@ -16,6 +16,7 @@ using JobsFileTest = testing_support::TempDirTest;
 
 TEST_F(JobsFileTest, BesideTheHistory) {
   EXPECT_EQ(jobs_file_of("/scratch/a/study.h5"), "/scratch/a/study.jobs");
+  EXPECT_EQ(channel_file_of("/scratch/a/study.h5"), "/scratch/a/study.channel");
 }
 
 TEST_F(JobsFileTest, ReadsBackWhatItWrote) {

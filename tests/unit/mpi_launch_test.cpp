@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The environment tune wrap --mpi gives mpirun (lib/study/mpi_launch): one
+// The environment tune wrap --mpi gives mpirun (lib/launch/mpi_launch): one
 // more slot on the first node for the AppCore, every GPU of the job for the
 // daemons' step.
 #include "launch/mpi_launch.hpp"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The AppCore's loop over its trial jobs (lib/study/trial_jobs_controller), with
+// The AppCore's loop over its trial jobs (lib/trial_jobs/trial_jobs_controller), with
 // Slurm, the channel and the AppCore faked and a real Study and history:
 // what it submits, hands out, re-runs, retries, cancels and adopts.
 #include "trial_jobs/trial_jobs_controller.hpp"
