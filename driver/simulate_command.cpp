@@ -11,6 +11,7 @@
 #include "priority/policy_config.hpp"
 #include "run_command.hpp"
 #include "simulation/cluster.hpp"
+#include "simulation/experiment.hpp"
 #include "simulation/ordering.hpp"
 #include "simulation/priority_trace.hpp"
 #include "simulation/simulator.hpp"
@@ -22,24 +23,24 @@ namespace tune {
 
 void add_simulate_options(CLI::App& app, SimulateOptions& o) {
   app.add_option(
-         "--cluster", o.cluster,
+         "--cluster", o.spec.cluster,
          "slurm.conf (with topology.conf beside it), an openb node list CSV, or a tune place description")
       ->required();
   app.add_option(
-      "--associations", o.associations,
+      "--associations", o.spec.associations,
       "the accounting associations, for priority/multifactor's Fair Tree: the output of sacctmgr -nP "
       "show assoc format=Account,User,ParentName,Share (default: the jobs' accounts and users under "
       "root)");
-  app.add_option("--jobs", o.jobs,
+  app.add_option("--jobs", o.spec.jobs,
                  "workload: sacct --parsable2 output, SWF, Philly-style, Tiresias or openb CSV");
   app.add_option(
-      "--study", o.studies,
+      "--study", o.spec.studies,
       "replay a tuning study from its tune history beside the jobs: PATH[,key=value...] with keys target, "
       "account, user, submit, parallel, trials-per-job, cpus, gpus, mem, trial-time-limit, time-limit, "
       "time-scale "
       "(repeat for more studies)");
   app.add_option(
-         "--study-mode", o.study_modes,
+         "--study-mode", o.spec.study_modes,
          "how studies meet the cluster: trials (an AppCore job and one job per trial, tune run "
          "--trial-jobs), "
          "whole (one allocation per study that yields and requeues when sched/tune asks); both to compare")
@@ -47,24 +48,24 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
       ->check(CLI::IsMember({"trials", "whole"}))
       ->capture_default_str();
   app.add_option(
-         "--timer-phase", o.timer_phase,
+         "--timer-phase", o.spec.timer_phase,
          "seconds slurmctld's periodic passes are into their periods when the workload starts (unknown for "
          "a history: try several with --validate)")
       ->check(CLI::Range(0.0, 86400.0))
       ->capture_default_str();
-  app.add_option("--drain", o.drain,
+  app.add_option("--drain", o.spec.drain,
                  "a yielding whole study lets running trials finish this long (tune run --drain)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  app.add_option("--cluster-share", o.cluster_share,
+  app.add_option("--cluster-share", o.spec.cluster_share,
                  "keep this share of the nodes, spread over the node list (for a trace too small to load its "
                  "cluster)")
       ->check(CLI::Range(0.001, 1.0))
       ->capture_default_str();
-  app.add_option("--format", o.format, "force the workload format")
+  app.add_option("--format", o.spec.format, "force the workload format")
       ->check(CLI::IsMember({"sacct", "swf", "philly", "tiresias", "openb"}));
   app.add_option(
-      "--times-from", o.times_from,
+      "--times-from", o.spec.times_from,
       "for a workload of sizes only (openb multigpu50): draw each job's submission and run time from this "
       "workload's jobs of the same GPU count");
   // The names: lib/simulation/ordering's list; NAME:ESTIMATOR for the policies with tune's lowering.
@@ -77,7 +78,7 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
   priority_help += " tune:ESTIMATOR and multifactor+tune:ESTIMATOR with the named estimator (";
   priority_help += estimators().choices();
   priority_help += ") instead of the configuration's";
-  app.add_option("--priority", o.priorities, priority_help)
+  app.add_option("--priority", o.spec.priorities, priority_help)
       ->delimiter(',')
       ->check(CLI::Validator(
           [](std::string& name) -> std::string {
@@ -98,38 +99,39 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
   std::string placement_help = "placement policies to compare:";
   for (const auto& p : placements().entries()) placement_help += " " + p.name + " (" + p.description + ");";
   placement_help += " default cons_tres, or select_gang.conf's placement with --select-conf";
-  app.add_option("--placement", o.placements, placement_help)
+  app.add_option("--placement", o.spec.placements, placement_help)
       ->delimiter(',')
       ->check(CLI::IsMember(placements().names()));
-  auto* load = app.add_option("--load", o.loads, "compress arrivals by these factors (2: twice as often)")
-                   ->delimiter(',')
-                   ->check(CLI::PositiveNumber);
+  auto* load =
+      app.add_option("--load", o.spec.loads, "compress arrivals by these factors (2: twice as often)")
+          ->delimiter(',')
+          ->check(CLI::PositiveNumber);
   app.add_option(
-         "--utilisation", o.utilisations,
+         "--utilisation", o.spec.utilisations,
          "compress arrivals so the offered load is this share of the cluster's GPUs (CPUs if no job has a "
          "GPU), e.g. 0.5,0.8,0.95")
       ->delimiter(',')
       ->check(CLI::Range(0.01, 10.0))
       ->excludes(load);
   app.add_option(
-         "--time-limit-factor", o.time_limit_factor,
+         "--time-limit-factor", o.spec.time_limit_factor,
          "a job without a time limit in the workload gets this times its run time, rounded up to a minute")
       ->check(CLI::Range(1.0, 1000.0))
       ->capture_default_str();
-  app.add_option("--cpus-per-gpu", o.cpus_per_gpu, "CPUs a GPU job takes per GPU at least")
+  app.add_option("--cpus-per-gpu", o.spec.cpus_per_gpu, "CPUs a GPU job takes per GPU at least")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   app.add_option("--sched-conf", o.sched_conf,
                  "sched_tune.conf for the tune priority policy (default: its defaults)");
   app.add_option(
-         "--select-conf", o.select_conf,
+         "--select-conf", o.spec.select_conf,
          "a site's select_gang.conf: its placement settings (cores_per_free_gpu) for gang and fgd, and its "
          "placement policy when --placement is not given")
       ->check(CLI::ExistingFile);
   app.add_option("--site-conf", o.site_conf,
                  "site_factor_tune.conf for the multifactor+tune priority policy (default: its defaults)");
-  app.add_option("--limit", o.limit, "replay only the first N jobs")->check(CLI::PositiveNumber);
-  app.add_option("--seed", o.seed, "seed for --times-from")->capture_default_str();
+  app.add_option("--limit", o.spec.limit, "replay only the first N jobs")->check(CLI::PositiveNumber);
+  app.add_option("--seed", o.spec.seed, "seed for --times-from")->capture_default_str();
   app.add_option("--csv", o.csv_dir, "write one CSV per run (one row per job) into this directory");
   app.add_option("--html", o.html, "write an HTML page of tables and charts");
   app.add_option(
@@ -156,54 +158,18 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
 }
 
 int run_simulation(const SimulateOptions& o) {
-  sim::Cluster cluster;
-  sim::Workload base;
-  PolicyConfig tune_conf, site_conf;
-  PlacementOptions placement_options;
-  std::vector<std::string> placements = o.placements;
+  sim::Experiment plan;
   try {
-    cluster = sim::read_cluster(o.cluster);
-    if (o.cluster_share < 1) cluster = sim::scale_cluster(cluster, o.cluster_share);
-    if (!o.associations.empty()) cluster.associations = sim::read_associations(o.associations);
-    if (o.jobs.empty() && o.studies.empty())
-      throw sim::WorkloadError("nothing to replay: give --jobs WORKLOAD, --study HISTORY.h5, or both");
-    if (o.jobs.empty() && !o.utilisations.empty())
-      throw sim::WorkloadError(
-          "--utilisation scales a workload's arrivals: give --jobs, or --load to compress "
-          "the studies' submissions");
-    if (!o.jobs.empty())
-      base = sim::read_workload(o.jobs, o.format);
-    else
-      base.source = "studies";
-    for (const auto& spec : o.studies) base.studies.push_back(sim::read_study(spec));
-    if (!base.timed) {
-      if (o.times_from.empty())
-        throw sim::WorkloadError(o.jobs +
-                                 ": gives job sizes but no submission or run times; add --times-from "
-                                 "WORKLOAD (e.g. openb_pod_list_default.csv) to draw them by GPU count");
-      sim::borrow_times(base, sim::read_workload(o.times_from), o.seed);
-    }
-    if (o.limit > 0 && static_cast<long>(base.jobs.size()) > o.limit) base.jobs.resize(o.limit);
-    if (!o.sched_conf.empty()) tune_conf = load_policy_config(o.sched_conf);
-    if (!o.site_conf.empty())
-      site_conf = load_policy_config(o.site_conf, priority_policy("site_factor/tune").rules);
-    if (!o.select_conf.empty()) {  // a site's settings for the policies the plugin runs
-      const GangConfig g = load_gang_config(o.select_conf);
-      placement_options = g.options;
-      if (placements.empty()) placements = {g.placement};
-    }
-    if (placements.empty()) placements = {"cons_tres"};
+    sim::ExperimentSpec spec = o.spec;
+    spec.plugin_conf = {{"sched/tune", o.sched_conf}, {"site_factor/tune", o.site_conf}};
+    plan = sim::plan_experiment(spec);
   } catch (const std::exception& e) {
     std::cerr << "tune simulate: error: " << e.what() << "\n";
     return kExitUsage;
   }
-  sim::apply_time_limits(base, o.time_limit_factor);
-  const double native = base.jobs.empty() ? 0 : sim::offered_load(base, cluster.gpus(), cluster.cpus());
-  std::vector<double> factors = o.loads;
-  for (double u : o.utilisations)
-    factors.push_back(sim::factor_for_load(base, u, cluster.gpus(), cluster.cpus()));
-  if (factors.empty()) factors.push_back(1);
-
+  const sim::Cluster& cluster = plan.cluster;
+  const sim::Workload& base = plan.base;
+  const double native = plan.native_load;
   std::printf("cluster: %s: %zu nodes, %d CPUs, %d GPUs\n", cluster.source.c_str(),
               cluster.topology.nodes.size(), cluster.cpus(), cluster.gpus());
   for (const auto& n : cluster.notes) std::printf("  note: %s\n", n.c_str());
@@ -229,43 +195,12 @@ int run_simulation(const SimulateOptions& o) {
       st.backfill ? "sched/backfill" : "sched/builtin", st.sched_interval, st.default_queue_depth,
       st.batch_sched_delay, st.bf_interval, st.bf_window / 60, st.bf_resolution, st.bf_max_job_test);
 
-  struct Combo {
-    sim::SimOptions options;
-    std::string label;
-    std::string priority;  // as given, e.g. "tune:tail"
-  };
-  std::vector<Combo> combos;
-  // One run's file in `dir`: x<load>-<priority>-<placement>[-<mode>].<ext>.
-  auto run_file_name = [](const std::string& dir, double f, const Combo& c, bool with_mode, const char* ext) {
-    char name[512];
-    std::snprintf(name, sizeof name, "%s/x%g-%s-%s%s.%s", dir.c_str(), f, c.priority.c_str(),
-                  c.options.placement.c_str(), with_mode ? ("-" + c.options.study_mode).c_str() : "", ext);
-    return std::string(name);
-  };
-  const std::vector<std::string> modes =
-      base.studies.empty() ? std::vector<std::string>{"trials"} : o.study_modes;
-  for (const auto& mode : modes)
-    for (const auto& prio : o.priorities)
-      for (const auto& place : placements) {
-        Combo c;
-        // "tune:tail": the policy, and the estimator instead of the file's.
-        const auto colon = prio.find(':');
-        c.options.priority = prio.substr(0, colon), c.options.placement = place;
-        c.options.tune = sim::ordering_policy(c.options.priority).priority_type == "priority/multifactor"
-                             ? site_conf
-                             : tune_conf;
-        if (colon != std::string::npos) c.options.tune.adaptive.use(prio.substr(colon + 1));
-        c.options.placement_options = placement_options;
-        c.options.cpus_per_gpu = o.cpus_per_gpu, c.options.study_mode = mode, c.options.drain = o.drain;
-        c.options.timer_phase = o.timer_phase;
-        c.priority = prio;
-        c.label = prio + "+" + place + (modes.size() > 1 ? "/" + mode : "");
-        combos.push_back(std::move(c));
-      }
+  const auto& combos = plan.runs;
+  const bool with_mode = plan.several_modes;
   std::vector<sim::Summary> all_rows;
   std::vector<sim::SimResult> all_results;
   std::vector<std::pair<std::string, sim::Agreement>> agreements;
-  for (double f : factors) {
+  for (double f : plan.factors) {
     const sim::Workload w = sim::compress(base, f);
     if (w.jobs.empty())
       std::printf("\n== arrivals x%.3g ==\n", f);
@@ -283,7 +218,7 @@ int run_simulation(const SimulateOptions& o) {
       sim::SimOptions options = combo.options;
       if (!o.sprio_dir.empty()) {
         std::filesystem::create_directories(o.sprio_dir);
-        const std::string name = run_file_name(o.sprio_dir, f, combo, modes.size() > 1, "sprio");
+        const std::string name = sim::run_file_name(o.sprio_dir, f, combo, with_mode, "sprio");
         trace.open(name);
         if (!trace) {
           std::cerr << "tune simulate: error: cannot write " << name << "\n";
@@ -310,7 +245,7 @@ int run_simulation(const SimulateOptions& o) {
       }
       if (!o.csv_dir.empty()) {
         std::filesystem::create_directories(o.csv_dir);
-        const std::string name = run_file_name(o.csv_dir, f, combo, modes.size() > 1, "csv");
+        const std::string name = sim::run_file_name(o.csv_dir, f, combo, with_mode, "csv");
         std::ofstream out(name);
         sim::write_jobs_csv(out, w, r, &cluster.topology);
         if (!out) {

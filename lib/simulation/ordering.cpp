@@ -13,10 +13,18 @@ std::unique_ptr<Ordering> make(const OrderingSpec& spec, const OrderingSetup& se
   return std::make_unique<O>(spec, setup);
 }
 
-constexpr const char* kBasic = "priority/basic";
-constexpr const char* kMultifactor = "priority/multifactor";
+constexpr PriorityType kBasic = PriorityType::Basic;
+constexpr PriorityType kMultifactor = PriorityType::Multifactor;
 
 }  // namespace
+
+const char* priority_type_name(PriorityType t) {
+  return t == PriorityType::Multifactor ? "priority/multifactor" : "priority/basic";
+}
+
+const char* tune_plugin_for(PriorityType t) {
+  return t == PriorityType::Multifactor ? "site_factor/tune" : "sched/tune";
+}
 
 const Registry<OrderingSpec>& ordering_policies() {
   using L = Lowering;

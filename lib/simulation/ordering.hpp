@@ -27,6 +27,13 @@ namespace tune::sim {
 
 // What lowers a plateauing study's jobs.
 enum class Lowering { None, Tune, Oracle, EvidenceOracle, ReportsOracle };
+
+// The Slurm priority plugin an ordering models, and tune's plugin for it:
+// sched/tune replaces priority/basic's order, site_factor/tune adds its
+// SITE term to priority/multifactor's.
+enum class PriorityType { Basic, Multifactor };
+const char* priority_type_name(PriorityType t);  // "priority/basic", "priority/multifactor"
+const char* tune_plugin_for(PriorityType t);     // its name in priority_policies()
 // What an oracle waits for before it lowers a plateauing study: nothing (it
 // knows the study's fate), its final results, or its trials' reports.
 enum class OracleSight { Fate, Results, Reports };
@@ -128,8 +135,8 @@ class Ordering {
 struct OrderingSpec {
   std::string name;
   std::vector<std::string> aliases;
-  std::string description;    // one line: what it models
-  std::string priority_type;  // the Slurm plugin it models: "priority/basic", "priority/multifactor"
+  std::string description;  // one line: what it models
+  PriorityType priority_type;
   Lowering lowering;
   std::string plugin;  // Lowering::Tune: the plugin's policy, by its name in priority_policies()
   std::function<std::unique_ptr<Ordering>(const OrderingSpec&, const OrderingSetup&)> make;

@@ -34,7 +34,8 @@ SimResult contest(const std::string& ordering, std::ostream* trace = nullptr, in
 std::string without_lowering(const OrderingSpec& spec) {
   for (const auto& e : ordering_policies().entries())
     if (e.priority_type == spec.priority_type && e.lowering == Lowering::None) return e.name;
-  ADD_FAILURE() << spec.name << ": no ordering of " << spec.priority_type << " without lowering";
+  ADD_FAILURE() << spec.name << ": no ordering of " << priority_type_name(spec.priority_type)
+                << " without lowering";
   return spec.name;
 }
 
@@ -109,7 +110,7 @@ TEST_P(EveryOrdering, TheTraceShowsEachStartInItsQueue) {
         << line;
     ASSERT_TRUE(pass == "main" || pass == "backfill") << line;
     EXPECT_LE(site, 0) << line;
-    EXPECT_EQ(age == "-", spec.priority_type == "priority/basic") << "multifactor's terms only: " << line;
+    EXPECT_EQ(age == "-", spec.priority_type == PriorityType::Basic) << "multifactor's terms only: " << line;
     if (start) ++started[id];
     passes[time + " " + pass].push_back({prio, level == "-" ? 0 : std::stoi(level)});
     ++rows;
@@ -122,7 +123,7 @@ TEST_P(EveryOrdering, TheTraceShowsEachStartInItsQueue) {
   int both = 0;  // passes in which a yielding and a non-yielding job wait
   for (const auto& [when, q] : passes) {
     for (std::size_t i = 1; i < q.size(); ++i) EXPECT_GE(q[i - 1].prio, q[i].prio) << when;
-    if (spec.lowering != Lowering::Tune || spec.priority_type != "priority/multifactor") continue;
+    if (spec.lowering != Lowering::Tune || spec.priority_type != PriorityType::Multifactor) continue;
     bool yielding = false, other = false;
     for (const auto& y : q) {
       yielding = yielding || y.level > 0, other = other || y.level == 0;
@@ -131,7 +132,7 @@ TEST_P(EveryOrdering, TheTraceShowsEachStartInItsQueue) {
     }
     both += yielding && other;
   }
-  if (spec.lowering == Lowering::Tune && spec.priority_type == "priority/multifactor")
+  if (spec.lowering == Lowering::Tune && spec.priority_type == PriorityType::Multifactor)
     EXPECT_GT(both, 0) << "the contest has passes where the order matters";
 }
 
