@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "placement/gang_placement.hpp"
+#include "placement/placements.hpp"
 
 using namespace tune;
 

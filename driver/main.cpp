@@ -7,7 +7,7 @@
 
 #include "history/history.hpp"
 #include "place_command.hpp"
-#include "placement/gang_placement.hpp"
+#include "placement/placements.hpp"
 #include "queue_command.hpp"
 #include "report_command.hpp"
 #include "run_command.hpp"

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "placement/description.hpp"
-#include "placement/gang_placement.hpp"
+#include "placement/placements.hpp"
 #include "run_command.hpp"
 
 namespace tune {

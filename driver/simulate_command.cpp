@@ -7,7 +7,7 @@
 #include <iostream>
 
 #include "placement/gang_config.hpp"
-#include "placement/gang_placement.hpp"
+#include "placement/placements.hpp"
 #include "priority/policy_config.hpp"
 #include "run_command.hpp"
 #include "simulation/cluster.hpp"

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "adaptive/estimators.hpp"
-#include "placement/gang_placement.hpp"
+#include "placement/placements.hpp"
 #include "search/pruner.hpp"
 #include "search/sampler.hpp"
 #include "simulation/ordering.hpp"

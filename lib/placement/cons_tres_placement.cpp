@@ -5,10 +5,11 @@
 // is chosen (if none holds it, the run with the most CPUs first, then the
 // next); a job that fits on one node gets, in that run, the node with the
 // fewest available CPUs that holds it (first in node order on a tie).
+#include "placement/cons_tres_placement.hpp"
+
 #include <algorithm>
 
 #include "placement/fill.hpp"
-#include "placement/gang_placement.hpp"
 
 namespace tune {
 

@@ -6,7 +6,7 @@
 #include <tuple>
 #include <vector>
 
-#include "placement/gang_placement.hpp"
+#include "placement/placement_policy.hpp"
 
 namespace tune::placement_detail {
 

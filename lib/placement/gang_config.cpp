@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "placement/placements.hpp"
+
 namespace tune {
 
 GangConfig parse_gang_config(const std::string& text, const std::string& name) {

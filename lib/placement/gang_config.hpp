@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "placement/gang_placement.hpp"
+#include "placement/placement_policy.hpp"
 
 namespace tune {
 

@@ -9,18 +9,9 @@
 #include <tuple>
 
 #include "placement/fill.hpp"
-#include "placement/fragmentation_placement.hpp"
 
 namespace tune {
 using namespace placement_detail;
-
-std::optional<Placement> FirstFitPlacement::place(const Topology& t, const JobShape& j) const {
-  std::vector<int> order(t.nodes.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-  auto p = fill(t, j, order);
-  if (p) lowest_free_gpus(t, *p);
-  return p;
-}
 
 std::optional<Placement> GangPlacement::place(const Topology& t, const JobShape& j) const {
   const bool gpu_job = j.wants_gpus();
@@ -110,65 +101,6 @@ std::optional<Placement> GangPlacement::place(const Topology& t, const JobShape&
   if (best)
     for (auto& g : best->nodes) choose_gpus(t.nodes[g.node], g);
   return best;
-}
-
-const Registry<PlacementEntry>& placements() {
-  static const Registry<PlacementEntry> registry(
-      "placement policy",
-      {
-          {"gang",
-           {},
-           "all GPUs of a job at once on the fewest switches and nodes, best fit",
-           [](const PlacementOptions& o) { return std::make_unique<GangPlacement>(o); },
-           true},
-          {"fgd",
-           {},
-           "fragmentation-aware over the mix of jobs seen (one-node jobs), gang otherwise",
-           [](const PlacementOptions& o) { return std::make_unique<FragmentationPlacement>(o); },
-           true},
-          {"cons_tres",
-           {},
-           "select/cons_tres's own choice",
-           [](const PlacementOptions&) { return std::make_unique<ConsTresPlacement>(); }},
-          {"first-fit",
-           {},
-           "the first nodes in node order that hold the job",
-           [](const PlacementOptions&) { return std::make_unique<FirstFitPlacement>(); }},
-      });
-  return registry;
-}
-
-std::vector<std::string> plugin_placement_names() {
-  std::vector<std::string> names;
-  for (const auto& p : placements().entries())
-    if (p.in_plugin) names.push_back(p.name);
-  return names;
-}
-
-std::unique_ptr<PlacementPolicy> make_placement(std::string_view name, PlacementOptions options) {
-  return placements().at(name).make(options);
-}
-
-void apply(Topology& t, const Placement& p, const JobShape& /*job*/) {
-  for (const auto& g : p.nodes) {
-    NodeCell& n = t.nodes[g.node];
-    n.free_cores -= g.cpus;
-    n.free_mem_mb -= g.mem_mb;
-    for (int i : g.gpu_indices) {
-      if (!n.gpu_free[i])
-        throw std::logic_error("GPU " + std::to_string(i) + " of " + n.name + " is not free");
-      n.gpu_free[i] = false;
-    }
-  }
-}
-
-void release(Topology& t, const Placement& p) {
-  for (const auto& g : p.nodes) {
-    NodeCell& n = t.nodes[g.node];
-    n.free_cores += g.cpus;
-    n.free_mem_mb += g.mem_mb;
-    for (int i : g.gpu_indices) n.gpu_free[i] = true;
-  }
 }
 
 }  // namespace tune

@@ -10,7 +10,7 @@ namespace tune {
 
 const Registry<PriorityPolicyEntry>& priority_policies() {
   static const Registry<PriorityPolicyEntry> registry(
-      "priority policy",
+      "tune priority plugin",
       {
           {"sched/tune",
            {},

@@ -38,7 +38,8 @@ Experiment plan_experiment(const ExperimentSpec& o) {
   std::map<std::string, PolicyConfig> conf;
   for (const auto& p : priority_policies().entries()) conf.try_emplace(p.name);
   for (const auto& [plugin, file] : o.plugin_conf)
-    if (!file.empty()) conf.at(priority_policy(plugin).name) = load_policy_config(file, priority_policy(plugin).rules);
+    if (!file.empty())
+      conf.at(priority_policy(plugin).name) = load_policy_config(file, priority_policy(plugin).rules);
   PlacementOptions placement_options;
   std::vector<std::string> placements = o.placements;
   if (!o.select_conf.empty()) {  // a site's settings for the policies the plugin runs

@@ -22,11 +22,11 @@ struct ExperimentSpec {
   // priority_policies() ("sched/tune": sched_tune.conf); a plugin not
   // named runs with its defaults.
   std::map<std::string, std::string> plugin_conf;
-  std::string select_conf;  // select/cons_tres_gang's select_gang.conf
-  std::vector<std::string> priorities{"fifo"};    // POLICY or POLICY:ESTIMATOR
-  std::vector<std::string> placements;            // empty: cons_tres, or select_gang.conf's
-  std::vector<double> loads;                      // arrival compression factors
-  std::vector<double> utilisations;               // target offered loads (0-1]; with or instead of loads
+  std::string select_conf;                      // select/cons_tres_gang's select_gang.conf
+  std::vector<std::string> priorities{"fifo"};  // POLICY or POLICY:ESTIMATOR
+  std::vector<std::string> placements;          // empty: cons_tres, or select_gang.conf's
+  std::vector<double> loads;                    // arrival compression factors
+  std::vector<double> utilisations;             // target offered loads (0-1]; with or instead of loads
   double time_limit_factor = 2;
   double cluster_share = 1;
   int cpus_per_gpu = 0;
@@ -46,8 +46,8 @@ struct PlannedRun {
 
 struct Experiment {
   Cluster cluster;
-  Workload base;             // at its own pace, time limits applied
-  double native_load = 0;    // base's offered load (0 without jobs)
+  Workload base;                // at its own pace, time limits applied
+  double native_load = 0;       // base's offered load (0 without jobs)
   std::vector<double> factors;  // arrival compressions, one pass of the runs each
   std::vector<PlannedRun> runs;
   bool several_modes = false;  // the labels and file names carry the study mode

@@ -47,7 +47,7 @@
 #include <string>
 #include <vector>
 
-#include "placement/gang_placement.hpp"
+#include "placement/placements.hpp"
 #include "priority/policy_config.hpp"
 #include "simulation/cluster.hpp"
 #include "simulation/workload.hpp"

@@ -11,7 +11,7 @@
 
 #include "../c_boundary.hpp"
 #include "placement/gang_config.hpp"
-#include "placement/gang_placement.hpp"
+#include "placement/placements.hpp"
 
 struct gang_settings {
   explicit gang_settings(tune::GangConfig c)

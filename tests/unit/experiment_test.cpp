@@ -2,11 +2,12 @@
 // tune simulate's plan (lib/simulation/experiment): one run per study mode x
 // priority x placement, each with the configuration of the tune plugin its
 // priority type runs, and the inputs' errors named.
+#include "simulation/experiment.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
 
-#include "simulation/experiment.hpp"
 #include "temp_dir.hpp"
 
 namespace tune::sim {
@@ -22,8 +23,9 @@ class Experiments : public testing_support::TempDirTest {
     ExperimentSpec s;
     s.cluster = write("slurm.conf", "NodeName=n[1-4] CPUs=8 RealMemory=16000 Gres=gpu:2\n");
     // SWF: id, submit, wait, run, procs, ..., requested procs, requested time, ...
-    s.jobs = write("w.swf", "1 0 -1 100 4 -1 -1 4 200 -1 1 1 1 -1 -1 -1 -1 -1\n"
-                            "2 10 -1 100 4 -1 -1 4 200 -1 1 2 1 -1 -1 -1 -1 -1\n");
+    s.jobs = write("w.swf",
+                   "1 0 -1 100 4 -1 -1 4 200 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                   "2 10 -1 100 4 -1 -1 4 200 -1 1 2 1 -1 -1 -1 -1 -1\n");
     return s;
   }
 };
@@ -46,7 +48,8 @@ TEST_F(Experiments, OneRunPerPriorityAndPlacementEachWithItsPluginsConfiguration
   EXPECT_EQ(e.runs[4].options.tune.adaptive.max_level, 3) << "site_factor/tune's file for multifactor+tune";
   EXPECT_EQ(e.runs[4].options.tune.adaptive.estimator(), "tail");
   EXPECT_EQ(e.runs[6].options.priority, "tune");
-  EXPECT_EQ(e.runs[6].options.tune.adaptive.estimator(), "stagnation") << "the named estimator over the file's";
+  EXPECT_EQ(e.runs[6].options.tune.adaptive.estimator(), "stagnation")
+      << "the named estimator over the file's";
   EXPECT_EQ(run_file_name("out", 2, e.runs[6], false, "csv"), "out/x2-tune:stagnation-cons_tres.csv");
   EXPECT_FALSE(e.several_modes) << "no studies: one mode";
 }
@@ -58,7 +61,8 @@ TEST_F(Experiments, ABadInputIsNamedBeforeAnythingRuns) {
     plan_experiment(nothing);
     ADD_FAILURE() << "planned nothing";
   } catch (const WorkloadError& e) {
-    EXPECT_NE(std::string(e.what()).find("give --jobs WORKLOAD, --study HISTORY.h5, or both"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("give --jobs WORKLOAD, --study HISTORY.h5, or both"),
+              std::string::npos);
   }
   ExperimentSpec refused = spec();
   refused.plugin_conf = {{"site_factor/tune", write("site.conf", "fairshare = { weight = 1; };\n")}};

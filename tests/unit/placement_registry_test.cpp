@@ -6,7 +6,7 @@
 #include <random>
 #include <set>
 
-#include "placement/gang_placement.hpp"
+#include "placement/placements.hpp"
 
 namespace tune {
 namespace {

@@ -2,7 +2,10 @@
 // Gang GPU placement (lib/placement) beside first fit.
 #include <gtest/gtest.h>
 
+#include "placement/cons_tres_placement.hpp"
+#include "placement/first_fit_placement.hpp"
 #include "placement/gang_placement.hpp"
+#include "placement/placements.hpp"
 
 namespace tune {
 namespace {

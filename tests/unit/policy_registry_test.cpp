@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "adaptive/yield_level.hpp"
-#include "placement/gang_placement.hpp"
+#include "placement/placements.hpp"
 #include "priority/priority_policy.hpp"
 #include "priority_fixture.hpp"
 #include "search/pruner.hpp"

@@ -30,7 +30,7 @@ TEST(PriorityPolicies, EachPluginsPolicyByNameWithItsConfigurationFile) {
     FAIL() << "an unknown name was accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(),
-                 "unknown priority policy 'priority/tune'; choose one of: sched/tune, site_factor/tune");
+                 "unknown tune priority plugin 'priority/tune'; choose one of: sched/tune, site_factor/tune");
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <sstream>
 
+#include "placement/cons_tres_placement.hpp"
 #include "placement/fragmentation_placement.hpp"
 #include "simulation/cluster.hpp"
 #include "simulation/simulator.hpp"
