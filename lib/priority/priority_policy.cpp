@@ -17,13 +17,17 @@ const Registry<PriorityPolicyEntry>& priority_policies() {
            "DRF fair share times the study's yield factor, as the job's priority",
            [](PolicyConfig c) { return std::make_unique<SchedTunePolicy>(std::move(c)); },
            ConfigRules{},
-           "usage and yield levels"},
+           "usage and yield levels",
+           "sched_tune.conf",
+           "sched_tune.state"},
           {"site_factor/tune",
            {},
            "the study's yield factor as a SITE term priority/multifactor adds",
            [](PolicyConfig c) { return std::make_unique<SiteFactorPolicy>(std::move(c)); },
            ConfigRules{.fairshare = false, .lowering = true, .named_by = "PrioritySiteFactorParameters"},
-           "yield levels"},
+           "yield levels",
+           "site_factor_tune.conf",
+           "site_factor_tune.state"},
       });
   return registry;
 }

@@ -4,7 +4,7 @@
 // sched/tune gives pending jobs their own priorities (fair share times the
 // study's yield factor: SchedTunePolicy), site_factor/tune a SITE term that
 // priority/multifactor adds (SiteFactorPolicy). The plugins' shim
-// (plugins/sched_tune/tune_policy.cpp) and tune simulate's Ordering make
+// (plugins/tune_host/tune_policy.cpp) and tune simulate's Ordering make
 // theirs by name from priority_policies(); a new policy is a class here and
 // one entry in that list. No Slurm here.
 #include <cstdint>
@@ -87,6 +87,8 @@ struct PriorityPolicyEntry {
   std::function<std::unique_ptr<PriorityPolicy>(PolicyConfig)> make;
   ConfigRules rules;        // what its configuration file may hold (load_policy_config)
   std::string state_holds;  // what its saved state holds, for the log
+  std::string conf_file;    // its configuration file beside slurm.conf (rules.named_by may name another)
+  std::string state_file;   // its state file in StateSaveLocation (the configuration's state_file may name another)
 };
 
 // Every adaptive priority policy, by the plugin that hosts it.

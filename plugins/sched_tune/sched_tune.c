@@ -29,10 +29,8 @@ extern int init(void)
 {
 	if (slurmctld_config.scheduling_disabled)
 		return SLURM_SUCCESS;
-	if (!xstrcmp(slurm_conf.priority_type, "priority/multifactor")) {
-		error("%s: PriorityType=priority/multifactor recomputes every pending priority, so this plugin's would not hold: its policy is off. Use PrioritySiteFactorPlugin=site_factor/tune instead (site_factor_tune(8))",
-		      plugin_type);
-	} else if (tune_agent_start(tune_sched_host(plugin_type)) != SLURM_SUCCESS) {
+	if (!tune_sched_under_multifactor(plugin_type) &&
+	    tune_agent_start(tune_sched_host(plugin_type)) != SLURM_SUCCESS) {
 		return SLURM_ERROR;
 	}
 	backfill = plugin_context_create("sched", "sched/backfill", (void **) &backfill_ops,

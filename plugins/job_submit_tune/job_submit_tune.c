@@ -28,11 +28,8 @@ extern int init(void)
 		info("job_submit/tune: SchedulerType=sched/tune already runs the policy; this plugin passes jobs through");
 		return SLURM_SUCCESS;
 	}
-	if (!xstrcmp(slurm_conf.priority_type, "priority/multifactor")) {
-		error("%s: PriorityType=priority/multifactor recomputes every pending priority, so this plugin's would not hold: its policy is off. Use PrioritySiteFactorPlugin=site_factor/tune instead (site_factor_tune(8))",
-		      plugin_type);
+	if (tune_sched_under_multifactor(plugin_type))
 		return SLURM_SUCCESS;
-	}
 	if (tune_agent_start(tune_sched_host(plugin_type)) != SLURM_SUCCESS)
 		return SLURM_ERROR;
 	hosting = true;

@@ -45,6 +45,15 @@ tune_policy_t* tune_policy_load(const char* conf_path, const char* policy, char*
   });
 }
 
+int tune_policy_files(const char* policy, const char** conf_name, const char** state_name) {
+  return c_boundary(nullptr, 0, -1, [&] {
+    const tune::PriorityPolicyEntry& spec = tune::priority_policy(policy);
+    *conf_name = spec.conf_file.c_str();  // the registry lives as long as the plugin
+    *state_name = spec.state_file.c_str();
+    return 0;
+  });
+}
+
 int tune_policy_reconfigure(tune_policy_t* p, const char* conf_path, char* err, size_t errlen) {
   return c_boundary(err, errlen, -1, [&] {
     auto c = tune::load_policy_config(conf_path, p->spec.rules);

@@ -7,11 +7,8 @@
 
 typedef struct {
 	const char *name;	/* plugin_type, for messages */
-	const char *policy;	/* the policy it hosts, by its name in lib/priority (tune_policy_load) */
-	const char *conf_name;	/* default file beside slurm.conf */
-	const char *params;	/* the slurm.conf parameters that may name it (tune_conf=PATH) */
-	const char *params_name;	/* their name, for messages */
-	const char *state_name;	/* default state file in StateSaveLocation */
+	const char *policy;	/* the policy it hosts, by its name in lib/priority: its files and rules are that entry's */
+	const char *params;	/* the slurm.conf parameters that may name its file (tune_conf=PATH) */
 	/* One pass, called every interval from the agent's thread. */
 	void (*pass)(tune_policy_t *policy, const char *name);
 } tune_host_ops_t;

@@ -34,6 +34,8 @@ static tune_policy_t *policy = NULL;
 static char *conf_path = NULL, *state_path = NULL;
 static const tune_host_ops_t *host = NULL;
 static const char *host_name = "sched/tune";
+/* The hosted policy's files, from its entry in lib/priority (tune_policy_files). */
+static const char *conf_name = NULL, *state_name = NULL;
 static pthread_t agent_thread = 0;
 static pthread_mutex_t agent_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t agent_cond = PTHREAD_COND_INITIALIZER;
@@ -58,7 +60,7 @@ static struct timespec _mtime(const char *path)
  */
 static char *_last_good_path(void)
 {
-	return xstrdup_printf("%s/%s.last-good", slurm_conf.state_save_location, host->conf_name);
+	return xstrdup_printf("%s/%s.last-good", slurm_conf.state_save_location, conf_name);
 }
 
 static void _keep_last_good(void)
@@ -111,7 +113,7 @@ static char *_conf_path(void)
 			*comma = '\0';
 		return path;
 	}
-	return get_extra_conf_path((char *) host->conf_name);
+	return get_extra_conf_path((char *) conf_name);
 }
 
 static char *_state_path(void)
@@ -119,7 +121,7 @@ static char *_state_path(void)
 	const char *named = tune_policy_state_file(policy);
 	if (named && named[0])
 		return xstrdup(named);
-	return xstrdup_printf("%s/%s", slurm_conf.state_save_location, host->state_name);
+	return xstrdup_printf("%s/%s", slurm_conf.state_save_location, state_name);
 }
 
 /* One pass of the host, then the state saved. Called with agent_lock held. */
@@ -165,6 +167,10 @@ extern int tune_agent_start(const tune_host_ops_t *ops)
 
 	host = ops;
 	host_name = ops->name;
+	if (tune_policy_files(host->policy, &conf_name, &state_name) != 0) {
+		error("%s: no tune priority policy is called %s", host_name, host->policy);
+		return SLURM_ERROR;
+	}
 	conf_path = _conf_path();
 	conf_mtime = _mtime(conf_path);
 	policy = tune_policy_load(conf_path, host->policy, err, sizeof(err));

@@ -55,6 +55,11 @@ typedef struct tune_policy tune_policy_t;
  * name in lib/priority's priority_policies(): the plugin that hosts it,
  * "sched/tune" or "site_factor/tune". */
 tune_policy_t *tune_policy_load(const char *conf_path, const char *policy, char *err, size_t errlen);
+/* The files of the policy a plugin hosts, from its one entry in
+ * priority_policies() (the plugin's identity is there, not in the C shim):
+ * its configuration file beside slurm.conf and its state file in
+ * StateSaveLocation. -1 for a name no entry has. */
+int tune_policy_files(const char *policy, const char **conf_name, const char **state_name);
 /* Re-read the configuration, keeping usage and yield levels. -1 on error
  * (the old settings stay). */
 int tune_policy_reconfigure(tune_policy_t *p, const char *conf_path, char *err, size_t errlen);

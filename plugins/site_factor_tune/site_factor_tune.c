@@ -79,10 +79,7 @@ extern int init(void)
 
 	host.name = plugin_type;
 	host.policy = "site_factor/tune";
-	host.conf_name = "site_factor_tune.conf";
 	host.params = slurm_conf.site_factor_params;
-	host.params_name = "PrioritySiteFactorParameters";
-	host.state_name = "site_factor_tune.state";
 	host.pass = _site_pass;
 	if (tune_agent_start(&host) != SLURM_SUCCESS)
 		return SLURM_ERROR;

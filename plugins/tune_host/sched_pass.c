@@ -9,6 +9,7 @@
 #include "slurm/slurm_errno.h"
 
 #include "src/common/log.h"
+#include "src/common/xstring.h"
 #include "src/slurmctld/job_scheduler.h"
 #include "src/slurmctld/slurmctld.h"
 
@@ -43,16 +44,22 @@ extern void tune_sched_pass(tune_policy_t *policy, const char *name)
 		queue_job_scheduler();
 }
 
+extern bool tune_sched_under_multifactor(const char *name)
+{
+	if (xstrcmp(slurm_conf.priority_type, "priority/multifactor"))
+		return false;
+	error("%s: PriorityType=priority/multifactor recomputes every pending priority, so this plugin's would not hold: its policy is off. Use PrioritySiteFactorPlugin=site_factor/tune instead (site_factor_tune(8))",
+	      name);
+	return true;
+}
+
 const tune_host_ops_t *tune_sched_host(const char *name)
 {
 	static tune_host_ops_t host;
 
 	host.name = name;
 	host.policy = "sched/tune";
-	host.conf_name = "sched_tune.conf";
 	host.params = slurm_conf.sched_params;
-	host.params_name = "SchedulerParameters";
-	host.state_name = "sched_tune.state";
 	host.pass = tune_sched_pass;
 	return &host;
 }
