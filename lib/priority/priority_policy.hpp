@@ -88,7 +88,8 @@ struct PriorityPolicyEntry {
   ConfigRules rules;        // what its configuration file may hold (load_policy_config)
   std::string state_holds;  // what its saved state holds, for the log
   std::string conf_file;    // its configuration file beside slurm.conf (rules.named_by may name another)
-  std::string state_file;   // its state file in StateSaveLocation (the configuration's state_file may name another)
+  std::string
+      state_file;  // its state file in StateSaveLocation (the configuration's state_file may name another)
 };
 
 // Every adaptive priority policy, by the plugin that hosts it.
