@@ -14,7 +14,7 @@ class FifoOrdering : public Ordering {
   double on_submit(OrderingHost& host, int j) override;
   // Only the evidence and reports oracles change their minds after submission.
   bool reorders() const override {
-    return spec().lowering == Lowering::EvidenceOracle || spec().lowering == Lowering::ReportsOracle;
+    return spec().lowering == Lowering::Oracle && spec().sight != OracleSight::Fate;
   }
   void reprioritise(OrderingHost& host, const std::vector<int>& pending, std::vector<double>& prio) override;
 

@@ -59,42 +59,48 @@ const Registry<OrderingSpec>& ordering_policies() {
            kBasic,
            L::Oracle,
            "",
-           make<FifoOrdering>},
+           make<FifoOrdering>,
+           OracleSight::Fate},
           {"multifactor+oracle",
            {},
            "multifactor, such a study's jobs at priority 1 from its first",
            kMultifactor,
            L::Oracle,
            "",
-           make<MultifactorOrdering>},
+           make<MultifactorOrdering>,
+           OracleSight::Fate},
           {"evidence-oracle",
            {},
            "fifo, such a study lowered once its results hold its final best twice",
            kBasic,
-           L::EvidenceOracle,
+           L::Oracle,
            "",
-           make<FifoOrdering>},
+           make<FifoOrdering>,
+           OracleSight::Results},
           {"multifactor+evidence-oracle",
            {},
            "multifactor, the same at priority 1",
            kMultifactor,
-           L::EvidenceOracle,
+           L::Oracle,
            "",
-           make<MultifactorOrdering>},
+           make<MultifactorOrdering>,
+           OracleSight::Results},
           {"reports-oracle",
            {},
            "fifo, such a study lowered once the trials it started hold its final best twice",
            kBasic,
-           L::ReportsOracle,
+           L::Oracle,
            "",
-           make<FifoOrdering>},
+           make<FifoOrdering>,
+           OracleSight::Reports},
           {"multifactor+reports-oracle",
            {},
            "multifactor, the same at priority 1",
            kMultifactor,
-           L::ReportsOracle,
+           L::Oracle,
            "",
-           make<MultifactorOrdering>},
+           make<MultifactorOrdering>,
+           OracleSight::Reports},
       });
   return registry;
 }
@@ -107,15 +113,9 @@ Ordering::Ordering(const OrderingSpec& spec, const OrderingSetup& setup)
     : spec_(spec), capacity_(setup.capacity) {}
 
 bool Ordering::oracle_lowers(OrderingHost& host, int j) const {
-  OracleSight sight;
-  switch (spec_.lowering) {
-    case Lowering::Oracle: sight = OracleSight::Fate; break;
-    case Lowering::EvidenceOracle: sight = OracleSight::Results; break;
-    case Lowering::ReportsOracle: sight = OracleSight::Reports; break;
-    default: return false;
-  }
+  if (spec_.lowering != Lowering::Oracle) return false;
   const int s = host.job(j).study;
-  return s >= 0 && host.plateau_shows(s, sight);
+  return s >= 0 && host.plateau_shows(s, spec_.sight);
 }
 
 void Ordering::plugin_pass(PriorityPolicy& plugin, OrderingHost& host, const std::vector<int>& jobs,

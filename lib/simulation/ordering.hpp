@@ -25,8 +25,9 @@
 
 namespace tune::sim {
 
-// What lowers a plateauing study's jobs.
-enum class Lowering { None, Tune, Oracle, EvidenceOracle, ReportsOracle };
+// What lowers a plateauing study's jobs: nothing, tune's plugin, or an
+// oracle (which waits for what its OracleSight says).
+enum class Lowering { None, Tune, Oracle };
 
 // The Slurm priority plugin an ordering models, and tune's plugin for it:
 // sched/tune replaces priority/basic's order, site_factor/tune adds its
@@ -140,6 +141,7 @@ struct OrderingSpec {
   Lowering lowering;
   std::string plugin;  // Lowering::Tune: the plugin's policy, by its name in priority_policies()
   std::function<std::unique_ptr<Ordering>(const OrderingSpec&, const OrderingSetup&)> make;
+  OracleSight sight = OracleSight::Fate;  // Lowering::Oracle: what it waits for
 };
 
 // Every ordering tune simulate knows, in the order the tables list them.
