@@ -28,6 +28,13 @@ std::string objective_values(const StudyInfo& s, const Trial& t);
 // " lr=0.01 optimizer=adam": the parameters a trial has (not inactive ones).
 std::string parameter_values(const StudyInfo& s, const Trial& t);
 
+// The report's colour for the study's own values (charts, importance bars).
+inline constexpr const char* kStudyBlue = "#1f77b4";
+// When the study's first trial started (trials imported by --warm-start ran
+// in another study, earlier: they count as known at the start).
+double study_start(const HistorySnapshot& h);
+
+// study_charts.cpp: the charts.
 std::vector<NamedChart> study_charts(const HistorySnapshot& h);
 // The metric the learning curves show: the pruner's, else the most reported one.
 std::string curve_metric(const HistorySnapshot& h);
