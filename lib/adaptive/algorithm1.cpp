@@ -50,21 +50,19 @@ bool Algorithm1::relax(YieldState& s, double quiet, double steady, const Adaptiv
   return true;
 }
 
-void Algorithm1::save(const YieldState& s, nlohmann::json& into) const {
-  const Algorithm1Memory& mem = memory(s);
-  into["j"] = mem.j;
-  into["gap_sum"] = mem.gap_sum;
-  into["gaps"] = mem.gaps;
+void Algorithm1Memory::save(nlohmann::json& into) const {
+  into["j"] = j;
+  into["gap_sum"] = gap_sum;
+  into["gaps"] = gaps;
 }
 
-void Algorithm1::restore(const nlohmann::json& from, const AdaptiveOptions& o, YieldState& s) const {
-  Algorithm1Memory& mem = memory(s);
-  mem.j = std::clamp(saved_or(from, "j", 0), 0, std::max(0, static_cast<int>(o.thresholds.size()) - 1));
+void Algorithm1Memory::restore(const nlohmann::json& from, const AdaptiveOptions& o, const YieldState&) {
+  j = std::clamp(saved_or(from, "j", 0), 0, std::max(0, static_cast<int>(o.thresholds.size()) - 1));
   const double sum = saved_or(from, "gap_sum", 0.0);
-  const auto gaps = saved_or(from, "gaps", std::int64_t{0});
-  mem.gap_sum = sum > 0 ? sum : 0;
-  mem.gaps = mem.gap_sum > 0 || gaps > 0 ? std::max<std::int64_t>(0, gaps) : 0;
-  if (mem.gaps == 0) mem.gap_sum = 0;
+  const auto n = saved_or(from, "gaps", std::int64_t{0});
+  gap_sum = sum > 0 ? sum : 0;
+  gaps = gap_sum > 0 || n > 0 ? std::max<std::int64_t>(0, n) : 0;
+  if (gaps == 0) gap_sum = 0;
 }
 
 }  // namespace tune

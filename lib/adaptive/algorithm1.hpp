@@ -27,6 +27,8 @@ struct Algorithm1Memory {
   int j = 0;              // the index of the current threshold G_j
   double gap_sum = 0;     // the sum of the gaps g judged so far
   std::int64_t gaps = 0;  // ... and how many
+  void save(nlohmann::json& into) const;
+  void restore(const nlohmann::json& from, const AdaptiveOptions& o, const YieldState& s);
 };
 
 // g for a record: the smallest relative gap among its top m, or a negative
@@ -39,8 +41,6 @@ class Algorithm1 final : public EstimatorOf<Algorithm1Options, Algorithm1Memory>
   const char* label() const override { return "Algorithm 1"; }
   Judgement judge(const ProgressRecord& r, const AdaptiveOptions& o, YieldState& s) const override;
   bool relax(YieldState& s, double quiet, double steady, const AdaptiveOptions& o) const override;
-  void save(const YieldState& s, nlohmann::json& into) const override;
-  void restore(const nlohmann::json& from, const AdaptiveOptions& o, YieldState& s) const override;
 };
 
 }  // namespace tune

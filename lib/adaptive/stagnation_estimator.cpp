@@ -10,8 +10,8 @@
 namespace tune {
 
 StagnationEstimator::StagnationEstimator()
-    : EstimatorOf({{"stagnation.trials", &StagnationOptions::trials, 1, 100000,
-                    "W: results without a gain of G_0 that lower a study one level."}}) {}
+    : EstimateOf({{"stagnation.trials", &StagnationOptions::trials, 1, 100000,
+                   "W: results without a gain of G_0 that lower a study one level."}}) {}
 
 Judgement StagnationEstimator::judge(const ProgressRecord& r, const AdaptiveOptions& o, YieldState& s) const {
   if (r.top.empty()) return {};
@@ -31,30 +31,22 @@ Judgement StagnationEstimator::judge(const ProgressRecord& r, const AdaptiveOpti
   return {true, -1};
 }
 
-bool StagnationEstimator::relax(YieldState& s, double quiet, double /*steady*/,
-                                const AdaptiveOptions& o) const {
-  relax_estimate(s, memory(s).estimate, quiet, o.relax_time);
-  return false;
-}
-
-void StagnationEstimator::save(const YieldState& s, nlohmann::json& into) const {
-  const StagnationMemory& mem = memory(s);
-  into["estimate"] = mem.estimate;
-  if (mem.best_n >= 0) {  // JSON has no NaN
-    into["best"] = mem.best;
-    into["best_n"] = mem.best_n;
+void StagnationMemory::save(nlohmann::json& into) const {
+  into["estimate"] = estimate;
+  if (best_n >= 0) {  // JSON has no NaN
+    into["best"] = best;
+    into["best_n"] = best_n;
   }
 }
 
-void StagnationEstimator::restore(const nlohmann::json& from, const AdaptiveOptions& o, YieldState& s) const {
-  StagnationMemory& mem = memory(s);
-  mem.estimate = std::clamp(saved_or(from, "estimate", s.level), 0, o.max_level);
+void StagnationMemory::restore(const nlohmann::json& from, const AdaptiveOptions& o, const YieldState& s) {
+  estimate = std::clamp(saved_or(from, "estimate", s.level), 0, o.max_level);
   // Absent from state saved before the stagnation rule, before a best, or by another rule.
-  const double best = saved_or(from, "best", NAN);
-  mem.best_n = from.contains("best_n") && std::isfinite(best)
-                   ? std::clamp<std::int64_t>(saved_or(from, "best_n", std::int64_t{-1}), -1, s.last_n)
-                   : -1;
-  mem.best = mem.best_n >= 0 ? best : NAN;
+  const double saved_best = saved_or(from, "best", NAN);
+  best_n = from.contains("best_n") && std::isfinite(saved_best)
+               ? std::clamp<std::int64_t>(saved_or(from, "best_n", std::int64_t{-1}), -1, s.last_n)
+               : -1;
+  best = best_n >= 0 ? saved_best : NAN;
 }
 
 }  // namespace tune

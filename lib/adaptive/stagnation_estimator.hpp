@@ -27,17 +27,15 @@ struct StagnationMemory {
   int estimate = 0;          // the level before relaxation
   double best = NAN;         // the best at its last improvement that counted
   std::int64_t best_n = -1;  // ... and the results then (-1: none yet)
+  void save(nlohmann::json& into) const;
+  void restore(const nlohmann::json& from, const AdaptiveOptions& o, const YieldState& s);
 };
 
-class StagnationEstimator final : public EstimatorOf<StagnationOptions, StagnationMemory> {
+class StagnationEstimator final : public EstimateOf<StagnationOptions, StagnationMemory> {
  public:
   StagnationEstimator();
   const char* label() const override { return "stagnation"; }
   Judgement judge(const ProgressRecord& r, const AdaptiveOptions& o, YieldState& s) const override;
-  bool relax(YieldState& s, double quiet, double steady, const AdaptiveOptions& o) const override;
-  bool judgement_stands(const YieldState& s) const override { return s.level == memory(s).estimate; }
-  void save(const YieldState& s, nlohmann::json& into) const override;
-  void restore(const nlohmann::json& from, const AdaptiveOptions& o, YieldState& s) const override;
 };
 
 }  // namespace tune

@@ -9,7 +9,7 @@
 namespace tune {
 
 TailEstimator::TailEstimator()
-    : EstimatorOf(
+    : EstimateOf(
           {{"tail.horizon", &TailOptions::horizon, 1, 10000,
             "Results ahead that count as soon, for p_improve."},
            {"tail.p_min", &TailOptions::p_min, 1e-9, 1, "A study whose chance p is below this is lowered."},
@@ -27,18 +27,13 @@ Judgement TailEstimator::judge(const ProgressRecord& r, const AdaptiveOptions& o
   return {true, e->p};
 }
 
-bool TailEstimator::relax(YieldState& s, double quiet, double /*steady*/, const AdaptiveOptions& o) const {
-  relax_estimate(s, memory(s).estimate, quiet, o.relax_time);
-  return false;
+void TailMemory::save(nlohmann::json& into) const {
+  into["estimate"] = estimate;
 }
 
-void TailEstimator::save(const YieldState& s, nlohmann::json& into) const {
-  into["estimate"] = memory(s).estimate;
-}
-
-void TailEstimator::restore(const nlohmann::json& from, const AdaptiveOptions& o, YieldState& s) const {
+void TailMemory::restore(const nlohmann::json& from, const AdaptiveOptions& o, const YieldState& s) {
   // Absent from state saved before the tail estimator, or by another rule: its level.
-  memory(s).estimate = std::clamp(saved_or(from, "estimate", s.level), 0, o.max_level);
+  estimate = std::clamp(saved_or(from, "estimate", s.level), 0, o.max_level);
 }
 
 }  // namespace tune

@@ -13,19 +13,17 @@ namespace tune {
 
 // What it keeps of a study: the level its last judgement gave, before
 // relaxation.
-struct EstimateMemory {
+struct TailMemory {
   int estimate = 0;
+  void save(nlohmann::json& into) const;
+  void restore(const nlohmann::json& from, const AdaptiveOptions& o, const YieldState& s);
 };
 
-class TailEstimator final : public EstimatorOf<TailOptions, EstimateMemory> {
+class TailEstimator final : public EstimateOf<TailOptions, TailMemory> {
  public:
   TailEstimator();
   const char* label() const override { return "tail estimate"; }
   Judgement judge(const ProgressRecord& r, const AdaptiveOptions& o, YieldState& s) const override;
-  bool relax(YieldState& s, double quiet, double steady, const AdaptiveOptions& o) const override;
-  bool judgement_stands(const YieldState& s) const override { return s.level == memory(s).estimate; }
-  void save(const YieldState& s, nlohmann::json& into) const override;
-  void restore(const nlohmann::json& from, const AdaptiveOptions& o, YieldState& s) const override;
 };
 
 }  // namespace tune

@@ -86,7 +86,10 @@ class YieldEstimator {
 };
 
 // The usual shape of a rule: `Options` a struct of its settings, listed once
-// in a table of fields; `Memory` a struct of what it keeps per study.
+// in a table of fields; `Memory` a struct of what it keeps per study, which
+// saves and restores itself:
+//   void save(nlohmann::json& into) const;
+//   void restore(const nlohmann::json& from, const AdaptiveOptions& o, const YieldState& s);
 template <class Options, class Memory>
 class EstimatorOf : public YieldEstimator {
  public:
@@ -118,6 +121,11 @@ class EstimatorOf : public YieldEstimator {
   }
   const Options& options() const { return options_; }
 
+  void save(const YieldState& s, nlohmann::json& into) const override { memory(s).save(into); }
+  void restore(const nlohmann::json& from, const AdaptiveOptions& o, YieldState& s) const override {
+    memory(s).restore(from, o, s);
+  }
+
  protected:
   static Memory& memory(YieldState& s) {
     if (auto* m = std::any_cast<Memory>(&s.memory)) return *m;
@@ -144,12 +152,21 @@ T saved_or(const nlohmann::json& from, const char* key, T fresh) {
   return v.get<T>();
 }
 
-// The rules that keep an estimate (tail, stagnation) relax the same way: the
-// estimate less one level per relax_time nobody else waited, and the
-// estimate again as soon as someone does.
-inline void relax_estimate(YieldState& s, int estimate, double quiet, double relax_time) {
-  const int periods = static_cast<int>(std::floor(quiet / relax_time));
-  s.level = std::max(0, estimate - std::max(0, periods));
-}
+// A rule that keeps an estimate (tail, stagnation; Memory::estimate, the
+// level its last judgement gave) relaxes from it: the estimate less one
+// level per relax_time nobody else waited, and the estimate again as soon
+// as someone does.
+int relaxed_estimate(int estimate, double quiet, const AdaptiveOptions& o);
+
+template <class Options, class Memory>
+class EstimateOf : public EstimatorOf<Options, Memory> {
+ public:
+  using EstimatorOf<Options, Memory>::EstimatorOf;
+  bool relax(YieldState& s, double quiet, double /*steady*/, const AdaptiveOptions& o) const override {
+    s.level = relaxed_estimate(this->memory(s).estimate, quiet, o);
+    return false;
+  }
+  bool judgement_stands(const YieldState& s) const override { return s.level == this->memory(s).estimate; }
+};
 
 }  // namespace tune

@@ -7,6 +7,11 @@
 
 namespace tune {
 
+int relaxed_estimate(int estimate, double quiet, const AdaptiveOptions& o) {
+  const int periods = static_cast<int>(std::floor(quiet / o.relax_time));
+  return std::max(0, estimate - std::max(0, periods));
+}
+
 bool YieldLevel::observe(const ProgressRecord& r, const AdaptiveOptions& o) {
   if (r.trials <= s_.last_n) return false;
   s_.last_n = r.trials;

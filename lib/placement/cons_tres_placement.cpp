@@ -75,4 +75,12 @@ std::optional<Placement> ConsTresPlacement::place(const Topology& t, const JobSh
   return p;
 }
 
+std::optional<Placement> FirstFitPlacement::place(const Topology& t, const JobShape& j) const {
+  std::vector<int> order(t.nodes.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  auto p = fill(t, j, order);
+  if (p) lowest_free_gpus(t, *p);
+  return p;
+}
+
 }  // namespace tune

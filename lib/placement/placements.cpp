@@ -2,7 +2,6 @@
 #include "placement/placements.hpp"
 
 #include "placement/cons_tres_placement.hpp"
-#include "placement/first_fit_placement.hpp"
 #include "placement/fragmentation_placement.hpp"
 #include "placement/gang_placement.hpp"
 

@@ -81,7 +81,8 @@ std::vector<NamedChart> study_charts(const HistorySnapshot& h) {
   std::vector<NamedChart> out;
 
   // Best so far against time and against the number of finished trials.
-  ChartSeries best_t{"best so far", {}, {}, true, false, kStudyBlue}, all_t{"trial", {}, {}, false, true, kGrey};
+  ChartSeries best_t{"best so far", {}, {}, true, false, kStudyBlue},
+      all_t{"trial", {}, {}, false, true, kGrey};
   ChartSeries best_n = best_t, all_n = all_t;
   double best = 0;
   std::size_t finished = 0;

@@ -158,12 +158,11 @@ TEST(JobScript, TheWarningSignalIsAskedForWithOrWithoutTime) {
 // A trial job's script: sh without --setup, bash with it (module and
 // conda's activation are bash functions); the paths quoted for the shell.
 TEST(TrialJobScript, RunsTheSetupThenTheTrialJobCommand) {
-  TrialJobScript t;
-  t.study = "lr-sweep";
-  t.tune_binary = "/opt/tune dir/bin/tune";
-  t.channel_file = "/scratch/a b/s.channel";
-  t.trials_per_job = 3;
-  t.appcore_wait_s = 120;
+  TrialJobScript t{.study = "lr-sweep",
+                   .tune_binary = "/opt/tune dir/bin/tune",
+                   .channel_file = "/scratch/a b/s.channel",
+                   .trials_per_job = 3,
+                   .appcore_wait_s = 120};
   EXPECT_EQ(trial_job_script(t),
             "#!/bin/sh\n# A trial job of study lr-sweep (tune run --trial-jobs): it asks the study's AppCore "
             "for its trial when it starts.\nexec '/opt/tune dir/bin/tune' trial-job --channel "

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include "placement/cons_tres_placement.hpp"
-#include "placement/first_fit_placement.hpp"
 #include "placement/gang_placement.hpp"
 #include "placement/placements.hpp"
 
