@@ -18,8 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // Every estimator's settings within their ranges, whatever the text.
     for (const auto& o : c.adaptive.estimator_settings())
       if (!(o.setting.value >= o.setting.lo && o.setting.value <= o.setting.hi)) std::abort();
-    if (c.interval < 1 || c.interval > 3600 || c.adaptive.thresholds.empty() ||
-        c.yield.signal < 1 || c.weights.fairshare + c.weights.age > 1e9 || c.fairshare.half_life < 60)
+    if (c.interval < 1 || c.interval > 3600 || c.adaptive.thresholds.empty() || c.yield.signal < 1 ||
+        c.weights.fairshare + c.weights.age > 1e9 || c.fairshare.half_life < 60)
       std::abort();
     for (const auto& [t, s] : c.fairshare.shares)
       if (!(s > 0)) std::abort();
