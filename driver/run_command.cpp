@@ -183,23 +183,13 @@ class RankDispatch : private wire::AppCoreInbox {
     return std::nullopt;
   }
 
-  // Once the study has stopped and asked its runners to end their trials,
-  // each answers within the trial's grace (its program's SIGTERM, then
-  // SIGKILL, then a wait for Slurm's signal). A runner silent well past that
-  // has been lost to us (seen in the test suite: Open MPI's TCP links ran
-  // over a bridge another test then removed, and a Result sent over it never
-  // came): its trial is recorded as
-  // interrupted, so that --resume runs it again, and it is told to stop, so
-  // that the study ends instead of waiting for the job's time limit.
+  // A runner lost after the study asked its runners to end their trials
+  // (runners_lost, run_control.hpp): its trial recorded as interrupted, the
+  // rank told to stop.
   bool give_up_on_silent_runners() {
     if (!interrupted_busy_ || busy_.empty()) return false;
-    const double now = now_s(), patience = 2 * core_.grace() + 30;
-    std::vector<int> lost;
-    for (const auto& [rank, trial] : busy_) {
-      const auto h = heard_.find(rank);
-      const double since = std::max(interrupted_at_, h == heard_.end() ? 0.0 : h->second);
-      if (now - since > patience) lost.push_back(rank);
-    }
+    const double now = now_s(), patience = silent_runner_patience(core_.grace());
+    const std::vector<int> lost = runners_lost(now, interrupted_at_, core_.grace(), busy_, heard_);
     for (int rank : lost) {
       const std::uint64_t trial = busy_.at(rank);
       busy_.erase(rank);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "study/run_control.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace tune {
@@ -67,6 +68,21 @@ std::optional<std::uint64_t> trial_budget(std::optional<std::uint64_t> given, st
 
 bool wants_stand_in(int runners) {
   return runners > 1;
+}
+
+double silent_runner_patience(double grace) {
+  return 2 * grace + 30;
+}
+
+std::vector<int> runners_lost(double now, double asked_at, double grace,
+                              const std::map<int, std::uint64_t>& busy, const std::map<int, double>& heard) {
+  std::vector<int> lost;
+  for (const auto& [rank, trial] : busy) {
+    const auto h = heard.find(rank);
+    const double since = std::max(asked_at, h == heard.end() ? 0.0 : h->second);
+    if (now - since > silent_runner_patience(grace)) lost.push_back(rank);
+  }
+  return lost;
 }
 
 }  // namespace tune

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -78,5 +79,18 @@ std::optional<std::uint64_t> trial_budget(std::optional<std::uint64_t> given, st
 // job, so that the loop never keeps one waiting behind another's proposal:
 // whenever more than one trial may run at once, in both modes.
 bool wants_stand_in(int runners);
+
+// Runners lost in MPI mode. Once a stopped study has asked its runners to
+// end their trials (at `asked_at`), each answers within the trial's grace
+// (its program's SIGTERM, then SIGKILL, then a wait for Slurm's signal). A
+// runner with a trial (`busy`: rank -> trial) silent for 2 x grace + 30 s
+// since the ask or its last message (`heard`: rank -> when) has been lost
+// (a node's network gone; in the test suite, Open MPI's TCP links over a
+// bridge another test removed): its trial is recorded as interrupted, so
+// that --resume runs it again, and it is told to stop, so that the study
+// ends instead of waiting for the job's time limit.
+double silent_runner_patience(double grace);
+std::vector<int> runners_lost(double now, double asked_at, double grace,
+                              const std::map<int, std::uint64_t>& busy, const std::map<int, double>& heard);
 
 }  // namespace tune

@@ -117,5 +117,17 @@ TEST(StandIn, OnlyWhenSeveralTrialsRunAtOnce) {
   EXPECT_TRUE(wants_stand_in(4));
 }
 
+// A runner with a trial, silent for 2 x grace + 30 s since the study asked
+// its runners to end their trials (or since its last message), is lost.
+TEST(RunnersLost, OnlyARunnerWithATrialSilentPastTheGraceAfterTheAsk) {
+  const std::map<int, std::uint64_t> busy = {{1, 10}, {2, 11}, {3, 12}};
+  const std::map<int, double> heard = {{1, 100}, {2, 150}, {4, 0}};  // 3: never heard; 4: idle
+  EXPECT_EQ(silent_runner_patience(5), 40);
+  EXPECT_TRUE(runners_lost(139, 100, 5, busy, heard).empty()) << "within 40 s of the ask";
+  EXPECT_EQ(runners_lost(141, 100, 5, busy, heard), (std::vector<int>{1, 3})) << "2 spoke at 150";
+  EXPECT_EQ(runners_lost(191, 100, 5, busy, heard), (std::vector<int>{1, 2, 3}));
+  EXPECT_TRUE(runners_lost(1000, 100, 5, {}, heard).empty()) << "no runner with a trial";
+}
+
 }  // namespace
 }  // namespace tune
