@@ -39,6 +39,11 @@ std::string env_or(const char* name, const std::string& fallback) {
   return v && *v ? v : fallback;
 }
 
+// This trial job's Slurm job (0 outside Slurm).
+std::uint32_t own_job() {
+  return static_cast<std::uint32_t>(std::strtoul(env_or("SLURM_JOB_ID", "0").c_str(), nullptr, 10));
+}
+
 void say(const std::string& line) {
   std::cout << "tune trial-job: " << line << std::endl;
 }
@@ -91,9 +96,7 @@ class AppCoreCheck {
     } catch (const ChannelError&) {
       a.job = 0;  // nothing to ask this time
     }
-    const auto self =
-        static_cast<std::uint32_t>(std::strtoul(env_or("SLURM_JOB_ID", "0").c_str(), nullptr, 10));
-    return watch_.ask(now, a.job, self, a.job ? read_jobs_file(a.jobs_file) : std::nullopt, slurm_, say);
+    return watch_.ask(now, a.job, own_job(), a.job ? read_jobs_file(a.jobs_file) : std::nullopt, slurm_, say);
   }
 
  private:
@@ -108,7 +111,7 @@ class AppCoreCheck {
 class Session : public RunnerLink {
  public:
   explicit Session(const TrialJobOptions& o) : options_(o), watch_(o.channel_file) {
-    hello_ = {{"job", std::strtoul(env_or("SLURM_JOB_ID", "0").c_str(), nullptr, 10)},
+    hello_ = {{"job", own_job()},
               {"host", env_or("SLURMD_NODENAME", env_or("HOSTNAME", "?"))},
               {"gpus", env_or("CUDA_VISIBLE_DEVICES", "")}};
   }
@@ -251,8 +254,7 @@ int run_trial_job(const TrialJobOptions& o) {
     fs::create_directories(launch.trial_dir);
     std::error_code gone;
     fs::remove(trial_files::in(launch.trial_dir, trial_files::kResult), gone);  // an earlier attempt's
-    trial_files::save_job(launch.trial_dir, static_cast<std::uint32_t>(std::strtoul(
-                                                env_or("SLURM_JOB_ID", "0").c_str(), nullptr, 10)));
+    trial_files::save_job(launch.trial_dir, own_job());
     const TrialRun run = run_trial(session, launch);
     // The result lives beside the trial's output until the AppCore has it.
     trial_files::save_result(launch.trial_dir, run);

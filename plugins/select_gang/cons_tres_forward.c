@@ -41,13 +41,12 @@
  * pointer to cons_tres's function and our select_p_ function that calls it;
  * cons_ops lists the pointers to fill, by name.
  */
-#define FORWARD(ret, name, params, args) \
-	static ret (*cons_##name) params; \
-	extern ret select_p_##name params { return cons_##name args; }
-/* The same for an operation select_cons_tres_gang.c also calls itself. */
 #define FORWARD_SHARED(ret, name, params, args) \
 	ret (*cons_##name) params; \
 	extern ret select_p_##name params { return cons_##name args; }
+/* FORWARD_SHARED for an operation select_cons_tres_gang.c also calls; FORWARD
+ * (the pointer kept in this file) for the rest. */
+#define FORWARD(ret, name, params, args) static FORWARD_SHARED(ret, name, params, args)
 #define OP(name) { "select_p_" #name, (void **) &cons_##name }
 
 int (*cons_job_test)(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes, uint32_t max_nodes,
