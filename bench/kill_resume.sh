@@ -10,7 +10,10 @@
 #   KILLS=10 MODES="flock ENOLCK" bash bench/kill_resume.sh
 #
 # A quarter of the kills land in the first 0-99 ms (while the history is
-# claimed, taken over or repaired), the rest 0-0.6 s after the study started.
+# claimed, taken over or repaired), the rest 0-0.6 s after the study started;
+# the first always after a trial was reported and the second after its study
+# started, so that a run has a trial to keep and a claim to take over however
+# slow or busy the machine is.
 # Prints per mode: kills, trials reported before a kill, lost, recorded twice,
 # the mean time from launch to the study's first line (a resume's cost: claim,
 # take-over, repair) and its ratio to the flock mode's. Exits 1 if any trial
@@ -51,13 +54,16 @@ for mode in $modes; do
     env "${env[@]}" "$tune" run --history h.h5 --space "$work/space.json" --trials 1000000 --seed "$i" --shell \
       "${resume[@]}" -- "$program" >"out.$i" 2>&1 &
     pid=$!
-    if [ $((RANDOM % 4)) -eq 0 ]; then
+    if [ "$i" -eq 1 ]; then
+      for _ in $(seq 1 1200); do grep -q "^tune: trial [0-9]* ok" "out.$i" 2>/dev/null && break; sleep 0.05; done
+      sleep "0.$(printf '%02d' $((RANDOM % 60)))"
+    elif [ "$i" -gt 2 ] && [ $((RANDOM % 4)) -eq 0 ]; then
       # A quarter of the kills land while it starts: claiming the history,
       # taking over a stale claim, repairing the file.
       sleep "0.0$((RANDOM % 10))$((RANDOM % 10))"
     else
       # Until the study runs (its first line), then a random moment.
-      for _ in $(seq 1 400); do grep -q "^tune: study" "out.$i" 2>/dev/null && break; sleep 0.01; done
+      for _ in $(seq 1 3000); do grep -q "^tune: study" "out.$i" 2>/dev/null && break; sleep 0.01; done
       started_ns=$((started_ns + $(date +%s%N) - t0)); runs=$((runs + 1))
       sleep "0.$(printf '%02d' $((RANDOM % 60)))"
     fi

@@ -45,8 +45,22 @@ chmod 644 flat.json improving.json
 
 as "$bob" "$tune submit --name flat --trials 14 --parallel 2 --mem-per-trial 200M --seed 3 -A physics --space flat.json -- $programs/behave.sh" >bob.out 2>&1
 flat=$(submitted bob.out)
-wait_state "$flat" RUNNING 30
-for _ in $(seq 1 150); do [ "$(grep -c ' ok ' flat-"$flat".out 2>/dev/null)" -ge 5 ] && break; sleep 0.2; done
+wait_state "$flat" RUNNING 120
+# What a slurmstepd maps (case 1), read while bob's job surely has one: its
+# batch step lives as long as the study runs, and a step may end between
+# being found and being read.
+stepd_maps() {
+  local p m
+  for p in $(cluster_stepds); do
+    m=$(plugins_mapped "$p")
+    kill -0 "$p" 2>/dev/null && { stepd_loads=$m; return 0; }
+  done
+  return 1
+}
+stepd_loads=
+wait_until 60 stepd_maps || diag "no slurmstepd of this cluster could be read in 60 s"
+five_ok() { [ "$(grep -c ' ok ' flat-"$flat".out 2>/dev/null)" -ge 5 ]; }
+wait_until 120 five_ok
 as "$alice" "$tune submit --name improving --algo grid --trials 6 --parallel 4 --runners-per-node 1 --cpus-per-trial 4 --mem-per-trial 1G --gpus-per-trial 1 -A bio --space improving.json -- $work/gpu_trial.sh" >alice.out 2>&1
 improving=$(submitted alice.out)
 sleep 2
@@ -57,11 +71,10 @@ improving_state=$(state_of "$improving")
 comment=$(scontrol show job "$flat" 2>/dev/null | grep -oE '(^| )Comment=tune:[^ ]*' | sed 's/^ *//')
 
 # 1. Which process loads which of our plugins (the hosts a site installs them on).
-stepd=$(cluster_stepds | head -1)
 loads=$(printf '%s\n' \
   "slurmctld: $(plugins_mapped "$(cat "$CLUSTER_DIR/run/slurmctld.pid")")" \
   "slurmd: $(plugins_mapped "$(cat "$CLUSTER_DIR/run/slurmd-node1.pid")")" \
-  "slurmstepd: $(plugins_mapped "$stepd")" \
+  "slurmstepd: $stepd_loads" \
   "squeue: $(plugins_opened squeue)" "sinfo: $(plugins_opened sinfo)" "scontrol: $(plugins_opened scontrol show job)" \
   "sbatch: $(plugins_opened sbatch --test-only --wrap true)" \
   "tune: $(plugins_opened "$tune" queue)" "public_libslurm: $(plugins_opened "$public")")

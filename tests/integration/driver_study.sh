@@ -15,6 +15,7 @@ mpi() { timeout 300 mpirun --oversubscribe -np "$@"; }
 state_of() { # history -> "id:state" lines
   "$tune" export "$1" --csv | awk -F, 'NR > 1 {print $1 ":" $2}'
 }
+has_ok() { state_of "$1" 2>/dev/null | grep -q ':ok$'; }
 
 # 1. Four ranks: rank 0 searches, three runners share 12 trials.
 out=$(mpi 4 "$tune" run --history branin.h5 --space "$TOP_SRCDIR/examples/synthetic/branin.json" --trials 12 --seed 5 -q -- "$branin" 2>&1)
@@ -131,7 +132,8 @@ flags=(--history usr1.h5 --space slow.json --trials 24 --seed 2 -q)
 sed -i 's/0.15/0.5/' slow.json
 mpirun --oversubscribe -np 4 "$tune" run "${flags[@]}" -- "$behave" >usr1.out 2>&1 &
 pid=$!
-sleep 2.5
+# Once a trial is done and others run, however long the start takes.
+wait_until 120 has_ok usr1.h5 || diag "no trial ok in usr1.h5 after 120 s"
 kill -USR1 $pid
 wait $pid; rc=$?
 before=$(state_of usr1.h5)
@@ -151,7 +153,7 @@ else not_ok "--resume after the signal finishes the study" "exit $rc" "$after" "
 sed -i 's/0.5/0.3/' slow.json
 "$tune" run --history term.h5 --space slow.json --trials 50 --seed 4 -q -- "$behave" >term.out 2>&1 &
 pid=$!
-sleep 1.5
+wait_until 120 has_ok term.h5 || diag "no trial ok in term.h5 after 120 s"
 kill -TERM $pid
 wait $pid; rc=$?
 st=$(state_of term.h5)

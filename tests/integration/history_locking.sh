@@ -23,10 +23,12 @@ cat >space.json <<'J'
 {"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]}
 J
 trial='sleep 0.0$((RANDOM % 10 + 3)); echo objective=$TUNE_PARAM_x >&$TUNE_REPORT_FD'
-# The study that is read while it writes and meets a second writer: its 30
-# trials take at least 3 s, so that it still runs when the five reads (about
-# 1.3 s) are done and the second writer comes, however fast this machine is.
-slow_trial='sleep 0.1; echo objective=$TUNE_PARAM_x >&$TUNE_REPORT_FD'
+# The study that is read while it writes and meets a second writer: from its
+# fourth trial on, each waits for the file "release" beside the history, which
+# the case makes only after the reads and the second writer, so that it is
+# still writing then however fast or busy this machine is (bounded: a trial
+# goes on by itself after 120 s).
+slow_trial='[ "$TUNE_TRIAL_ID" -lt 3 ] || for _ in $(seq 1 1200); do [ -e "$RELEASE" ] && break; sleep 0.1; done; echo objective=$TUNE_PARAM_x >&$TUNE_REPORT_FD'
 
 mounts=()
 unmount_all() { local m; for m in "${mounts[@]}"; do umount "$m" 2>/dev/null || fusermount3 -u "$m" 2>/dev/null; done; }
@@ -70,10 +72,12 @@ except OSError as e:
 
   # 1. Start under mpirun; status and export while it writes; a second writer
   # refused by name; a start that fails leaves no file; a clean end neither.
-  env "${env[@]}" "$tune" run --history s.h5 --space ../space.json --trials 30 --seed 3 --shell -q -- "$slow_trial" >/dev/null 2>&1 &
+  rm -f "$dir.release"
+  env "${env[@]}" RELEASE="$dir.release" "$tune" run --history s.h5 --space ../space.json --trials 30 --seed 3 --shell -q -- "$slow_trial" >/dev/null 2>&1 &
   first=$!
-  for _ in $(seq 1 200); do [ -e s.h5 ] && break; sleep 0.02; done
-  sleep 0.3
+  # Until its first trials are recorded (it then waits for the release).
+  first_rows() { [ "$(t export s.h5 --csv 2>/dev/null | awk 'NR > 1' | wc -l)" -ge 3 ]; }
+  wait_until 120 first_rows || diag "$mode: the first study recorded fewer than 3 trials in 120 s"
   reads=() bad_reads=()
   for _ in 1 2 3 4 5; do
     st=$(t status s.h5 2>&1) || bad_reads+=("status: $st")
@@ -84,6 +88,7 @@ except OSError as e:
   done
   second=$(t run --history s.h5 --resume --shell -q -- true 2>&1); second_rc=$?
   failed=$(t run --history bad.h5 --space no-such-space.json --shell -- true 2>&1); failed_rc=$?
+  touch "$dir.release"
   wait $first; first_rc=$?
   mpi=$(env "${env[@]}" timeout 300 mpirun --oversubscribe -np 3 "$tune" run --history m.h5 --space ../space.json \
     --trials 12 --seed 4 --shell -q -- "$trial" 2>&1); mpi_rc=$?

@@ -22,6 +22,18 @@ check() {
   if out=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$out"; fi
 }
 diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+# wait_until SECONDS COMMAND...: until COMMAND succeeds (polled every 0.1 s),
+# at most SECONDS of wall time; fails if it never did. A case waits this way
+# for the state it needs (a writer still writing, a trial running, a step
+# alive) rather than sleeping for a time a busy machine may not keep; the
+# bound is only reached when something is wrong, so it is generous.
+wait_until() {
+  local deadline=$((SECONDS + $1)); shift
+  until "$@"; do
+    [ $SECONDS -lt $deadline ] || return 1
+    sleep 0.1
+  done
+}
 # What tune's processes are doing, for a test that gave up on one: the
 # process tree and, where gdb is installed, every thread's stack.
 stuck_processes() {
@@ -241,9 +253,10 @@ SH
   chmod 755 "$work/where.sh"
 }
 # bound_jobs STUDY: "job node" of each trial job that has started its trial;
-# wait_bound STUDY N: until N have (up to 60 s).
+# wait_bound STUDY N: until N have (up to 300 s).
 bound_jobs() { cat "$1".trials/*/where 2>/dev/null | sed -n 's/^node=\([^ ]*\) job=\([0-9]*\)$/\2 \1/p' | sort -n; }
-wait_bound() { for _ in $(seq 1 600); do [ "$(bound_jobs "$1" | wc -l)" -ge "$2" ] && return 0; sleep 0.1; done; return 1; }
+bound_at_least() { [ "$(bound_jobs "$1" | wc -l)" -ge "$2" ]; }
+wait_bound() { wait_until 300 bound_at_least "$1" "$2"; }
 # The processes of this test's trial jobs still alive on any node (they share
 # this kernel): tune trial-job with a channel file in $work, and programs
 # running in $work.
