@@ -29,12 +29,17 @@ if ! out=$(release_tarball "$work"); then
 fi
 log=$TOP_BUILDDIR/tests/integration/rpm_package.rpmbuild.log
 # ccache across runs, its key free of the scratch directory's name. Debian's
-# rpm has no RHEL flags to give (%optflags is "-O2 -g"): the spec's
-# %configure takes the build tree's ("-g -O2", the same in another order), so
-# that ccache serves the objects the tree against this Slurm compiled and
-# only the plugins and the driver, against Slurm's unpacked tarball, compile.
+# rpm has no RHEL flags to give (%optflags is "-O2 -g"): the build takes the
+# build tree's (the Debian packages' hardened flags, as the RHEL family's
+# %optflags are hardened too), and a site file keeps configure's dependency
+# tracking on (%configure turns it off; the tree's compile commands have it),
+# so that ccache serves the objects the tree against this Slurm compiled and
+# only the plugins, against Slurm's unpacked tarball, compile.
+tree_flag() { sed -n "s/^$1 = //p" "$TOP_BUILDDIR/Makefile"; }
+echo 'enable_dependency_tracking=yes' >"$work/config.site"
 one_build_at_a_time env PATH="/usr/lib/ccache:$PATH" CCACHE_DIR="$(ccache -k cache_dir 2>/dev/null || echo "$HOME/.cache/ccache")" \
-  CCACHE_BASEDIR="$work" CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=locale CFLAGS="-g -O2" CXXFLAGS="-g -O2" \
+  CCACHE_BASEDIR="$work" CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=locale CONFIG_SITE="$work/config.site" \
+  CFLAGS="$(tree_flag CFLAGS)" CXXFLAGS="$(tree_flag CXXFLAGS)" CPPFLAGS="$(tree_flag CPPFLAGS)" LDFLAGS="$(tree_flag LDFLAGS)" \
   CCACHE_IGNOREOPTIONS='-ffile-prefix-map=* -fdebug-prefix-map=*' \
   rpmbuild -ta "$tarname.tar.gz" --nodeps --without check --define "_topdir $work/rpmbuild" \
   --define "slurm_source $slurm_source" ${slurm_prefix:+--define "slurm_prefix $slurm_prefix"} >"$log" 2>&1

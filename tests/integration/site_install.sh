@@ -72,10 +72,14 @@ buildpackage=$(grep -m1 '^dpkg-buildpackage ' <<<"$guide_lines")
   { echo "Bail out! the admin guide's Debian block has no apt-get build-dep or dpkg-buildpackage line"; exit 1; }
 ccache_dir=$(ccache -k cache_dir 2>/dev/null || echo "$HOME/.cache/ccache")
 mkdir -p "$ccache_dir"
-# A second run reuses the first one's objects: ccache, its key free of the
-# build directory's name (which -ffile-prefix-map carries).
+# The build takes the build tree's objects (compiled with the packages'
+# flags, scripts/setup) from ccache, its key free of the build directory's
+# name (which -ffile-prefix-map carries); a site file keeps configure's
+# dependency tracking on (dh_auto_configure turns it off; the tree's compile
+# commands have it). It changes no file the packages hold.
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/lib/ccache:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
   CCACHE_DIR=/ccache CCACHE_BASEDIR=/build CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=locale 'CCACHE_IGNOREOPTIONS=-ffile-prefix-map=*' \
+  CONFIG_SITE=/build/config.site \
   DEBIAN_FRONTEND=noninteractive /bin/bash -c "$*"; }
 test_exit() { chroot_release "$root"; rm -rf --one-file-system "$root/build"; cluster_down; purge_packages; tap_exit; }
 chroot_release "$root"
@@ -92,6 +96,7 @@ if [ "$(cat "$root/.tune-stamp" 2>/dev/null)" != "$stamp" ]; then
 fi
 rm -rf --one-file-system "$root/build" && mkdir -p "$root/build/${slurmsrc##*/}" "$root/ccache"
 tar xzf "$tarname.tar.gz" -C "$root/build"
+echo 'enable_dependency_tracking=yes' >"$root/build/config.site"
 # /proc as sbuild mounts it: the history's writer claim reads processes' start times.
 mount --bind "$slurmsrc" "$root/build/${slurmsrc##*/}" && mount -o remount,bind,ro "$root/build/${slurmsrc##*/}" &&
   mount --bind "$ccache_dir" "$root/ccache" && mount -t proc proc "$root/proc" ||

@@ -13,10 +13,14 @@
 # run recovers), and every failure named with its fix.
 source "$(dirname "$0")/../integration/tap.sh"
 plan 9
-for tool in autoreconf automake gcc make setsid; do
+for tool in autoreconf automake gcc make setsid dpkg-buildflags; do
   command -v "$tool" >/dev/null || { echo "Bail out! $tool is missing: scripts/setup installs it"; exit 1; }
 done
 scratch_dir work || { echo "Bail out! cannot make a scratch directory"; exit 1; }
+# What the tests' setup compiles with: the packages' flags (debian/rules).
+opts=$(sed -n 's/^export DEB_BUILD_MAINT_OPTIONS = //p' "$TOP_SRCDIR/debian/rules")
+pkg=$(DEB_BUILD_MAINT_OPTIONS=$opts dpkg-buildflags --get CFLAGS | sed -e 's/ *-ffile-prefix-map=[^ ]*//g' -e 's/^ *//')
+[[ $pkg == *-O2* ]] || { echo "Bail out! dpkg-buildflags gave no packages' CFLAGS: '$pkg'"; exit 1; }
 
 # --- the stand-ins: a package database in $work/dpkg, and a small tree --------------
 fake=$work/bin state=$work/dpkg
@@ -64,8 +68,9 @@ SH
 chmod 755 "$fake"/*
 
 skel=$work/skel
-mkdir -p "$skel/scripts" "$skel/driver" "$skel/.cache/slurm/slurm-wlm-22.05.8/src/slurmctld"
+mkdir -p "$skel/scripts" "$skel/driver" "$skel/debian" "$skel/.cache/slurm/slurm-wlm-22.05.8/src/slurmctld"
 cp "$TOP_SRCDIR/scripts/setup" "$skel/scripts/setup"
+cp "$TOP_SRCDIR/debian/rules" "$skel/debian/rules"
 touch "$skel/.cache/slurm/slurm-wlm-22.05.8/src/slurmctld/slurmctld.h"
 echo 22.05.8-4+deb12u3 >"$skel/.cache/slurm/slurm-wlm-22.05.8.debversion"
 cat >"$skel/scripts/debian-packages" <<'EOF'
@@ -131,14 +136,15 @@ lines() { grep -c "$1" <<<"$2"; }
 # 1. The README's order: the demo, then the tests (their packages arrive, so
 # configure runs again; the -O1 tree is cleaned and built at the defaults),
 # then the tests again (nothing to do), then the demo again (the tree as is).
+# The tests' flags are the packages' ($pkg).
 tree demo-first
 d=$(setup --demo); drc=$? dflags=$(flags)
 s=$(setup); src=$? sflags=$(flags)
 s2=$(setup); s2rc=$?
 d2=$(setup --demo); d2rc=$? d2flags=$(flags)
-if [ $drc -eq 0 ] && [[ $dflags == *-O1* ]] && [ $src -eq 0 ] && [[ $sflags == "-g -O2" ]] &&
-   grep -q "rebuilding with the default flags" <<<"$s" && [ $s2rc -eq 0 ] && [ "$(lines '^setup: configure' "$s2")" -eq 0 ] &&
-   [ $d2rc -eq 0 ] && [ "$(lines '^setup: configure' "$d2")" -eq 0 ] && [ "$d2flags" = "-g -O2" ]; then
+if [ $drc -eq 0 ] && [[ $dflags == *-O1* ]] && [ $src -eq 0 ] && [ "$sflags" = "$pkg" ] &&
+   grep -q "rebuilding: the tree was built with other flags" <<<"$s" && [ $s2rc -eq 0 ] && [ "$(lines '^setup: configure' "$s2")" -eq 0 ] &&
+   [ $d2rc -eq 0 ] && [ "$(lines '^setup: configure' "$d2")" -eq 0 ] && [ "$d2flags" = "$pkg" ]; then
   ok "scripts/demo then scripts/test: built at '$dflags', then installed the tests' packages and rebuilt at '$sflags'; a second test run and a demo after it configure nothing"
 else not_ok "scripts/demo then scripts/test, then each again" "demo (exit $drc, built '$dflags'):" "$d" "test (exit $src, built '$sflags'):" "$s" \
   "test again (exit $s2rc):" "$s2" "demo again (exit $d2rc, built '$d2flags'):" "$d2"; fi
@@ -148,9 +154,9 @@ tree test-first
 s=$(setup); src=$? sflags=$(flags)
 d=$(setup --demo); drc=$? dflags=$(flags)
 s2=$(setup); s2rc=$?
-if [ $src -eq 0 ] && [ "$sflags" = "-g -O2" ] && [ $drc -eq 0 ] && [ "$dflags" = "-g -O2" ] &&
+if [ $src -eq 0 ] && [ "$sflags" = "$pkg" ] && [ $drc -eq 0 ] && [ "$dflags" = "$pkg" ] &&
    [ "$(lines '^setup: configure' "$d")" -eq 0 ] && [ $s2rc -eq 0 ] && ! grep -q "rebuilding" <<<"$d$s2"; then
-  ok "scripts/test then scripts/demo then scripts/test: one build at the default flags, kept"
+  ok "scripts/test then scripts/demo then scripts/test: one build at the packages' flags, kept"
 else not_ok "scripts/test then scripts/demo then scripts/test" "test (exit $src, '$sflags'):" "$s" "demo (exit $drc, '$dflags'):" "$d" "test again (exit $s2rc):" "$s2"; fi
 
 # 3. What an older setup left after the demo: a Makefile, no config.status
@@ -159,7 +165,7 @@ tree older-state
 setup --demo >/dev/null
 rm -f "$t/config.status" "$t/.setup-configured"
 s=$(setup); src=$? sflags=$(flags)
-if [ $src -eq 0 ] && [ "$sflags" = "-g -O2" ]; then ok "a demo-built tree with a Makefile and no config.status is configured, cleaned and rebuilt"
+if [ $src -eq 0 ] && [ "$sflags" = "$pkg" ]; then ok "a demo-built tree with a Makefile and no config.status is configured, cleaned and rebuilt"
 else not_ok "a Makefile without its config.status" "exit $src, built '$sflags'" "$s"; fi
 
 # 4. Killed during a package install (dpkg left half done), then run again.
@@ -182,7 +188,7 @@ touch "$t/.hold-configure"
 if killed_at "$t/.holding"; then
   rm -f "$t/.hold-configure" "$t/.holding"
   s=$(setup); src=$? sflags=$(flags)
-  if [ $src -eq 0 ] && [ "$sflags" = "-g -O2" ] && grep -q '^setup: configure' <<<"$s"; then
+  if [ $src -eq 0 ] && [ "$sflags" = "$pkg" ] && grep -q '^setup: configure' <<<"$s"; then
     ok "setup killed during configure: the next run configures again, cleans the demo's build and builds"
   else not_ok "setup killed during configure recovers" "exit $src, built '$sflags'" "$s"; fi
 else rm -f "$t/.hold-configure"; not_ok "setup killed during configure" "configure never started: $(cat "$work/killed.out")"; fi
@@ -193,7 +199,7 @@ touch "$t/.hold-build"
 if killed_at "$t/.holding" --demo; then
   rm -f "$t/.hold-build" "$t/.holding"
   s=$(setup); src=$? sflags=$(flags)
-  if [ $src -eq 0 ] && [ "$sflags" = "-g -O2" ]; then ok "setup killed during the build: the next run builds"
+  if [ $src -eq 0 ] && [ "$sflags" = "$pkg" ]; then ok "setup killed during the build: the next run builds"
   else not_ok "setup killed during the build recovers" "exit $src, built '$sflags'" "$s"; fi
 else rm -f "$t/.hold-build"; not_ok "setup killed during the build" "the build never started: $(cat "$work/killed.out")"; fi
 
