@@ -17,8 +17,9 @@
 # evidence oracles from when a study's results first hold its final best
 # twice, the earliest its plateau shows; the reports oracles from when the
 # trials it has started do, as if each trial's curve told its result from
-# its first epoch: the most per-epoch reports could show), and
-# sched/tune with the adaptive part off (fair share only). The STUDIES table
+# its first epoch: the most per-epoch reports could show; the final-best
+# oracles from a study's last improvement), and sched/tune with its adaptive
+# priority off (drf: fair share only), the yield's baseline. The STUDIES table
 # counts each estimator's false lowerings (the study then improved its best by
 # more than 1% within 10 results). REPLICATES (3) runs with submissions
 # jittered by 0-300 s.
@@ -78,7 +79,6 @@ for i in $(seq 1 "$studies"); do
   fi
   specs+=(--study "s$i.h5,target=$target,time-scale=4000,gpus=1,parallel=${PARALLEL:-4},account=team$i,submit=$((${SPACING:-300} * (i - 1)))")
 done
-echo 'adaptive: { enabled = false; };' >fs_only.conf
 case ${CLUSTER:-small} in
   small)
     printf 'NodeName=n[1-%d] CPUs=32 RealMemory=256000 Gres=gpu:4\nPartitionName=p Nodes=n[1-%d] Default=YES\n' \
@@ -95,24 +95,28 @@ echo "adaptive: { thresholds = [0.01]; ${ADAPTIVE:-} };" >est.conf
 { cat est.conf; [ -z "${LOWERING:-}" ] || echo "lowering = \"$LOWERING\";"; } >site.conf
 common=("${where[@]}" "${specs[@]}" --study-mode "${MODES:-trials,whole}" --replicates "${REPLICATES:-3}" --jitter 300)
 [ -n "${SPRIO:-}" ] && common+=(--sprio "$SPRIO")
-echo "== FIFO, multifactor, multifactor with site_factor/tune, sched/tune, by estimator, and the oracles ($studies studies, ${CLUSTER:-small})"
+echo "== FIFO, multifactor alone and with site_factor/tune, sched/tune's DRF alone (drf) and with its adaptive priority, by estimator, and the oracles over each ($studies studies, ${CLUSTER:-small})"
 "$tune" simulate "${common[@]}" --sched-conf est.conf --site-conf site.conf \
-  --priority fifo,multifactor,multifactor+tune:algorithm1,multifactor+tune:tail,multifactor+tune:stagnation,multifactor+evidence-oracle,multifactor+reports-oracle,multifactor+oracle,tune:algorithm1,tune:tail,tune:stagnation,evidence-oracle,reports-oracle,oracle \
+  --priority fifo,final-best-oracle,evidence-oracle,reports-oracle,oracle,multifactor,multifactor+tune:algorithm1,multifactor+tune:tail,multifactor+tune:stagnation,multifactor+final-best-oracle,multifactor+evidence-oracle,multifactor+reports-oracle,multifactor+oracle,drf,tune:algorithm1,tune:tail,tune:stagnation,drf+final-best-oracle,drf+oracle \
   >replay.txt
 sed -n '/^STUDIES/,/^bounds/p;/^across/,$p' replay.txt
-echo "== sched/tune with its adaptive part off (adaptive.enabled = false): its fair share alone"
-"$tune" simulate "${common[@]}" --priority tune --sched-conf fs_only.conf >fs_only.txt
-sed -n '/^STUDIES/,/^bounds/p;/^across/,$p' fs_only.txt
 if [ "${REPLICATES:-3}" -gt 1 ]; then  # trial jobs, paired by replicate: against each priority type alone
   mode=${MODES:-trials,whole}
   suffix=+cons_tres
   [[ $mode == *,* ]] && suffix+=/${mode%%,*}  # labels carry the mode when there are several
-  # The share is of the oracle's gain (it knows each study's fate from its
-  # first job); the evidence oracle's row says how much of it final results
-  # can show at all, the reports oracle's how much per-epoch reports could.
-  echo "== paired over replicates ($mode): against multifactor alone"
-  /usr/bin/python3 "$top/bench/simulate_paired.py" "multifactor$suffix" "multifactor+oracle$suffix" <replay.txt | grep -E '^(policy|multifactor)'
-  echo "== paired: against FIFO (priority/basic), then against sched/tune's fair share alone (its estimators' own part)"
-  cat replay.txt fs_only.txt | /usr/bin/python3 "$top/bench/simulate_paired.py" "fifo$suffix" "oracle$suffix" | grep -vE '^multifactor'
-  cat replay.txt fs_only.txt | /usr/bin/python3 "$top/bench/simulate_paired.py" "tune$suffix" "oracle$suffix" | grep -E '^(policy|tune)'
+  # The yield is judged against the same fair share without it (multifactor
+  # alone; drf: sched/tune with its adaptive priority off), as a share of
+  # two oracles' gains over that: the fate oracle (it knows each study's
+  # fate from its first job) and the final-best oracle (it lowers a study
+  # from its last improvement, the earliest its results can show it).
+  # rows: the lines of the priority type's own policies.
+  for base in multifactor drf; do
+    rows='^(policy|multifactor)'; [ $base = drf ] && rows='^(policy|drf|tune:)'
+    for oracle in oracle final-best-oracle; do
+      echo "== paired over replicates ($mode): against $base alone, as a share of $base+$oracle's gain"
+      /usr/bin/python3 "$top/bench/simulate_paired.py" "$base$suffix" "$base+$oracle$suffix" <replay.txt | grep -E "$rows"
+    done
+  done
+  echo "== paired: fair share on its own, against FIFO (priority/basic)"
+  /usr/bin/python3 "$top/bench/simulate_paired.py" "fifo$suffix" <replay.txt | grep -E "^(policy|fifo|multifactor$suffix|drf$suffix)"
 fi

@@ -36,8 +36,10 @@ enum class PriorityType { Basic, Multifactor };
 const char* priority_type_name(PriorityType t);  // "priority/basic", "priority/multifactor"
 const char* tune_plugin_for(PriorityType t);     // its name in priority_policies()
 // What an oracle waits for before it lowers a plateauing study: nothing (it
-// knows the study's fate), its final results, or its trials' reports.
-enum class OracleSight { Fate, Results, Reports };
+// knows the study's fate), its final best among its results (its last
+// improvement: the earliest its results can show the plateau), its final
+// best twice among its results, or twice among its trials' reports.
+enum class OracleSight { Fate, FinalBest, Results, Reports };
 
 // A pending job's priority in parts, as sprio shows them (NaN: a part the
 // priority type does not have).
@@ -58,9 +60,9 @@ class OrderingHost {
   // Pending, then running jobs as the plugins copy them out of slurmctld.
   virtual std::vector<JobView> views_of(const std::vector<int>& pending) const = 0;
   // The oracles' knowledge: study s never meets its target (and, with
-  // Results, its results so far hold its final best twice; with Reports,
-  // the trials it has started do: each trial's result known from its start,
-  // the most per-epoch reports could tell).
+  // FinalBest, its results so far hold its final best; with Results, they
+  // hold it twice; with Reports, the trials it has started do: each trial's
+  // result known from its start, the most per-epoch reports could tell).
   virtual bool plateau_shows(int study, OracleSight sight) const = 0;
   // Each running job with its CPUs and GPUs, and when it was last charged.
   virtual void for_each_running(
@@ -116,9 +118,10 @@ class Ordering {
 
  protected:
   // The oracles: a job of a study that will never meet its target; the
-  // evidence oracles only once the study's results so far hold its final
-  // best twice (the earliest its plateau shows in its results: a tie no
-  // continuous metric produces), the limit of what an estimator can see;
+  // final-best oracles only once the study's results so far hold its final
+  // best (its last improvement: from then on its results show nothing new,
+  // the earliest any estimator reading results could act); the evidence
+  // oracles once they hold it twice (a tie no continuous metric produces);
   // the reports oracles once its started trials do, the limit of what an
   // estimator reading every trial's curve could see.
   bool oracle_lowers(OrderingHost& host, int j) const;

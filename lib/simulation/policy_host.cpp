@@ -15,9 +15,10 @@ bool Sim::plateau_shows(int s, OracleSight sight) const {
   if (!plateau_best_[s]) return false;  // no result ever: nothing to see
   int seen = 0;
   const auto& replay = studies_[s].replay;
-  if (sight == OracleSight::Results) {
+  if (sight == OracleSight::FinalBest || sight == OracleSight::Results) {
     for (const auto& t : replay.done())
       if (t.state == TrialState::Ok && t.objective && *t.objective == *plateau_best_[s]) ++seen;
+    if (sight == OracleSight::FinalBest) return seen >= 1;
   } else {
     const auto& trials = w_.studies[s].trials;
     for (std::size_t t = 0; t < trials.size(); ++t)

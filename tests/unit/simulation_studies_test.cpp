@@ -261,6 +261,60 @@ TEST_F(SimulationStudies, TailEstimatorLowersAStudyAtItsCeilingAndFalseLowerings
   EXPECT_LE(mf_oracle.studies[1].reached, run_studies(c, w, "multifactor", "trials").studies[1].reached);
 }
 
+TEST_F(SimulationStudies, TheFinalBestOracleActsAtALastImprovementThatNeverRepeats) {
+  // "flat" finds its final best (0.5) at its 3rd result and never ties it
+  // (a continuous metric): the evidence oracle, waiting for a tie, never
+  // lowers it, the final-best oracle does from its 3rd result on, under
+  // priority/basic, multifactor and sched/tune's DRF alike, and "rising"
+  // reaches its target sooner than without it, never sooner than with the
+  // fate oracle.
+  std::vector<double> flat = {0.1, 0.3, 0.5}, rising;
+  for (int i = 0; i < 37; ++i) flat.push_back(0.2 + 0.001 * i);
+  for (int i = 1; i <= 40; ++i) rising.push_back(static_cast<double>(i) * i);
+  const Workload w =
+      with_studies({study_of("flat", "f", flat, 60, 2, 0.95), study_of("rising", "r", rising, 60, 2, 900.0)});
+  const Cluster c = gpu_cluster(1, 1);
+  for (const std::string base : {"", "multifactor+", "drf+"}) {
+    const std::string none = base.empty() ? "fifo" : base.substr(0, base.size() - 1);
+    const double alone = run_studies(c, w, none, "trials").studies[1].reached;
+    const double fate = run_studies(c, w, base + "oracle", "trials").studies[1].reached;
+    const double last = run_studies(c, w, base + "final-best-oracle", "trials").studies[1].reached;
+    ASSERT_GE(fate, 0) << none;
+    ASSERT_GE(last, 0) << none;
+    EXPECT_LE(fate, last) << none;
+    EXPECT_LT(last, alone) << none << ": the final-best oracle lowers flat after its 3rd result";
+    if (base != "drf+") {
+      EXPECT_EQ(run_studies(c, w, base + "evidence-oracle", "trials").studies[1].reached, alone)
+          << none << ": no tie, so the evidence oracle never acts";
+    }
+  }
+}
+
+TEST_F(SimulationStudies, DrfIsSchedTuneWithItsAdaptivePriorityOff) {
+  // The honest baseline of the yield: sched/tune's own DRF fair share, its
+  // adaptive priority off whatever the configuration says: it never lowers
+  // a study, as sched/tune with adaptive.enabled = false does not.
+  std::vector<double> flat(40, 0.5), rising;
+  for (int i = 1; i <= 40; ++i) rising.push_back(static_cast<double>(i) * i);
+  const Workload w =
+      with_studies({study_of("flat", "f", flat, 60, 2, 0.95), study_of("rising", "r", rising, 60, 2, 900.0)});
+  const Cluster c = gpu_cluster(1, 1);
+  const SimResult drf = run_studies(c, w, "drf", "trials");
+  const SimResult tune = run_studies(c, w, "tune", "trials");
+  EXPECT_EQ(drf.studies[0].max_level, 0);
+  EXPECT_TRUE(drf.studies[0].lowered_at.empty());
+  EXPECT_GE(tune.studies[0].max_level, 1);
+  SimOptions off;
+  off.priority = "tune";
+  off.study_mode = "trials";
+  off.drain = 60;
+  off.tune.adaptive_enabled = false;
+  const SimResult tune_off = simulate(c, w, off);
+  EXPECT_EQ(drf.studies[1].reached, tune_off.studies[1].reached);
+  EXPECT_EQ(run_studies(c, w, "tune-fairshare", "trials").studies[1].reached, drf.studies[1].reached)
+      << "tune-fairshare is drf's other name";
+}
+
 TEST_F(SimulationStudies, AWholeStudyYieldsDrainsRequeuesAndLosesNoTrial) {
   // "flat" holds the only GPU as one allocation; another account's job
   // arrives and waits. Once flat's level reaches sched/tune's yield level
