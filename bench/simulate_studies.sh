@@ -118,5 +118,6 @@ if [ "${REPLICATES:-3}" -gt 1 ]; then  # trial jobs, paired by replicate: agains
     done
   done
   echo "== paired: fair share on its own, against FIFO (priority/basic)"
-  /usr/bin/python3 "$top/bench/simulate_paired.py" "fifo$suffix" <replay.txt | grep -E "^(policy|fifo|multifactor$suffix|drf$suffix)"
+  /usr/bin/python3 "$top/bench/simulate_paired.py" "fifo$suffix" <replay.txt |
+    awk -v keep=" policy fifo$suffix multifactor$suffix drf$suffix " 'index(keep, " " $1 " ")' 
 fi
