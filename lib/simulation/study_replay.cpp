@@ -268,6 +268,7 @@ void Sim::count_false_lowerings(std::vector<StudyResult>& out) const {
     std::vector<double> v;
     for (const auto& t : studies_[s].replay.done())
       if (t.state == TrialState::Ok && t.objective) v.push_back(minimize ? -*t.objective : *t.objective);
+    if (!v.empty()) out[s].last_improvement = std::max_element(v.begin(), v.end()) - v.begin() + 1;
     for (const std::int64_t n : out[s].lowered_at) {
       const auto at =
           static_cast<std::size_t>(std::clamp<std::int64_t>(n, 0, static_cast<std::int64_t>(v.size())));

@@ -139,6 +139,12 @@ Summary summarise(const std::string& label, const Cluster& c, const Workload& w,
     s.judgements += x.judgements;
     s.lowerings += static_cast<int>(x.lowered_at.size());
     s.false_lowerings += x.false_lowerings;
+    if (x.reached < 0 && x.last_improvement >= 0 && w.studies[i].target) {
+      if (x.lowered_at.empty())
+        ++s.never_lowered;
+      else
+        s.lags.push_back(x.lowered_at.front() - x.last_improvement);
+    }
     if (x.reached >= 0) {
       reached.push_back(x.reached - x.submitted);
       if (const auto b = alone_time_to_target(w.studies[i])) bounds.push_back(*b);
@@ -236,9 +242,9 @@ void write_jobs_csv(std::ostream& out, const Workload& w, const SimResult& r, co
 std::string format_studies(const std::vector<Summary>& rows) {
   std::ostringstream o;
   char b[512];
-  std::snprintf(b, sizeof b, "%-38s %8s %10s %10s %10s %10s %8s %8s %7s %6s  %s\n", "STUDIES", "REACHED",
-                "TTT", "TTT-ALL", "TTT-BOUND", "TTT-MAX", "TRIALS", "CUT", "YIELDS", "LEVEL",
-                "FALSE-LOWERED/LOWERED (JUDGED)");
+  std::snprintf(b, sizeof b, "%-38s %8s %10s %10s %10s %10s %8s %8s %7s %6s  %-32s %s\n", "STUDIES",
+                "REACHED", "TTT", "TTT-ALL", "TTT-BOUND", "TTT-MAX", "TRIALS", "CUT", "YIELDS", "LEVEL",
+                "FALSE-LOWERED/LOWERED (JUDGED)", "LAG");
   o << b;
   for (const auto& s : rows) {
     char lowered[96] = "-";
@@ -250,13 +256,21 @@ std::string format_studies(const std::vector<Summary>& rows) {
                     .c_str()
               : "-",
           s.judgements);
-    std::snprintf(b, sizeof b, "%-38s %8s %10s %10s %10s %10s %8d %8d %7d %6d  %s\n", s.label.c_str(),
+    std::string lag = "-";
+    if (!s.lags.empty()) {
+      std::vector<std::int64_t> l = s.lags;
+      std::sort(l.begin(), l.end());
+      lag = std::to_string(l[l.size() / 2]) + " [" + std::to_string(l.front()) + ", " +
+            std::to_string(l.back()) + "]";
+    }
+    if (s.never_lowered > 0 && s.judgements > 0) lag += " " + std::to_string(s.never_lowered) + " never";
+    std::snprintf(b, sizeof b, "%-38s %8s %10s %10s %10s %10s %8d %8d %7d %6d  %-32s %s\n", s.label.c_str(),
                   (std::to_string(s.time_to_target.n) + "/" + std::to_string(s.studies)).c_str(),
                   s.time_to_target.n ? dur(s.time_to_target.mean).c_str() : "-",
                   dur(s.study_time_all).c_str(),
                   s.time_to_target.n ? dur(s.time_to_target_bound).c_str() : "-",
                   s.time_to_target.n ? dur(s.time_to_target.max).c_str() : "-", s.study_trials, s.interrupted,
-                  s.yields, s.max_level, lowered);
+                  s.yields, s.max_level, lowered, s.judgements > 0 ? lag.c_str() : "-");
     o << b;
   }
   return o.str();

@@ -47,6 +47,11 @@ struct Summary {
   // The estimator's judgements, its decisions to lower a study (level
   // rises), and those of them that were false (StudyResult::false_lowerings).
   int judgements = 0, lowerings = 0, false_lowerings = 0;
+  // Of the studies that never met their target: results from each one's
+  // last improvement to its first lowering (negative: lowered before it),
+  // and how many were never lowered.
+  std::vector<std::int64_t> lags;
+  int never_lowered = 0;
   Stats time_to_target;
   double study_time_all = 0, time_to_target_bound = 0;
 };
@@ -61,7 +66,9 @@ std::string format_by_gpus(const std::vector<Summary>& rows);
 // Studies, one row per summary: how many met their target, time to target
 // (mean of those, mean of all counting the rest at their end, the bound,
 // the longest), trials replayed, trials cut short, yields, highest yield
-// level, and the estimator's lowerings: false ones / all (judgements).
+// level, the estimator's lowerings: false ones / all (judgements), and LAG:
+// results from the last improvement of each study that never met its target
+// to its first lowering, median [min, max], and how many were never lowered.
 std::string format_studies(const std::vector<Summary>& rows);
 // Each study's time to target alone and in each run ("L2": highest yield
 // level reached, "Y1": yields obeyed).

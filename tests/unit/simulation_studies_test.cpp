@@ -235,6 +235,12 @@ TEST_F(SimulationStudies, TailEstimatorLowersAStudyAtItsCeilingAndFalseLowerings
   EXPECT_GT(tail.studies[1].judgements, 0);
   const Summary sum = summarise("tune:tail", c, w, tail);
   EXPECT_EQ(sum.false_lowerings, tail.studies[0].false_lowerings);
+  // flat's last improvement is its 12th result (0.8), 7 results after its
+  // first lowering: a lag of -7; rising meets its target, so it has none.
+  EXPECT_EQ(tail.studies[0].last_improvement, 12);
+  EXPECT_EQ(sum.lags, std::vector<std::int64_t>{-7});
+  EXPECT_EQ(sum.never_lowered, 0);
+  EXPECT_NE(format_studies({sum}).find("-7 [-7, -7]"), std::string::npos) << format_studies({sum});
   EXPECT_NE(
       format_studies({sum}).find(std::to_string(sum.false_lowerings) + "/" + std::to_string(sum.lowerings)),
       std::string::npos);
