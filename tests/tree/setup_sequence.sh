@@ -56,8 +56,10 @@ if [ -e "$FAKE_DPKG/.interrupted" ]; then
   echo "E: dpkg was interrupted, you must manually run 'dpkg --configure -a' to correct the problem." >&2; exit 100
 fi
 [ -e "$FAKE_DPKG/.broken" ] && { echo "E: Unable to locate package ${*: -1}" >&2; exit 100; }
+skip=0
 for p; do
-  case $p in -*) continue ;; esac
+  [ $skip = 1 ] && { skip=0; continue; }
+  case $p in -o) skip=1; continue ;; -*) continue ;; esac
   if [ -e "$FAKE_DPKG/.hold" ]; then
     touch "$FAKE_DPKG/.interrupted" "$FAKE_DPKG/.holding"
     while [ -e "$FAKE_DPKG/.hold" ]; do sleep 0.1; done
