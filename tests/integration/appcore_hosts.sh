@@ -36,7 +36,7 @@ for i in $(seq 1 6); do
 done
 wait_job "$appcore" 120
 # Its trial jobs may still be completing (their epilog) when the AppCore's ends.
-for _ in $(seq 1 100); do [ -z "$(squeue -h)" ] && break; sleep 0.2; done
+wait_until 180 queue_empty
 final=$(srun -w $reader "$tune" status read.h5 2>&1)
 if [ $reads -ge 3 ] && [ -z "$failed" ] && [ "$(count_final read.h5)" -eq 16 ] && [ -z "$(squeue -h)" ]; then
   ok "tune status on $reader read the history $reads times while the AppCore on $core_node wrote it; 16 trials recorded"
@@ -64,7 +64,7 @@ kill -9 "${owner_pid:-0}" 2>/dev/null
 wait $step 2>/dev/null
 wait_job "$owner_job" 30
 took=$(srun -w node2 "${claim_env[@]}" "$tune" run --trial-jobs --resume --trials 8 --parallel 2 --cpus-per-trial 2 --slurm-poll 1 --history claim.h5 -- ./where.sh 2>&1); rc3=$?
-for _ in $(seq 1 50); do [ -z "$(squeue -h)" ] && break; sleep 0.2; done
+wait_until 180 queue_empty
 if [ $rc3 -eq 0 ] && grep -q "took over claim.h5 from pid $owner_pid on host node1 (Slurm job $owner_job.*Slurm job $owner_job has ended" <<<"$took" &&
    [ "$(count_final claim.h5)" -eq 8 ] && [ "$(ids_twice claim.h5)" -eq 0 ] && [ -z "$(squeue -h)" ] && [ ! -e claim.h5.lock ]; then
   ok "its process killed and its job ended, node2 took the history over ($(grep -o 'Slurm job [0-9]* has ended ([^)]*)' <<<"$took")); 8 trials each once, no job left"
@@ -91,7 +91,8 @@ for _ in $(seq 1 100); do [ "$(squeue -h -j "$appcore" -t R -o %N)" != "" ] && b
 new_node=$(squeue -h -j "$appcore" -t R -o %N)
 wait_job "$appcore" 300
 "$cluster" link-up "$core_node" --dir "$CLUSTER_DIR" --port "$CLUSTER_PORT" >/dev/null
-for _ in $(seq 1 150); do [ -z "$(squeue -h)" ] && [ -z "$(trial_processes)" ] && [ -z "$(pgrep -f 'tune run --history [^ ]*corecut.h5')" ] && break; sleep 0.2; done
+corecut_gone() { settled && [ -z "$(pgrep -f 'tune run --history [^ ]*corecut.h5')" ]; }
+wait_until 180 corecut_gone
 out=$(cat corecut-"$appcore".out 2>&1)
 if [ "$requeued" = PENDING ] && [ -n "$new_node" ] && [ "$new_node" != "$core_node" ] &&
    grep -q "took over .*corecut.h5 from pid [0-9]* on host $core_node (Slurm job $appcore.*was requeued since" <<<"$out" &&
@@ -144,7 +145,7 @@ core_state=$(scontrol show job "$appcore" 2>/dev/null | grep -o 'JobState=[A-Z_]
 left=$(orphan_left stopped 40)
 said=$(orphan_said stopped) ended=$(orphan_ended stopped)
 resumed=$(orphan_resume stopped); rc=$?
-for _ in $(seq 1 100); do [ -z "$(squeue -h)" ] && [ -z "$(trial_processes)" ] && break; sleep 0.2; done
+wait_until 180 settled
 if [ -n "$core_pid" ] && [ -n "$pending" ] && [ "$core_state" = CANCELLED ] && [ "$left" -lt 40 ] && [ "$ended" -eq 3 ] &&
    grep -q "has ended CANCELLED.*cancelled its pending trial jobs $pending" <<<"$said" &&
    [ $rc -eq 0 ] && [ "$(count_final stopped.h5)" -eq 6 ] && [ "$(ids_twice stopped.h5)" -eq 0 ] && [ "$(runs_twice stopped)" -eq 3 ] &&
@@ -166,7 +167,7 @@ pending_left=$(for _ in $(seq 1 100); do squeue -h -j "$pending" -t PD 2>/dev/nu
 left=$(orphan_left crashed 60)
 said=$(orphan_said crashed) ended=$(orphan_ended crashed)
 resumed=$(orphan_resume crashed); rc=$?
-for _ in $(seq 1 100); do [ -z "$(squeue -h)" ] && [ -z "$(trial_processes)" ] && break; sleep 0.2; done
+wait_until 180 settled
 if [ -n "$core_pid" ] && [ -n "$pending" ] && [ "$core_state" = FAILED ] && [ -z "$pending_left" ] && [ "$left" -lt 60 ] && [ "$ended" -eq 0 ] &&
    grep -q "has ended FAILED.*cancelled its pending trial jobs $pending" <<<"$said" &&
    [ $rc -eq 0 ] && [ "$(grep -c 'collected from' <<<"$resumed")" -eq 3 ] &&

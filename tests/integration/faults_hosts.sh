@@ -29,7 +29,7 @@ for _ in $(seq 1 900); do grep -q "trial job $cut_job ended" cut.log && break; s
 sleep 3
 "$cluster" link-up "$cut_node" --dir "$CLUSTER_DIR" --port "$CLUSTER_PORT" >/dev/null
 wait $core; rc=$?
-for _ in $(seq 1 150); do [ -z "$(squeue -h)" ] && [ -z "$(trial_processes)" ] && break; sleep 0.2; done
+wait_until 180 settled
 cut_trial=$(grep -l "job=$cut_job$" cut.trials/*/where 2>/dev/null | head -1 | xargs -r dirname | xargs -r basename)
 # The history keeps a trial's last attempt: the re-run's, on another node.
 rerun_host=$(export_csv cut.h5 | awk -F, -v t="$cut_trial" 'NR > 1 && $1 == t && $2 == "ok" {print $10}')

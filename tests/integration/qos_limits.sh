@@ -87,6 +87,6 @@ if grep -q "waiting does not lift" <<<"$big" && grep -q "rc=1$" <<<"$big"; then
 else not_ok "a QOS size limit" "$big" "$(cat qos.log)"; fi
 
 # 5. Nothing left behind.
-for _ in $(seq 1 50); do [ -z "$(squeue -h 2>/dev/null)" ] && break; sleep 0.2; done
+wait_until 180 queue_empty
 if [ -z "$(squeue -h 2>/dev/null)" ] && scontrol ping | grep -q UP; then ok "no job left in the queue; slurmctld up"
 else not_ok "clean end" "$(squeue)"; fi

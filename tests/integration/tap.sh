@@ -252,6 +252,11 @@ echo "objective=$TUNE_PARAM_x1" >&"$TUNE_REPORT_FD"
 SH
   chmod 755 "$work/where.sh"
 }
+# queue_empty: no job of this test's cluster left, pending, running or
+# completing (a job's epilog may outlast its study on a busy machine);
+# settled: that, and none of its trial jobs' processes alive.
+queue_empty() { [ -z "$(squeue -h 2>/dev/null)" ]; }
+settled() { queue_empty && [ -z "$(trial_processes)" ]; }
 # bound_jobs STUDY: "job node" of each trial job that has started its trial;
 # wait_bound STUDY N: until N have (up to 300 s).
 bound_jobs() { cat "$1".trials/*/where 2>/dev/null | sed -n 's/^node=\([^ ]*\) job=\([0-9]*\)$/\2 \1/p' | sort -n; }
