@@ -261,6 +261,7 @@ int run_simulation(const SimulateOptions& o) {
       std::vector<const sim::SimResult*> these;
       for (std::size_t i = first_result; i < all_results.size(); ++i) these.push_back(&all_results[i]);
       std::fputs(sim::format_studies(rows).c_str(), stdout);
+      std::fputs(sim::format_plateau_share(rows).c_str(), stdout);
       std::fputs(sim::format_study_detail(w, labels, these).c_str(), stdout);
     }
     const auto& b = rows.front();

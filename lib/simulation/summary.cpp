@@ -151,6 +151,28 @@ Summary summarise(const std::string& label, const Cluster& c, const Workload& w,
     }
     all.push_back((x.reached >= 0 ? x.reached : x.ended) - x.submitted);
   }
+  // GPU-seconds of each hour window, all jobs and the plateaued studies'.
+  if (!r.studies.empty() && !w.studies.empty()) {
+    double t0 = w.studies.front().submit;
+    for (const auto& st : w.studies) t0 = std::min(t0, st.submit);
+    for (const double h : Summary::kShareHours) {
+      const double hi = t0 + h * 3600, lo = hi - 3600;
+      double total = 0, plateau = 0;
+      for (std::size_t j = 0; j < r.jobs.size(); ++j) {
+        const JobResult& x = r.jobs[j];
+        const SimJob& job = j < w.jobs.size() ? w.jobs[j] : r.study_jobs[j - w.jobs.size()];
+        if (x.start < 0 || job.gpus <= 0) continue;
+        const double end = x.end < 0 ? hi : x.end;
+        const double held = std::max(0.0, std::min(end, hi) - std::max(x.start, lo)) * job.gpus;
+        total += held;
+        if (job.study >= 0 && static_cast<std::size_t>(job.study) < r.studies.size() &&
+            r.studies[static_cast<std::size_t>(job.study)].reached < 0 &&
+            w.studies[static_cast<std::size_t>(job.study)].target)
+          plateau += held;
+      }
+      s.plateau_gpu_share.push_back(total > 0 ? plateau / total : -1);
+    }
+  }
   s.time_to_target = stats_of(reached);
   s.study_time_all = stats_of(all).mean;
   s.time_to_target_bound = stats_of(bounds).mean;
@@ -272,6 +294,33 @@ std::string format_studies(const std::vector<Summary>& rows) {
                   s.time_to_target.n ? dur(s.time_to_target.max).c_str() : "-", s.study_trials, s.interrupted,
                   s.yields, s.max_level, lowered, s.judgements > 0 ? lag.c_str() : "-");
     o << b;
+  }
+  return o.str();
+}
+
+std::string format_plateau_share(const std::vector<Summary>& rows) {
+  std::ostringstream o;
+  char b[256];
+  o << "GPU SHARE OF THE STUDIES THAT NEVER MET THEIR TARGET, in the hour before (hours after the first "
+       "study)\n";
+  std::snprintf(b, sizeof b, "%-38s", "POLICY");
+  o << b;
+  for (const double h : Summary::kShareHours) {
+    std::snprintf(b, sizeof b, " %7gh", h);
+    o << b;
+  }
+  o << "\n";
+  for (const auto& s : rows) {
+    std::snprintf(b, sizeof b, "%-38s", s.label.c_str());
+    o << b;
+    for (const double v : s.plateau_gpu_share) {
+      if (v < 0)
+        std::snprintf(b, sizeof b, " %8s", "-");
+      else
+        std::snprintf(b, sizeof b, " %8.2f", v);
+      o << b;
+    }
+    o << "\n";
   }
   return o.str();
 }

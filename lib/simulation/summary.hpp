@@ -52,6 +52,11 @@ struct Summary {
   // and how many were never lowered.
   std::vector<std::int64_t> lags;
   int never_lowered = 0;
+  // The share of the GPU time in the hour before each of kShareHours (hours
+  // after the first study's submission) that went to studies that never met
+  // their target; -1: no GPU was busy then.
+  static constexpr double kShareHours[] = {1, 2, 5, 10, 20};
+  std::vector<double> plateau_gpu_share;
   Stats time_to_target;
   double study_time_all = 0, time_to_target_bound = 0;
 };
@@ -70,6 +75,8 @@ std::string format_by_gpus(const std::vector<Summary>& rows);
 // results from the last improvement of each study that never met its target
 // to its first lowering, median [min, max], and how many were never lowered.
 std::string format_studies(const std::vector<Summary>& rows);
+// The plateaued studies' share of the GPU time by hour, one row per summary.
+std::string format_plateau_share(const std::vector<Summary>& rows);
 // Each study's time to target alone and in each run ("L2": highest yield
 // level reached, "Y1": yields obeyed).
 std::string format_study_detail(const Workload& w, const std::vector<std::string>& labels,
