@@ -168,7 +168,7 @@ printf 'NodeName=n[1-2] CPUs=4 RealMemory=8000 Gres=gpu:2\nPartitionName=p Nodes
 best=$("$tune" export branin.h5 --json | /usr/bin/python3 -c "import json,sys; print(min(t['objective'] for t in json.load(sys.stdin)['trials'] if t['state'] == 'ok'))")
 out=$("$tune" simulate --cluster sim.conf --study "branin.h5,target=$best,time-scale=60,gpus=1,parallel=2" \
   --priority fifo,tune --study-mode trials,whole 2>&1); rc=$?
-reached=$(awk '/^STUDIES/ {on=1; next} /^TIME TO TARGET/ {on=0} on && $1 ~ /[+]/ {print $2}' <<<"$out" | sort -u | paste -sd' ')
+reached=$(awk '/^STUDIES/ {on=1; next} /^(GPU SHARE|TIME TO TARGET)/ {on=0} on && $1 ~ /[+]/ {print $2}' <<<"$out" | sort -u | paste -sd' ')
 bad=$("$tune" simulate --cluster sim.conf --study branin.h5,gpu=1 2>&1); bad_rc=$?
 if [ $rc -eq 0 ] && [ "$reached" = "1/1" ] && grep -q "^study: branin.*12 trials, 2 at a time" <<<"$out" \
    && [ $bad_rc -eq 1 ] && grep -q "unknown key 'gpu'" <<<"$bad"; then

@@ -297,8 +297,8 @@ TEST_F(SimulationStudies, TheFinalBestOracleActsAtALastImprovementThatNeverRepea
   // With 200 s trials rising needs 100 minutes of the GPU: under FIFO the
   // two studies alternate and flat holds about half of the first hour; the
   // fate oracle gives that hour to rising.
-  const Workload slow =
-      with_studies({study_of("flat", "f", flat, 200, 2, 0.95), study_of("rising", "r", rising, 200, 2, 900.0)});
+  const Workload slow = with_studies(
+      {study_of("flat", "f", flat, 200, 2, 0.95), study_of("rising", "r", rising, 200, 2, 900.0)});
   const Summary fifo = summarise("fifo", c, slow, run_studies(c, slow, "fifo", "trials"));
   const Summary fate = summarise("oracle", c, slow, run_studies(c, slow, "oracle", "trials"));
   ASSERT_EQ(fifo.plateau_gpu_share.size(), std::size(Summary::kShareHours));
