@@ -35,7 +35,6 @@ log=$TOP_BUILDDIR/tests/integration/rpm_package.rpmbuild.log
 # tracking on (%configure turns it off; the tree's compile commands have it),
 # so that ccache serves the objects the tree against this Slurm compiled and
 # only the plugins, against Slurm's unpacked tarball, compile.
-tree_flag() { sed -n "s/^$1 = //p" "$TOP_BUILDDIR/Makefile"; }
 echo 'enable_dependency_tracking=yes' >"$work/config.site"
 one_build_at_a_time env PATH="/usr/lib/ccache:$PATH" CCACHE_DIR="$(ccache -k cache_dir 2>/dev/null || echo "$HOME/.cache/ccache")" \
   CCACHE_BASEDIR="$work" CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=locale CONFIG_SITE="$work/config.site" \

@@ -22,6 +22,10 @@ check() {
   if out=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$out"; fi
 }
 diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+# tree_flag NAME: the build tree's CFLAGS, CXXFLAGS, CPPFLAGS or LDFLAGS
+# (the packages' hardened ones, scripts/setup), which the tests' package and
+# tarball builds take so that ccache serves them the tree's objects.
+tree_flag() { sed -n "s/^$1 = //p" "$TOP_BUILDDIR/Makefile"; }
 # wait_until SECONDS COMMAND...: until COMMAND succeeds (polled every 0.1 s),
 # at most SECONDS of wall time; fails if it never did. A case waits this way
 # for the state it needs (a writer still writing, a trial running, a step

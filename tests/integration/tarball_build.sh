@@ -81,7 +81,6 @@ mount --bind "$slurmsrc" "$root/usr/src/slurm-$slurm_version" &&
 # The build tree's flags (the packages' hardened ones, scripts/setup), as a
 # site's build environment carries its distribution's: the admin guide's
 # commands as written, and the tree's objects from ccache.
-tree_flag() { sed -n "s/^$1 = //p" "$TOP_BUILDDIR/Makefile"; }
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/lib/ccache:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
   CFLAGS="$(tree_flag CFLAGS)" CXXFLAGS="$(tree_flag CXXFLAGS)" CPPFLAGS="$(tree_flag CPPFLAGS)" LDFLAGS="$(tree_flag LDFLAGS)" \
   CCACHE_DIR=/ccache CCACHE_BASEDIR=/build CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=locale /bin/bash -c "cd /build && $*"; }
