@@ -217,10 +217,11 @@ class Sim : public OrderingHost {
 
   void study_job_ended(int j);
 
-  // A lowering at n results was false when the study's best of its results
-  // n+1..n+10 (in the order they arrived) beat its best of the first n by
-  // more than the first threshold, relative to |best|.
-  void count_false_lowerings(std::vector<StudyResult>& out) const;
+  // Each study's lowerings judged against its results: a lowering at n
+  // results was false when the study's best of its results n+1..n+10 (in
+  // the order they arrived) beat its best of the first n by more than the
+  // first threshold, relative to |best|; and when its best last improved.
+  void judge_lowerings(std::vector<StudyResult>& out) const;
 
   // --- priorities: what the ordering policy (ordering.hpp) sees ---------------
   bool adaptive() const { return spec_.lowering == Lowering::Tune; }

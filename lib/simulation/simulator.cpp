@@ -184,7 +184,7 @@ SimResult Sim::run() {
   r.jobs = res_;
   r.study_jobs.assign(extra_.begin(), extra_.end());
   r.studies = study_res_;
-  count_false_lowerings(r.studies);
+  judge_lowerings(r.studies);
   r.study_mode = options_.study_mode;
   r.never_fit = never_fit_;
   r.placement_calls = placement_calls_;

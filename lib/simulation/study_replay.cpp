@@ -260,7 +260,7 @@ void Sim::study_job_ended(int j) {
     res.ended = now_;
 }
 
-void Sim::count_false_lowerings(std::vector<StudyResult>& out) const {
+void Sim::judge_lowerings(std::vector<StudyResult>& out) const {
   const double threshold =
       options_.tune.adaptive.thresholds.empty() ? 0.01 : options_.tune.adaptive.thresholds.front();
   for (std::size_t s = 0; s < out.size(); ++s) {
