@@ -46,28 +46,44 @@ std::optional<TailEstimate> tail_estimate(const ProgressRecord& r, const TailOpt
     return S > 0 ? std::pow(S / (S + need), spacings) / static_cast<double>(n + 1) : 0.0;
   };
 
-  const double ahead = r.left ? static_cast<double>(*r.left) : static_cast<double>(o.horizon);
+  double ahead = r.left ? static_cast<double>(*r.left) : static_cast<double>(o.horizon);
+  const double target_ahead = o.target_horizon > 0 ? std::min<double>(ahead, o.target_horizon) : ahead;
   const double matters = gain_that_counts(threshold, best);
   const double need = gap ? std::min(matters, *gap) : matters;
   e.p_improve = any_of(per_result(need), std::min(static_cast<double>(o.horizon), ahead));
-  if (gap) e.p_target = any_of(per_result(*gap), ahead);
-  // Results tied at the best: a continuous tail puts two results within the
-  // metric's resolution of each other at its top with a chance of about
-  // resolution/scale per tie, a metric at its ceiling every time. Taken as
-  // evidence only when the record resolves differences far finer than an
-  // improvement that matters (its smallest gap below threshold/10 of the
-  // best), so that a coarse metric (accuracy on 200 examples) whose results
-  // tie because of its resolution is not mistaken for one at its ceiling.
+  if (gap) e.p_target = any_of(per_result(*gap), target_ahead);
+  // Results tied at the best. On a metric that resolves differences far
+  // finer than an improvement that matters (its smallest gap below
+  // threshold/10 of the best), a continuous tail puts two results within
+  // the resolution of each other at its top with a chance of about
+  // resolution/scale per tie: ties there mean a ceiling. On a coarse metric
+  // (accuracy on 200 examples, in steps of 1/200) ties come with the
+  // resolution, and the evidence is how they pile up: a tail that decays
+  // smoothly holds, one step above the best, about rho times what the best
+  // holds, rho the ratio of the results at the best to those one step below
+  // it (at most 1: a tail does not grow towards its top). `tied` results at
+  // the best and none above then come with a chance of (1/(1+rho))^(tied-1).
   std::size_t tied = 1;
   while (tied < r.top.size() && r.top[tied] == r.top[0]) ++tied;
   double finest = INFINITY;
   for (std::size_t i = 1; i < r.top.size(); ++i)
     if (r.top[i] != r.top[i - 1]) finest = std::min(finest, std::fabs(r.top[i] - r.top[i - 1]));
-  if (S > 0 && tied >= 2 && finest < matters / 10) {
-    const double scale = S / spacings;
+  if (S > 0 && tied >= 2) {
     double chance_of_ties = 1;
-    for (std::size_t i = 1; i < tied; ++i)
-      chance_of_ties *= -std::expm1(-static_cast<double>(i) * finest / scale);
+    if (finest < matters / 10) {
+      const double scale = S / spacings;
+      for (std::size_t i = 1; i < tied; ++i)
+        chance_of_ties *= -std::expm1(-static_cast<double>(i) * finest / scale);
+    } else if (o.coarse_ties) {
+      std::size_t below = 0;  // results one step (the finest gap) below the best
+      for (std::size_t i = tied; i < r.top.size(); ++i)
+        if (std::fabs(std::fabs(r.top[0] - r.top[i]) - finest) <= finest * 1e-6) ++below;
+      // The record keeps only the top values: when they are all at or one
+      // step below the best, more may lie below, and rho is taken at 1.
+      const bool all_seen = tied + below < r.top.size() || static_cast<std::int64_t>(tied + below) == n;
+      const double rho = below > 0 && all_seen ? std::min(1.0, static_cast<double>(tied) / below) : 1.0;
+      chance_of_ties = std::pow(1 / (1 + rho), static_cast<double>(tied - 1));
+    }
     e.p_improve *= chance_of_ties;
     e.p_target *= chance_of_ties;
   }

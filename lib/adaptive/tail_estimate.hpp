@@ -42,6 +42,8 @@ struct TailOptions {
   double p_min = 0.05;  // lower a study whose chance is below this
   int min_results = 5;  // judge from this many results on
   int spacings = 4;     // top spacings that estimate the tail's scale (k-1)
+  int target_horizon = 0;  // results ahead that p_target counts (0: all the budget left)
+  int coarse_ties = 0;     // 1: ties at the best of a coarse metric count as evidence of a ceiling
 };
 
 struct TailEstimate {

@@ -17,7 +17,13 @@ TailEstimator::TailEstimator()
             "Results a study needs before it is judged."},
            {"tail.spacings", &TailOptions::spacings, 1, ProgressRecord::kMaxTop - 1,
             "Spacings of the top values that estimate the tail's scale. Fewer lower a plateaued study "
-            "sooner and a study still improving more often by mistake."}}) {}
+            "sooner and a study still improving more often by mistake."},
+           {"tail.target_horizon", &TailOptions::target_horizon, 0, 1000000,
+            "Results ahead over which p_target is the chance of reaching the target (0: all the trials "
+            "the budget has left)."},
+           {"tail.coarse_ties", &TailOptions::coarse_ties, 0, 1,
+            "1: results tied at the best of a coarse metric count as evidence of a ceiling, by how they "
+            "pile up against the results one step below."}}) {}
 
 Judgement TailEstimator::judge(const ProgressRecord& r, const AdaptiveOptions& o, YieldState& s) const {
   const auto e = tail_estimate(r, options(), o.thresholds.empty() ? 0 : o.thresholds.front());
