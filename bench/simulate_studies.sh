@@ -113,7 +113,7 @@ common=("${where[@]}" "${specs[@]}" --study-mode "${MODES:-trials,whole}" --repl
 [ -n "${SPRIO:-}" ] && common+=(--sprio "$SPRIO")
 echo "== FIFO, multifactor alone and with site_factor/tune, sched/tune's DRF alone (drf) and with its adaptive priority, by estimator, and the oracles over each ($studies studies, ${CLUSTER:-small})"
 "$tune" simulate "${common[@]}" --sched-conf est.conf --site-conf site.conf \
-  --priority fifo,final-best-oracle,evidence-oracle,reports-oracle,oracle,multifactor,multifactor+tune:algorithm1,multifactor+tune:tail,multifactor+tune:stagnation,multifactor+final-best-oracle,multifactor+evidence-oracle,multifactor+reports-oracle,multifactor+oracle,drf,tune:algorithm1,tune:tail,tune:stagnation,drf+final-best-oracle,drf+oracle \
+  --priority fifo,final-best-oracle,evidence-oracle,reports-oracle,oracle,multifactor,multifactor+tune:algorithm1,multifactor+tune:tail,multifactor+tune:stagnation,multifactor+final-best-oracle,multifactor+late-oracle,multifactor+evidence-oracle,multifactor+reports-oracle,multifactor+oracle,drf,tune:algorithm1,tune:tail,tune:stagnation,drf+final-best-oracle,drf+late-oracle,drf+oracle \
   >replay.txt
 sed -n '/^STUDIES/,/^bounds/p;/^across/,$p' replay.txt
 if [ "${REPLICATES:-3}" -gt 1 ]; then  # trial jobs, paired by replicate: against each priority type alone

@@ -39,7 +39,10 @@ const char* tune_plugin_for(PriorityType t);     // its name in priority_policie
 // knows the study's fate), its final best among its results (its last
 // improvement: the earliest its results can show the plateau), its final
 // best twice among its results, or twice among its trials' reports.
-enum class OracleSight { Fate, FinalBest, Results, Reports };
+enum class OracleSight { Fate, FinalBest, FinalBestLate, Results, Reports };
+// The late oracles lower a study this many results after its last
+// improvement: "within a few trials of its plateau".
+inline constexpr int kLateResults = 5;
 
 // A pending job's priority in parts, as sprio shows them (NaN: a part the
 // priority type does not have).
@@ -60,7 +63,8 @@ class OrderingHost {
   // Pending, then running jobs as the plugins copy them out of slurmctld.
   virtual std::vector<JobView> views_of(const std::vector<int>& pending) const = 0;
   // The oracles' knowledge: study s never meets its target (and, with
-  // FinalBest, its results so far hold its final best; with Results, they
+  // FinalBest, its results so far hold its final best (FinalBestLate:
+  // kLateResults results ago); with Results, they
   // hold it twice; with Reports, the trials it has started do: each trial's
   // result known from its start, the most per-epoch reports could tell).
   virtual bool plateau_shows(int study, OracleSight sight) const = 0;
@@ -120,7 +124,9 @@ class Ordering {
   // The oracles: a job of a study that will never meet its target; the
   // final-best oracles only once the study's results so far hold its final
   // best (its last improvement: from then on its results show nothing new,
-  // the earliest any estimator reading results could act); the evidence
+  // the earliest any estimator reading results could act); the late oracles
+  // kLateResults results later (an estimator that needs a few results
+  // without improvement to see the plateau, and is never wrong); the evidence
   // oracles once they hold it twice (a tie no continuous metric produces);
   // the reports oracles once its started trials do, the limit of what an
   // estimator reading every trial's curve could see.

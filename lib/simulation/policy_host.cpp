@@ -15,10 +15,18 @@ bool Sim::plateau_shows(int s, OracleSight sight) const {
   if (!plateau_best_[s]) return false;  // no result ever: nothing to see
   int seen = 0;
   const auto& replay = studies_[s].replay;
-  if (sight == OracleSight::FinalBest || sight == OracleSight::Results) {
+  if (sight == OracleSight::FinalBest || sight == OracleSight::FinalBestLate) {
+    int after = -1;  // results since the final best first came
+    for (const auto& t : replay.done()) {
+      if (t.state != TrialState::Ok || !t.objective) continue;
+      if (after >= 0) ++after;
+      else if (*t.objective == *plateau_best_[s]) after = 0;
+    }
+    return after >= (sight == OracleSight::FinalBestLate ? kLateResults : 0);
+  }
+  if (sight == OracleSight::Results) {
     for (const auto& t : replay.done())
       if (t.state == TrialState::Ok && t.objective && *t.objective == *plateau_best_[s]) ++seen;
-    if (sight == OracleSight::FinalBest) return seen >= 1;
   } else {
     const auto& trials = w_.studies[s].trials;
     for (std::size_t t = 0; t < trials.size(); ++t)
