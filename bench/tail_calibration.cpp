@@ -118,6 +118,11 @@ int main() {
     variants.push_back(
         {"tail spacings=" + std::to_string(spacings) + (spacings == 4 ? " (default)" : ""), t});
   }
+  AdaptiveOptions before;  // the tail estimator before coarse ties counted
+  before.use("tail");
+  before.thresholds = {0.01};
+  before.set("tail.coarse_ties", 0);
+  variants.push_back({"tail coarse_ties=0", before});
   std::printf("%-10s %-6s %-24s %22s %22s\n", "draws", "grid", "estimator", "false/lowered (free)",
               "capped: found<=30 (median)");
   for (const auto& [dname, draw] : dists)

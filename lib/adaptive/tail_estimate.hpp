@@ -14,19 +14,24 @@
 // tail): with S their sum and s's posterior under the prior 1/s, that
 // chance is (S / (S + need))^(k-1). Exponential is the heaviest tail a
 // bounded metric (accuracy, a loss above 0) can have, so the estimate errs
-// towards "still improving"; results tied at the best (a metric at its
-// ceiling) have spacing 0 and pull the chance down, and when the record
-// resolves differences far finer than the threshold, the chance is also
-// multiplied by how likely such ties are under a continuous tail
-// (1 - exp(-i*finest/scale) per tied result): a ceiling, not the resolution.
+// towards "still improving". Results tied at the best (a metric at its
+// ceiling) have spacing 0 and pull the chance down, and are evidence beside:
+// on a metric that resolves differences far finer than the threshold, by
+// how likely such ties are under a continuous tail (1 - exp(-i*finest/scale)
+// per tied result); on a coarse one (accuracy on a few hundred examples,
+// whose results tie by its resolution), by how they pile up against the
+// results one step below (coarse_ties).
 //
 //   p_improve  chance of beating the best by threshold*|best| (the study's
 //              first Algorithm 1 threshold; the gap to its target if that is
 //              smaller) within min(horizon, trials left) results
-//   p_target   (with a target) chance of reaching it within the trials left
-//              (the horizon when the budget is unknown)
+//   p_target   (with a target) chance of reaching it within target_horizon
+//              results (all the trials left with 0; the horizon when the
+//              budget is unknown): a study that could reach its target only
+//              late in its budget gives way now, and stands again when a
+//              new best brings the target nearer
 //   p          max of the two: a study is lowered only when it is unlikely
-//              both to improve soon and to reach its target at all
+//              both to improve soon and to reach its target soon
 //
 // p >= p_min gives level 0; below, one level per halving of p under p_min.
 // Only lowers: a record that claims more (a target already met, trials
@@ -38,12 +43,12 @@
 namespace tune {
 
 struct TailOptions {
-  int horizon = 10;     // results ahead that count as "soon"
-  double p_min = 0.05;  // lower a study whose chance is below this
-  int min_results = 5;  // judge from this many results on
-  int spacings = 4;     // top spacings that estimate the tail's scale (k-1)
-  int target_horizon = 0;  // results ahead that p_target counts (0: all the budget left)
-  int coarse_ties = 0;     // 1: ties at the best of a coarse metric count as evidence of a ceiling
+  int horizon = 10;         // results ahead that count as "soon"
+  double p_min = 0.05;      // lower a study whose chance is below this
+  int min_results = 5;      // judge from this many results on
+  int spacings = 4;         // top spacings that estimate the tail's scale (k-1)
+  int target_horizon = 10;  // results ahead that p_target counts (0: all the budget left)
+  int coarse_ties = 1;      // 1: ties at the best of a coarse metric count as evidence of a ceiling
 };
 
 struct TailEstimate {

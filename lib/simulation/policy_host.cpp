@@ -19,8 +19,10 @@ bool Sim::plateau_shows(int s, OracleSight sight) const {
     int after = -1;  // results since the final best first came
     for (const auto& t : replay.done()) {
       if (t.state != TrialState::Ok || !t.objective) continue;
-      if (after >= 0) ++after;
-      else if (*t.objective == *plateau_best_[s]) after = 0;
+      if (after >= 0)
+        ++after;
+      else if (*t.objective == *plateau_best_[s])
+        after = 0;
     }
     return after >= (sight == OracleSight::FinalBestLate ? kLateResults : 0);
   }

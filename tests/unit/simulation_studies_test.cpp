@@ -270,8 +270,9 @@ TEST_F(SimulationStudies, TailEstimatorLowersAStudyAtItsCeilingAndFalseLowerings
 TEST_F(SimulationStudies, TheFinalBestOracleActsAtALastImprovementThatNeverRepeats) {
   // "flat" finds its final best (0.5) at its 3rd result and never ties it
   // (a continuous metric): the evidence oracle, waiting for a tie, never
-  // lowers it, the final-best oracle does from its 3rd result on, under
-  // priority/basic, multifactor and sched/tune's DRF alike, and "rising"
+  // lowers it, the final-best oracle does from its 3rd result on (the late
+  // oracle from its 8th), under priority/basic, multifactor and sched/tune's
+  // DRF alike, and "rising"
   // reaches its target sooner than without it, never sooner than with the
   // fate oracle.
   std::vector<double> flat = {0.1, 0.3, 0.5}, rising;
@@ -289,6 +290,11 @@ TEST_F(SimulationStudies, TheFinalBestOracleActsAtALastImprovementThatNeverRepea
     ASSERT_GE(last, 0) << none;
     EXPECT_LE(fate, last) << none;
     EXPECT_LT(last, alone) << none << ": the final-best oracle lowers flat after its 3rd result";
+    if (base != "") {  // the late oracle, 5 results after flat's last improvement: between the two
+      const double late = run_studies(c, w, base + "late-oracle", "trials").studies[1].reached;
+      EXPECT_LT(last, late) << none;
+      EXPECT_LT(late, alone) << none;
+    }
     if (base != "drf+") {
       EXPECT_EQ(run_studies(c, w, base + "evidence-oracle", "trials").studies[1].reached, alone)
           << none << ": no tie, so the evidence oracle never acts";

@@ -87,7 +87,7 @@ TEST(TailEstimate, ResultsTiedAtTheBestMeanACeilingSpreadOnesAStudyStillImprovin
               tail_estimate(maxrec(8, {-0.10, -0.16, -0.20, -0.29, -0.34}), o, 0.01)->p_improve, 1e-12);
 }
 
-TEST(TailEstimate, TiesAtTheBestCountAsACeilingOnlyWhenTheMetricIsFinerThanTheThreshold) {
+TEST(TailEstimate, TiesAtTheBestOfAFineMetricMeanACeilingOfACoarseOneByHowTheyPileUp) {
   const TailOptions o;
   // Fine values (5 decimals, gaps down to 0.00042): two results at 0.85
   // would almost never tie under a continuous tail.
@@ -96,15 +96,33 @@ TEST(TailEstimate, TiesAtTheBestCountAsACeilingOnlyWhenTheMetricIsFinerThanTheTh
   ASSERT_TRUE(fine_tied && fine_apart);
   EXPECT_LT(fine_tied->p, o.p_min);
   EXPECT_GT(fine_apart->p, o.p_min);
-  // A coarse metric (accuracy on 200 examples, steps of 0.005): ties are its
-  // resolution's doing, not evidence of a ceiling.
-  const auto coarse_tied = tail_estimate(maxrec(12, {0.85, 0.85, 0.83, 0.825, 0.76, 0.70}), o, 0.01);
-  ASSERT_TRUE(coarse_tied);
-  EXPECT_GT(coarse_tied->p, o.p_min);
+  // A coarse metric (accuracy on 200 examples, steps of 0.005): its results
+  // tie by its resolution. Two at the best over a sparse tail are little
+  // evidence of a ceiling...
+  const auto two = tail_estimate(maxrec(12, {0.85, 0.85, 0.83, 0.825, 0.76, 0.70}), o, 0.01);
+  ASSERT_TRUE(two);
+  EXPECT_GT(two->p, o.p_min);
+  // ...results piling up at the best, more than one step below holds, are
+  // (a tail that decays smoothly holds less at its top than below it).
+  const std::vector<double> piled{0.85, 0.85, 0.85, 0.845, 0.845, 0.835, 0.83, 0.82, 0.8, 0.78};
+  const auto pile = tail_estimate(maxrec(20, piled, 0.86, 20), o, 0.01);
+  ASSERT_TRUE(pile);
+  EXPECT_LT(pile->p, o.p_min);
+  TailOptions without = o;
+  without.coarse_ties = 0;
+  EXPECT_GT(tail_estimate(maxrec(20, piled, 0.86, 20), without, 0.01)->p, o.p_min)
+      << "coarse_ties = 0: a coarse metric's ties are not evidence";
+  // The same ties over a tail that holds more one step below: weaker.
+  const std::vector<double> decaying{0.85,  0.85,  0.85,  0.845, 0.845, 0.845, 0.845,
+                                     0.845, 0.845, 0.835, 0.83,  0.82,  0.8,   0.78};
+  const auto decay = tail_estimate(maxrec(20, decaying, 0.86, 20), o, 0.01);
+  ASSERT_TRUE(decay);
+  EXPECT_GT(decay->p, pile->p);
 }
 
 TEST(TailEstimate, FewerTrialsLeftAndAFartherTargetLowerTheChance) {
-  const TailOptions o;
+  TailOptions o;
+  o.target_horizon = 0;  // the chance within all the trials left
   const std::vector<double> top{0.88, 0.87, 0.85, 0.80};
   double last = 2;
   for (std::int64_t left : {40, 20, 10, 5, 2, 1}) {
@@ -118,6 +136,20 @@ TEST(TailEstimate, FewerTrialsLeftAndAFartherTargetLowerTheChance) {
   // A study that cannot improve soon but may still reach its target is kept.
   const auto e = tail_estimate(maxrec(12, {0.88, 0.8799, 0.86, 0.80}, 0.885, 200), o, 0.01);
   EXPECT_GE(e->p, e->p_target);
+}
+
+TEST(TailEstimate, TheTargetsChanceCountsTheResultsWithinTheTargetHorizon) {
+  const TailOptions o;  // target_horizon 10
+  const std::vector<double> top{0.88, 0.87, 0.85, 0.80};
+  TailOptions budget = o;
+  budget.target_horizon = 0;
+  const double soon = tail_estimate(maxrec(12, top, 0.95, 10), budget, 0.01)->p_target;
+  for (std::int64_t left : {10, 40, 400})
+    EXPECT_DOUBLE_EQ(tail_estimate(maxrec(12, top, 0.95, left), o, 0.01)->p_target, soon) << left;
+  EXPECT_LT(tail_estimate(maxrec(12, top, 0.95, 5), o, 0.01)->p_target, soon)
+      << "fewer left than the horizon";
+  EXPECT_GT(tail_estimate(maxrec(12, top, 0.95, 400), budget, 0.01)->p_target, soon)
+      << "target_horizon 0: the whole budget";
 }
 
 TEST(TailEstimate, LevelHalvesThePerChanceBelowPMin) {
