@@ -132,7 +132,10 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
                  "site_factor_tune.conf for the multifactor+tune priority policy (default: its defaults)");
   app.add_option("--limit", o.spec.limit, "replay only the first N jobs")->check(CLI::PositiveNumber);
   app.add_option("--seed", o.spec.seed, "seed for --times-from")->capture_default_str();
-  app.add_option("--csv", o.csv_dir, "write one CSV per run (one row per job) into this directory");
+  app.add_option(
+      "--csv", o.csv_dir,
+      "write one CSV per run (one row per job) into this directory, and with studies one more "
+      "(NAME.studies.csv: one row per study, its last improvement, first lowering and the lag between)");
   app.add_option("--html", o.html, "write an HTML page of tables and charts");
   app.add_option(
       "--sprio", o.sprio_dir,
@@ -251,6 +254,15 @@ int run_simulation(const SimulateOptions& o) {
         if (!out) {
           std::cerr << "tune simulate: error: cannot write " << name << "\n";
           return kExitUsage;
+        }
+        if (!w.studies.empty()) {
+          const std::string studies = sim::run_file_name(o.csv_dir, f, combo, with_mode, "studies.csv");
+          std::ofstream so(studies);
+          sim::write_studies_csv(so, w, r);
+          if (!so) {
+            std::cerr << "tune simulate: error: cannot write " << studies << "\n";
+            return kExitUsage;
+          }
         }
       }
       all_results.push_back(std::move(r));

@@ -113,7 +113,10 @@ void Sim::record_levels(const std::map<std::string, StudyState>& levels,
       ++r.judgements;
     }
     for (const auto& c : changes)
-      if (c.study == id && c.judged && c.to > c.from) r.lowered_at.push_back(c.results);
+      if (c.study == id && c.judged && c.to > c.from) {
+        r.lowered_at.push_back(c.results);
+        r.lowered_time.push_back(now_);
+      }
   }
 }
 

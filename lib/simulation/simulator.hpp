@@ -103,13 +103,15 @@ struct StudyResult {
   // each decision that lowered it (a level rise).
   int judgements = 0;
   std::vector<std::int64_t> lowered_at;
+  std::vector<double> lowered_time;  // when each of those came (simulated seconds)
   // Whether a lowering was false: within its next 10 results the study
   // improved its best by more than the first Algorithm 1 threshold (relative).
   int false_lowerings = 0;
   // The results it had when its best last improved (when its final best
   // first came); -1: no result.
   std::int64_t last_improvement = -1;
-  bool killed = false;  // its AppCore reached its time limit: the rest of its trials never ran
+  double last_improvement_time = -1;  // when that result came
+  bool killed = false;                // its AppCore reached its time limit: the rest of its trials never ran
   std::optional<double> best;
 };
 

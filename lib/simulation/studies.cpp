@@ -159,6 +159,7 @@ bool StudyReplay::record(std::size_t t, bool timed_out, double now) {
   Trial tr;
   tr.id = done_.size();
   tr.state = timed_out ? TrialState::Timeout : st.state;
+  tr.end_time = now;  // simulated seconds
   if (!timed_out) tr.objective = st.objective;
   done_.push_back(tr);
   if (tr.state == TrialState::Ok && tr.objective) {

@@ -265,10 +265,17 @@ void Sim::judge_lowerings(std::vector<StudyResult>& out) const {
       options_.tune.adaptive.thresholds.empty() ? 0.01 : options_.tune.adaptive.thresholds.front();
   for (std::size_t s = 0; s < out.size(); ++s) {
     const bool minimize = w_.studies[s].minimize;
-    std::vector<double> v;
+    std::vector<double> v, at_time;
     for (const auto& t : studies_[s].replay.done())
-      if (t.state == TrialState::Ok && t.objective) v.push_back(minimize ? -*t.objective : *t.objective);
-    if (!v.empty()) out[s].last_improvement = std::max_element(v.begin(), v.end()) - v.begin() + 1;
+      if (t.state == TrialState::Ok && t.objective) {
+        v.push_back(minimize ? -*t.objective : *t.objective);
+        at_time.push_back(t.end_time);
+      }
+    if (!v.empty()) {
+      const auto last = std::max_element(v.begin(), v.end()) - v.begin();
+      out[s].last_improvement = last + 1;
+      out[s].last_improvement_time = at_time[static_cast<std::size_t>(last)];
+    }
     for (const std::int64_t n : out[s].lowered_at) {
       const auto at =
           static_cast<std::size_t>(std::clamp<std::int64_t>(n, 0, static_cast<std::int64_t>(v.size())));

@@ -226,6 +226,44 @@ std::string format_by_gpus(const std::vector<Summary>& rows) {
   return o.str();
 }
 
+void write_studies_csv(std::ostream& out, const Workload& w, const SimResult& r) {
+  out << "study,account,target,reached,best,results,last_improvement,last_improvement_time,first_lowered,"
+         "first_lowered_time,lag,lag_seconds,max_level,lowerings,false_lowerings\n";
+  const auto csv = [](const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  for (std::size_t i = 0; i < r.studies.size() && i < w.studies.size(); ++i) {
+    const StudyResult& x = r.studies[i];
+    const SimStudy& st = w.studies[i];
+    const auto num = [](double v) {
+      std::ostringstream o;
+      o << v;
+      return o.str();
+    };
+    const auto since = [&](double t) { return t < 0 ? std::string() : num(t - x.submitted); };
+    out << csv(st.name) << ',' << csv(st.account) << ',' << (st.target ? num(*st.target) : std::string())
+        << ',' << since(x.reached) << ',' << (x.best ? num(*x.best) : std::string()) << ',' << x.trials
+        << ',';
+    if (x.last_improvement >= 0)
+      out << x.last_improvement << ',' << since(x.last_improvement_time) << ',';
+    else
+      out << ",,";
+    if (!x.lowered_at.empty())
+      out << x.lowered_at.front() << ',' << since(x.lowered_time.front()) << ',';
+    else
+      out << ",,";
+    if (x.reached < 0 && st.target && x.last_improvement >= 0 && !x.lowered_at.empty())
+      out << x.lowered_at.front() - x.last_improvement << ','
+          << x.lowered_time.front() - x.last_improvement_time << ',';
+    else
+      out << ",,";
+    out << x.max_level << ',' << x.lowered_at.size() << ',' << x.false_lowerings << '\n';
+  }
+}
+
 void write_jobs_csv(std::ostream& out, const Workload& w, const SimResult& r, const Topology* t) {
   const bool studies = !r.study_jobs.empty();
   out << "job,account,user,gpus,cpus,submit,start,end,wait,runtime,time_limit,timed_out,backfilled";

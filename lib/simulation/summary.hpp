@@ -94,6 +94,15 @@ std::string format_replicates(const std::vector<std::vector<Summary>>& reps);
 // cancelled, ended_by_study, and the study jobs after the trace's.
 void write_jobs_csv(std::ostream& out, const Workload& w, const SimResult& r, const Topology* t = nullptr);
 
+// With studies, one row per study, the yield as it acted on it:
+// study,account,target,reached,best,results,last_improvement,
+// last_improvement_time,first_lowered,first_lowered_time,lag,lag_seconds,
+// max_level,lowerings,false_lowerings. reached and the times are seconds
+// after the study's submission (empty: never); last_improvement and
+// first_lowered count its results then, lag their difference (empty
+// unless the study never met its target and was lowered).
+void write_studies_csv(std::ostream& out, const Workload& w, const SimResult& r);
+
 // An HTML page: the table, mean wait by GPU count, wait by percentile of jobs, GPUs busy over time.
 std::string html_page(const std::string& title, const std::vector<Summary>& rows,
                       const std::vector<const SimResult*>& results);

@@ -4,6 +4,8 @@
 // priority policies lowering a plateaued one.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "simulation/simulator.hpp"
 #include "simulation/studies.hpp"
 #include "simulation/summary.hpp"
@@ -311,6 +313,50 @@ TEST_F(SimulationStudies, TheFinalBestOracleActsAtALastImprovementThatNeverRepea
   EXPECT_GT(fifo.plateau_gpu_share[0], 0.3);
   EXPECT_LT(fate.plateau_gpu_share[0], 0.1);
   EXPECT_NE(format_plateau_share({fifo, fate}).find("oracle"), std::string::npos);
+}
+
+TEST_F(SimulationStudies, TheStudiesCsvShowsTheLagFromTheLastImprovementToTheFirstLowering) {
+  // "flat" finds its final best at its 3rd result and repeats it; sched/tune
+  // lowers it some results later; "rising" meets its target and has no lag.
+  std::vector<double> flat = {0.1, 0.3, 0.5}, rising;
+  flat.resize(40, 0.5);
+  for (int i = 1; i <= 40; ++i) rising.push_back(static_cast<double>(i) * i);
+  const Workload w =
+      with_studies({study_of("flat", "f", flat, 60, 2, 0.95), study_of("rising", "r", rising, 60, 2, 900.0)});
+  const SimResult r = run_studies(gpu_cluster(1, 1), w, "tune", "trials");
+  const StudyResult& f = r.studies[0];
+  ASSERT_FALSE(f.lowered_at.empty());
+  ASSERT_EQ(f.lowered_time.size(), f.lowered_at.size());
+  EXPECT_EQ(f.last_improvement, 3);
+  EXPECT_GT(f.last_improvement_time, f.submitted);
+  EXPECT_GT(f.lowered_time.front(), f.last_improvement_time);
+  std::ostringstream csv;
+  write_studies_csv(csv, w, r);
+  std::istringstream in(csv.str());
+  std::string header, row_flat, row_rising;
+  std::getline(in, header), std::getline(in, row_flat), std::getline(in, row_rising);
+  EXPECT_EQ(header,
+            "study,account,target,reached,best,results,last_improvement,last_improvement_time,first_lowered,"
+            "first_lowered_time,lag,lag_seconds,max_level,lowerings,false_lowerings");
+  const auto fields = [](const std::string& line) {
+    std::vector<std::string> out;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) out.push_back(x);
+    if (!line.empty() && line.back() == ',') out.emplace_back();
+    return out;
+  };
+  const auto a = fields(row_flat), b = fields(row_rising);
+  ASSERT_EQ(a.size(), 15u) << row_flat;
+  ASSERT_EQ(b.size(), 15u) << row_rising;
+  EXPECT_EQ(a[0], "flat");
+  EXPECT_EQ(a[3], "") << "never reached";
+  EXPECT_EQ(a[6], "3");
+  EXPECT_EQ(a[8], std::to_string(f.lowered_at.front()));
+  EXPECT_EQ(a[10], std::to_string(f.lowered_at.front() - 3));
+  EXPECT_GT(std::stod(a[11]), 0);
+  EXPECT_EQ(b[0], "rising");
+  EXPECT_NE(b[3], "") << "reached";
+  EXPECT_EQ(b[10], "") << "a study that met its target has no lag";
 }
 
 TEST_F(SimulationStudies, DrfIsSchedTuneWithItsAdaptivePriorityOff) {
