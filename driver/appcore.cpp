@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "appcore.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -139,6 +140,7 @@ void AppCore::open() {
   limits.target = objective_flags.target;
   limits.targets = objective_flags.targets;
   limits.max_failures = options_.max_failures;
+  limits.storage_wait = parse_duration(options_.storage_wait, "--storage-wait");
   trial_limit_ =
       options_.trial_time_limit.empty() ? 0 : parse_duration(options_.trial_time_limit, "--trial-time-limit");
   grace_ = parse_duration(options_.grace, "--grace");
@@ -237,7 +239,36 @@ TrialLaunch AppCore::launch_for(const Trial& t) {
   return l;
 }
 
+namespace {
+
+// Whether the trial directory takes a small file again (16 KiB, synced,
+// removed): nothing when it does, else the fault.
+std::optional<StorageFault> probe_storage(const std::string& dir) {
+  const std::string path = dir + "/.tune-storage-probe-" + std::to_string(getpid());
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  int error = fd < 0 ? errno : 0;
+  if (fd >= 0) {
+    static const std::string block(16384, '\0');
+    if (::write(fd, block.data(), block.size()) != static_cast<ssize_t>(block.size()) || fsync(fd) != 0)
+      error = errno ? errno : ENOSPC;
+    if (close(fd) != 0 && !error) error = errno;
+    unlink(path.c_str());
+  }
+  if (!error) return std::nullopt;
+  return StorageFault{error, dir, "a probe of its room"};
+}
+
+}  // namespace
+
 bool AppCore::turn(double now) {
+  if (study_->storage_probe_due(now)) {
+    if (const auto waited = study_->storage_probed(probe_storage(trial_dir_), now)) {
+      char took[32];
+      std::snprintf(took, sizeof took, "%.0f", *waited);
+      say("the file system of " + trial_dir_ + " takes writes again after " + took +
+          " s; the study goes on (the trials it kept from running first)");
+    }
+  }
   const bool interrupt = control_->turn({g_stop_requested, g_drain_requested}, now);
   if (const auto news = control_->take_news()) say(*news);
   poster_.tick(now);
@@ -271,7 +302,15 @@ TrialRun AppCore::attributed(TrialRun run, bool interrupted) const {
 }
 
 void AppCore::record(const TrialRun& run, int rank, const std::string& host, const std::string& where) {
+  const bool waited = study_->storage_waiting();
   const Trial& t = study_->on_result(run, rank, host);
+  if (run.storage_fault && !waited && study_->storage_waiting()) {
+    char bound[32];
+    std::snprintf(bound, sizeof bound, "%g", study_->storage().max_wait());
+    say(describe(*run.storage_fault) +
+        ". The study hands out no trial until it has room (running trials go " +
+        "on), trying again with a growing pause for at most " + bound + " s (--storage-wait)");
+  }
   if (drop_checkpoint_on_result(t.state, options_.keep_checkpoints)) {
     std::error_code ec;
     fs::remove_all(checkpoint_dir_of(t.id), ec);

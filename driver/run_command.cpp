@@ -126,7 +126,10 @@ int run_local(AppCore& core) {
   while (!study.finished()) {
     (void)core.turn(now_s());  // no trial runs here to interrupt
     const auto trial = study.next_trial(0, host, now_s());
-    if (!trial) continue;  // stopping: finished() turns true
+    if (!trial) {  // stopping (finished() turns true), or waiting for the storage
+      if (study.storage_waiting()) usleep(100000);
+      continue;
+    }
     TrialRun run = run_trial(link, core.launch_for(*trial));
     (void)core.turn(now_s());
     attribute_to_stop(run, core.interrupt_running(now_s()));
@@ -151,6 +154,7 @@ class RankDispatch : private wire::AppCoreInbox {
         interrupted_at_ = now_s();
       }
       if (auto done = study_.collect(now_s())) hand_out(done->rank, done->trial);
+      if (!held_.empty() && (!study_.storage_waiting() || study_.stopping())) offer_to_held();
       auto msg = poll_runners();
       if (!msg) {
         if (give_up_on_silent_runners()) continue;
@@ -215,8 +219,21 @@ class RankDispatch : private wire::AppCoreInbox {
     hosts_[from_] = hello.value("host", "?");
     // Slurm and mpirun signal every rank; one that heard it means the job is stopping.
     if (hello.value("stopping", false)) study_.stop(StopReason::Signal);
-    const auto offer = study_.offer_trial(from_, hosts_[from_], now_s());
-    if (!offer.wait) hand_out(from_, offer.trial);
+    offer_to(from_);
+  }
+  // A trial for `rank` now, later (its proposal under way: collect()), or
+  // once the storage has room again (held).
+  void offer_to(int rank) {
+    const auto offer = study_.offer_trial(rank, hosts_[rank], now_s());
+    if (offer.held)
+      held_.insert(rank);
+    else if (!offer.wait)
+      hand_out(rank, offer.trial);
+  }
+  void offer_to_held() {
+    const std::set<int> ranks = std::move(held_);
+    held_.clear();
+    for (const int rank : ranks) offer_to(rank);
   }
   void report(std::uint64_t trial, const Report& r) override {
     if (core_.on_report(trial, r)) mpi::send(from_, wire::prune_message(trial));
@@ -251,6 +268,7 @@ class RankDispatch : private wire::AppCoreInbox {
   std::map<int, std::string> hosts_;   // rank -> node
   std::map<int, double> heard_;        // rank -> when its last message came
   std::set<int> lost_;                 // ranks given up on (give_up_on_silent_runners)
+  std::set<int> held_;                 // ranks idle while the study waits for its storage
   int runners_;
   int active_;
   int next_poll_ = 0;

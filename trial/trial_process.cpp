@@ -192,7 +192,8 @@ namespace {
 // study's trial directory exists (every trial but the first): no old logs to
 // remove, no checkpoint to look for (three lookups fewer per trial; on Lustre
 // or NFS each is a round trip to the metadata server). Nothing: written.
-std::optional<std::string> prepare_trial_dir(const TrialLaunch& l, bool& fresh) {
+std::optional<std::string> prepare_trial_dir(const TrialLaunch& l, bool& fresh,
+                                             std::optional<StorageFault>& fault) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fresh = mkdir(l.trial_dir.c_str(), 0755) == 0;
@@ -203,7 +204,9 @@ std::optional<std::string> prepare_trial_dir(const TrialLaunch& l, bool& fresh) 
   bool written = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   if (fd >= 0 && close(fd) != 0) written = false;
   if (written) return std::nullopt;
-  return "cannot write the trial's files in " + l.trial_dir + ": " + std::strerror(errno);
+  const int error = errno;
+  if (is_storage_error(error)) fault = StorageFault{error, l.trial_dir, "the trial's files"};
+  return "cannot write the trial's files in " + l.trial_dir + ": " + std::strerror(error);
 }
 
 // The program's environment: ours with the launch's variables over it, and
@@ -416,8 +419,9 @@ TrialRun TrialProcess::run(const TrialLaunch& l, const ReportSink& on_report, co
   if (l.argv.empty())
     run.launch_error = "empty command";
   else
-    run.launch_error = prepare_trial_dir(l, fresh);
-  if (run.launch_error) {
+    run.launch_error = prepare_trial_dir(l, fresh, run.storage_fault);
+  if (run.storage_fault) run.launch_error.reset();  // not the program's: run again
+  if (run.launch_error || run.storage_fault) {
     run.end_time = now_s();
     return run;
   }

@@ -114,6 +114,13 @@ std::vector<StudyFlag> make_study_flags() {
        .check = C::NonNegative,
        .show_default = true,
        .in_script = I::Always},
+      {.names = "--storage-wait",
+       .help =
+           "when the study's storage is full, over quota, read-only or failing, hand out no trial and "
+           "try it again for this long before stopping (exit 4; its trials are not charged to the program)",
+       .field = study_field<&F::storage_wait>(),
+       .check = C::Duration,
+       .show_default = true},
       {.names = "--metric-regex",
        .help =
            "read the objective from stdout: the last match's first group (for programs you cannot change)",

@@ -36,6 +36,7 @@ struct StudyFlags {
   std::string drain = "60";  // SIGUSR1: how long running trials may go on
   std::string target;        // a number, or one per named objective
   int max_failures = 10;
+  std::string storage_wait = "600";  // a full or failing storage: how long to wait for room
   std::string metric_regex;
   int gpus_per_trial = 0;
   PrunerOptions prune;     // --prune and its settings

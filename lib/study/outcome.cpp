@@ -24,7 +24,7 @@ void attribute_to_stop(TrialRun& run, bool study_stopping, bool study_draining) 
 namespace {
 // The program's end is one of `signals` (or a shell's exit after one), and its runner did not end it.
 bool died_of(const TrialRun& run, std::initializer_list<int> signals) {
-  if (run.interrupted || run.pruned || run.timed_out || run.launch_error) return false;
+  if (run.interrupted || run.pruned || run.timed_out || run.launch_error || run.storage_fault) return false;
   const auto one_of = [&](int s) { return std::find(signals.begin(), signals.end(), s) != signals.end(); };
   return run.exited ? run.exit_code > 128 && one_of(run.exit_code - 128) : one_of(run.signal);
 }
@@ -51,6 +51,7 @@ Outcome classify(const TrialRun& run) {
              " malformed report line(s), first: " + run.first_report_error;
     return msg;
   };
+  if (run.storage_fault) return {TrialState::Interrupted, {}, "not run: " + describe(*run.storage_fault)};
   if (run.interrupted) return {TrialState::Interrupted, {}, "interrupted: the study was stopping"};
   if (run.pruned) return {TrialState::Pruned, {}, "pruned: stopped early by the pruner"};
   if (run.launch_error) return {TrialState::Failed, {}, "cannot start the program: " + *run.launch_error};

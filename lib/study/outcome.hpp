@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // What a runner observed of one trial, and the policy that turns it into a
-// recorded outcome (ok, failed, timeout, invalid, interrupted).
+// recorded outcome (ok, failed, timeout, invalid, interrupted). A trial the
+// storage kept from starting or finishing (storage_wait.hpp) is interrupted,
+// with the storage named: never charged to the program.
 #pragma once
 
 #include <cstdint>
@@ -8,13 +10,17 @@
 #include <string>
 
 #include "history/trial.hpp"
+#include "study/storage_wait.hpp"
 
 namespace tune {
 
 struct TrialRun {
   std::uint64_t trial = 0;
   std::optional<std::string> launch_error;  // the program could not be started
-  bool exited = false;                      // exited normally (else: signalled)
+  // tune could not write what the trial needs (its files, its result): the
+  // storage's fault, not the program's; the trial is run again.
+  std::optional<StorageFault> storage_fault;
+  bool exited = false;  // exited normally (else: signalled)
   std::int32_t exit_code = -1;
   std::int32_t signal = 0;
   bool timed_out = false;           // killed for exceeding the trial time limit

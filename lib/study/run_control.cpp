@@ -42,6 +42,8 @@ RunEnd run_end(StopReason reason) {
   switch (reason) {
     case StopReason::Signal: return {kExitInterrupted, "interrupted: run again with --resume to continue"};
     case StopReason::TooManyFailures: return {kExitBrokenProgram, ""};
+    case StopReason::Storage:
+      return {kExitStorage, "stopped for its storage: once it has room, run again with --resume to continue"};
     case StopReason::Refused: return {kExitUsage, ""};
     default: return {kExitOk, ""};
   }

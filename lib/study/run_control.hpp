@@ -22,6 +22,7 @@ namespace tune {
 constexpr int kExitOk = 0;
 constexpr int kExitUsage = 1;          // bad input: flags, space, history
 constexpr int kExitBrokenProgram = 3;  // --max-failures reached
+constexpr int kExitStorage = 4;        // the storage stayed full or failing past --storage-wait
 
 // What the signal handlers saw: SIGTERM/SIGINT (stop: running trials end
 // now) and SIGUSR1 (drain: no new trials, running ones may finish within

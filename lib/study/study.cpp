@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 
@@ -22,6 +23,7 @@ std::string_view stop_reason_name(StopReason r) {
     case StopReason::TargetReached: return "target reached";
     case StopReason::TimeLimit: return "time limit reached";
     case StopReason::TooManyFailures: return "too many failures";
+    case StopReason::Storage: return "storage full or failing";
     case StopReason::Signal: return "interrupted by a signal";
     case StopReason::Refused: return "Slurm refused its trial jobs";
   }
@@ -40,7 +42,8 @@ Study::Study(History& history, Sampler& sampler, StudyLimits limits, double now,
       limits_(limits),
       started_(now),
       answer_(history, limits.targets),
-      pruner_(make_pruner(history.study().pruner)) {
+      pruner_(make_pruner(history.study().pruner)),
+      storage_(limits.storage_wait) {
   if (pruner_) {
     // The pruner's memory is the reports: every value of its metric, in order.
     const std::string& metric = history_.study().pruner.metric;
@@ -169,7 +172,7 @@ std::optional<Trial> Study::start_rerun(int rank, const std::string& host, doubl
 std::optional<Trial> Study::next_trial(int rank, const std::string& host, double now) {
   if (worker_.busy()) throw std::logic_error("Study::next_trial while offer_trial's proposal is under way");
   tick(now);
-  if (stopping()) return std::nullopt;
+  if (stopping() || storage_.waiting()) return std::nullopt;
   if (auto t = start_rerun(rank, host, now)) return t;
   if (!may_propose()) return std::nullopt;
   return start_new(propose(sampler_), sampler_, results_seen_, rank, host, now);
@@ -185,6 +188,8 @@ bool Study::costly_next() const {
 }
 
 Study::Offer Study::offer_trial(int rank, const std::string& host, double now) {
+  tick(now);
+  if (!stopping() && storage_.waiting()) return {std::nullopt, false, true};
   if (!stand_in_ || (!worker_.busy() && !costly_next())) return {next_trial(rank, host, now)};
   tick(now);
   if (stopping()) return {};
@@ -274,7 +279,12 @@ const Trial& Study::on_result(const TrialRun& run, int rank, const std::string& 
   history_.put(t);
   running_.erase(t.id);
   if (t.state == TrialState::Interrupted) {
-    if (!stopping()) rerun_.push_back(t.id);
+    if (run.storage_fault) {  // first again once the storage has room
+      storage_.fault(*run.storage_fault, std::max(run.end_time, run.start_time));
+      if (!stopping()) rerun_.insert(rerun_.begin(), t.id);
+    } else if (!stopping()) {
+      rerun_.push_back(t.id);
+    }
   } else {
     observe(observation(t));
     if (pruner_) pruner_->finished(t.id, t.state == TrialState::Ok);
@@ -361,8 +371,19 @@ void Study::stop(StopReason why) {
   if (!stopping()) reason_ = why;
 }
 
+std::optional<double> Study::storage_probed(const std::optional<StorageFault>& fault, double now) {
+  if (!storage_.waiting()) return std::nullopt;
+  if (fault) {
+    storage_.probe_failed(*fault, now);
+    tick(now);
+    return std::nullopt;
+  }
+  return storage_.probe_ok(now);
+}
+
 void Study::tick(double now) {
   if (limits_.time_limit && now - started_ >= *limits_.time_limit) stop(StopReason::TimeLimit);
+  if (storage_.expired(now)) stop(StopReason::Storage);
   check_stop_rules();
 }
 
@@ -373,6 +394,13 @@ bool Study::finished() const {
 
 std::string Study::stop_message() const {
   std::string m(stop_reason_name(reason_));
+  if (reason_ == StopReason::Storage && storage_.last()) {
+    char waited[32];
+    std::snprintf(waited, sizeof waited, "%g", storage_.max_wait());
+    m += ": " + describe(*storage_.last()) + "; waited " + waited +
+         " s for it (--storage-wait); the trials it kept from running are recorded as interrupted and run "
+         "again with --resume";
+  }
   if (reason_ == StopReason::TooManyFailures)
     m += ": the last " + std::to_string(consecutive_failures_) +
          " trials all failed; the program looks broken (see the trial logs and `tune status`; "

@@ -27,6 +27,7 @@ struct StudyLimits {
   std::optional<double> target{};         // --target: stop once the best reaches it
   std::vector<double> targets{};          // several objectives: stop once one ok trial meets them all
   int max_failures = 10;                  // --max-failures: consecutive non-ok outcomes; 0 = never stop
+  double storage_wait = 600;              // --storage-wait: seconds to wait for a full or failing storage
 };
 
 enum class StopReason {
@@ -38,6 +39,7 @@ enum class StopReason {
   TooManyFailures,
   Signal,   // SIGTERM/SIGUSR1: stop, and come back with --resume
   Refused,  // Slurm refused the study's trial jobs (bad partition, account, size)
+  Storage,  // its storage stayed full, read-only or failing longer than --storage-wait
 };
 std::string_view stop_reason_name(StopReason r);
 // The study is over: no --resume will run its interrupted trials again
@@ -69,6 +71,7 @@ class Study {
   struct Offer {
     std::optional<Trial> trial;
     bool wait = false;
+    bool held = false;  // the study waits for its storage: ask again once storage_waiting() ends
   };
   Offer offer_trial(int rank, const std::string& host, double now);
   // The rank whose proposal the worker finished, with its trial (nothing: the
@@ -105,6 +108,17 @@ class Study {
   std::optional<std::uint64_t> remaining() const;
   // Ids of the trials running now.
   std::vector<std::uint64_t> running_ids() const;
+
+  // The study's storage (storage_wait.hpp): a trial whose run names a
+  // storage fault starts the wait, during which no trial is handed out; the
+  // caller probes the storage when storage_probe_due() and says how that
+  // went; a wait longer than --storage-wait stops the study (Storage).
+  bool storage_waiting() const { return storage_.waiting(); }
+  bool storage_probe_due(double now) const { return storage_.probe_due(now); }
+  // The probe failed with `fault`, or wrote (nothing): returns the seconds
+  // the wait lasted when it ends now, else nothing.
+  std::optional<double> storage_probed(const std::optional<StorageFault>& fault, double now);
+  const StorageWait& storage() const { return storage_; }
 
   // Stop dispatching (a signal): running trials should be ended.
   void stop(StopReason why);
@@ -175,6 +189,7 @@ class Study {
   bool sampler_note_changed_ = false;
   std::map<std::uint64_t, std::string> prune_reason_;  // running trials the pruner stopped
   StopReason reason_ = StopReason::None;
+  StorageWait storage_;
 };
 
 }  // namespace tune

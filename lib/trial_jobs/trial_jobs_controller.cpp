@@ -135,9 +135,14 @@ void TrialJobsController::adopt(const std::map<std::uint32_t, std::optional<std:
 void TrialJobsController::tick() {
   const double now = host_.now();
   collect(now);
+  if (!storage_held_.empty() && (!host_.study().storage_waiting() || host_.study().stopping())) {
+    const std::set<JobLinks::Conn> held = std::move(storage_held_);
+    storage_held_.clear();
+    for (const auto c : held) on_ready(c);
+  }
   if (host_.study().stopping())
     wind_down(now);
-  else
+  else if (!host_.study().storage_waiting())  // no new jobs for trials that could not start
     submit_jobs(now);
   if (now - last_lookup_ >= rules_.poll_every || (lookup_soon_ && now - last_lookup_ >= 1) ||
       now >= grace_ends().value_or(now + 1))
@@ -156,6 +161,8 @@ std::optional<double> TrialJobsController::due() const {
   std::optional<double> at;
   if (lookup_soon_ && !jobs_.empty()) at = last_lookup_ + 1;
   if (const auto grace = grace_ends()) at = std::min(at.value_or(*grace), *grace);
+  // While the study waits for its storage, its turns probe it.
+  if (host_.study().storage_waiting()) at = std::min(at.value_or(host_.now() + 1), host_.now() + 1);
   if (submit_after_ > host_.now() && !host_.study().stopping())
     at = std::min(at.value_or(submit_after_), submit_after_);
   return at;
@@ -251,6 +258,10 @@ void TrialJobsController::on_ready(JobLinks::Conn c) {
   std::optional<Trial> t;
   if (j.given < trials_per_job_) {
     auto offer = host_.study().offer_trial(j.node, host_.now());
+    if (offer.held) {
+      storage_held_.insert(c);
+      return;
+    }
     if (offer.wait) {
       awaiting_ = j.id;
       return;
@@ -319,6 +330,7 @@ void TrialJobsController::on_bye(JobLinks::Conn c) {
 }
 
 void TrialJobsController::on_closed(JobLinks::Conn c) {
+  storage_held_.erase(c);
   const auto it = conn_job_.find(c);
   if (it == conn_job_.end()) return;
   if (auto j = jobs_.find(it->second); j != jobs_.end()) {

@@ -139,12 +139,16 @@ class LoopStudy {
   // The next trial for a job on `node`: at once, recorded as running; or
   // later (`wait`: a costly proposal is under way on the sampler's worker,
   // and collect() hands it out), so that the loop serves its other jobs
-  // meanwhile; neither: none to hand out.
+  // meanwhile; or once the study's storage has room again (`held`: the job
+  // idles and asks again); none of these: none to hand out.
   struct Offer {
     std::optional<Trial> trial;
     bool wait = false;
+    bool held = false;
   };
   virtual Offer offer_trial(const std::string& node, double now) = 0;
+  // The study waits for its storage (lib/study/storage_wait.hpp): no new jobs.
+  virtual bool storage_waiting() const { return false; }
   // The proposal offer_trial() left under way has finished: its trial
   // (nothing inside: the study stopped meanwhile). Never blocks.
   virtual std::optional<std::optional<Trial>> collect(double /*now*/) { return std::nullopt; }
@@ -166,8 +170,9 @@ class LiveStudy final : public LoopStudy {
   void stop(StopReason why) override { s_.stop(why); }
   Offer offer_trial(const std::string& node, double now) override {
     auto o = s_.offer_trial(0, node, now);
-    return {std::move(o.trial), o.wait};
+    return {std::move(o.trial), o.wait, o.held};
   }
+  bool storage_waiting() const override { return s_.storage_waiting(); }
   std::optional<std::optional<Trial>> collect(double now) override {
     if (auto done = s_.collect(now)) return std::move(done->trial);
     return std::nullopt;
@@ -295,6 +300,7 @@ class TrialJobsController {
   std::set<std::uint32_t> leaving_;
   std::map<JobLinks::Conn, std::uint32_t> conn_job_;
   std::optional<std::uint32_t> awaiting_;  // the job whose trial the sampler's worker proposes
+  std::set<JobLinks::Conn> storage_held_;  // jobs idle while the study waits for its storage
   std::vector<double> slurm_start_, binding_, result_;
   std::size_t submitted_ = 0;
   std::string held_;

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "study/storage_wait.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace tune {
+
+bool is_storage_error(int error) {
+  return error == ENOSPC || error == EDQUOT || error == EROFS || error == EIO;
+}
+
+std::string describe(const StorageFault& f) {
+  const std::string where = "the file system of " + f.path;
+  const std::string doing = " writing " + f.what + " (" + std::strerror(f.error) + ")";
+  switch (f.error) {
+    case ENOSPC:
+      return where + " is full" + doing + ": free space there, or give --trial-dir on another file system";
+    case EDQUOT:
+      return "your quota on the file system of " + f.path + " is used up" + doing +
+             ": free some of it (quota -s shows it), or give --trial-dir on a file system with room";
+    case EROFS:
+      return where + " is mounted read-only" + doing +
+             ": ask the admins when it comes back, or give --trial-dir and --history elsewhere";
+    case EIO:
+      return where + " fails" + doing +
+             " (its disk or its server): ask the admins, or give --trial-dir and --history elsewhere";
+    default: return where + ":" + doing;
+  }
+}
+
+bool StorageWait::fault(const StorageFault& f, double now) {
+  last_ = f;
+  if (waiting()) return false;
+  since_ = now;
+  pause_ = 1;
+  next_probe_ = now + pause_;
+  return true;
+}
+
+void StorageWait::probe_failed(const StorageFault& f, double now) {
+  last_ = f;
+  if (!waiting()) since_ = now;
+  pause_ = std::min(60.0, pause_ * 2);
+  next_probe_ = now + pause_;
+}
+
+double StorageWait::probe_ok(double now) {
+  const double waited = waiting() ? now - since_ : 0;
+  since_ = -1;
+  pause_ = 1;
+  return waited;
+}
+
+}  // namespace tune
