@@ -197,7 +197,14 @@ std::optional<std::string> prepare_trial_dir(const TrialLaunch& l, bool& fresh,
   namespace fs = std::filesystem;
   std::error_code ec;
   fresh = mkdir(l.trial_dir.c_str(), 0755) == 0;
-  if (!fresh && errno != EEXIST) fresh = fs::create_directories(l.trial_dir, ec);
+  const int made = fresh ? 0 : errno;
+  if (!fresh && made != EEXIST) fresh = fs::create_directories(l.trial_dir, ec);
+  // The directory could not be made for the storage's fault (read-only,
+  // full): that, not the missing directory the write then meets, is the cause.
+  if (!fresh && is_storage_error(made) && !fs::is_directory(l.trial_dir, ec)) {
+    fault = StorageFault{made, l.trial_dir, "the trial's files"};
+    return "cannot make the trial's directory " + l.trial_dir + ": " + std::strerror(made);
+  }
   const std::string text = l.params_json + "\n";
   const int fd = open(trial_files::in(l.trial_dir, trial_files::kParams).c_str(),
                       O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# A study's trial directories on a file system that fills, or goes read-only,
+# while it runs (a small tmpfs; MPI mode, 2 runners, a trial that reports 20
+# steps and prints a line): the storage is named with its path and the fix,
+# no trial is charged to the program, the study waits (no trial handed out)
+# and goes on by itself when the room comes back, or stops with exit 4 after
+# --storage-wait; --resume then runs what the storage kept from running.
+# Every trial ends up ok, each once.
+source "$(dirname "$0")/tap.sh"
+tune=$TOP_BUILDDIR/driver/tune
+work=$TOP_BUILDDIR/tests/integration/storage_full.run
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,tcp \
+  OMPI_MCA_btl_tcp_if_include=127.0.0.1/8 OMPI_MCA_oob_tcp_if_include=127.0.0.1/8
+plan 3
+
+disk=$work/disk
+mkdir -p "$disk"
+trap 'umount "$disk" 2>/dev/null; tap_exit' EXIT
+if ! mount -t tmpfs -o size=1m tmpfs "$disk" 2>mount.err; then
+  for _ in 1 2 3; do skip "a full file system" "cannot mount a tmpfs here: $(cat mount.err)"; done
+  exit 0
+fi
+cat >space.json <<'J'
+{"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]}
+J
+cat >trial.sh <<'SH'
+#!/bin/bash
+for i in $(seq 1 20); do echo "step=$i loss=$TUNE_PARAM_x" >&"$TUNE_REPORT_FD"; done
+echo "a line of output"
+echo "objective=$TUNE_PARAM_x" >&"$TUNE_REPORT_FD"
+SH
+chmod 755 trial.sh
+# study NAME TRIALS WAIT [FLAGS...]: its history here, its trials on the tmpfs, in the background.
+study() {
+  local name=$1 trials=$2 wait=$3; shift 3
+  timeout 600 mpirun --oversubscribe -np 3 "$tune" run --space space.json --history "$name.h5" \
+    --trial-dir "$disk/$name" --name "$name" --trials "$trials" --storage-wait "$wait" "$@" -- ./trial.sh \
+    >"$name.out" 2>&1
+  echo $? >"$name.rc"
+}
+said() { grep -q "$2" "$1.out" 2>/dev/null; }
+states() { "$tune" export "$1.h5" --csv 2>/dev/null | awk -F, 'NR > 1 {n[$2]++} END {for (s in n) printf "%s=%d ", s, n[s]}'; }
+count() { "$tune" export "$1.h5" --csv 2>/dev/null | awk -F, -v s="$2" 'NR > 1 && $2 == s' | wc -l; }
+
+# 1. Full, then room again in time: the study waits and goes on by itself.
+head -c 700000 /dev/zero >"$disk/filler"
+study freed 80 120 &
+wait_until 120 said freed "hands out no trial" || diag "never full: $(tail -3 freed.out)"
+sleep 2  # a probe or two fails first
+rm -f "$disk/filler"
+wait
+if [ "$(cat freed.rc)" = 0 ] && said freed "$disk/freed/[0-9]* is full writing the trial's files" && said freed "takes writes again" &&
+   [ "$(count freed ok)" -eq 80 ] && [ "$(count freed failed)" -eq 0 ]; then
+  ok "full, then freed in time: named ($(grep -m1 -o "the file system of [^ ]* is full" freed.out)), the study waited and went on by itself; 80 trials ok, none failed"
+else not_ok "full, then freed in time" "exit $(cat freed.rc); $(states freed)" "$(grep -v ' ok ' freed.out | head -8)"; fi
+
+# 2. Full and staying full: exit 4 after --storage-wait, nothing charged;
+# room again (the tmpfs made larger), --resume runs the rest, each trial once.
+rm -rf "${disk:?}"/*
+head -c 900000 /dev/zero >"$disk/filler"
+study stays 60 3
+rc=$(cat stays.rc) before="$(states stays)" kept=$(count stays interrupted)
+cp stays.out stays.first.out
+mount -o remount,size=8m "$disk"
+study stays 60 3 --resume
+if [ "$rc" = 4 ] && said stays.first "storage full or failing: .*--storage-wait" && [ "$kept" -ge 1 ] &&
+   [[ $before != *failed* ]] && [ "$(cat stays.rc)" = 0 ] && [ "$(count stays ok)" -eq 60 ] && [ "$(count stays failed)" -eq 0 ]; then
+  ok "full past --storage-wait: exit 4 naming the file system ($before); --resume with room ran the rest: 60 ok, none failed, each once"
+else not_ok "full past --storage-wait, then --resume" "first exit $rc ($before), resume exit $(cat stays.rc): $(states stays)" \
+  "$(grep -v ' ok ' stays.first.out | head -8)" "$(grep -v ' ok ' stays.out | head -8)"; fi
+
+# 3. Remounted read-only mid-study, then read-write in time.
+rm -rf "${disk:?}"/*
+study readonly 300 120 &
+wait_until 60 bash -c "[ \$(ls '$disk/readonly' 2>/dev/null | wc -l) -ge 20 ]"
+# A remount refuses while a file is open for writing (a trial's log): again until it takes.
+wait_until 30 mount -o remount,ro "$disk" 2>/dev/null || diag "could not remount read-only"
+wait_until 60 said readonly "is mounted read-only" || diag "never saw it read-only: $(tail -3 readonly.out)"
+sleep 2
+mount -o remount,rw "$disk"
+wait
+if [ "$(cat readonly.rc)" = 0 ] && said readonly "mounted read-only writing the trial's files" && said readonly "takes writes again" &&
+   [ "$(count readonly ok)" -eq 300 ] && [ "$(count readonly failed)" -eq 0 ]; then
+  ok "read-only mid-study, then read-write: named as read-only, the study waited and went on; 300 trials ok, none failed"
+else not_ok "read-only mid-study" "exit $(cat readonly.rc); $(states readonly)" "$(grep -v ' ok ' readonly.out | head -8)"; fi
