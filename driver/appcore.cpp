@@ -261,11 +261,24 @@ std::optional<StorageFault> probe_storage(const std::string& dir) {
 }  // namespace
 
 bool AppCore::turn(double now) {
+  // The history's own writes the storage refused: the same wait, and the
+  // queued writes are its probe.
+  if (const auto error = history_->stalled(); error && !study_->storage_waiting()) {
+    const StorageFault f{*error, fs::absolute(history_->path()).string(), "the history"};
+    study_->storage_fault(f, now);
+    char bound[32];
+    std::snprintf(bound, sizeof bound, "%g", study_->storage().max_wait());
+    say(describe(f) + ". The history keeps every trial in memory and writes it once it can; the study " +
+        "hands out no trial meanwhile (running trials go on), for at most " + bound + " s (--storage-wait)");
+  }
   if (study_->storage_probe_due(now)) {
-    if (const auto waited = study_->storage_probed(probe_storage(trial_dir_), now)) {
+    auto fault = probe_storage(trial_dir_);
+    if (!fault && history_->stalled() && !history_->retry())
+      fault = StorageFault{*history_->stalled(), fs::absolute(history_->path()).string(), "the history"};
+    if (const auto waited = study_->storage_probed(fault, now)) {
       char took[32];
       std::snprintf(took, sizeof took, "%.0f", *waited);
-      say("the file system of " + trial_dir_ + " takes writes again after " + took +
+      say("the storage takes writes again after " + std::string(took) +
           " s; the study goes on (the trials it kept from running first)");
     }
   }
@@ -369,7 +382,15 @@ int AppCore::finish() {
     fs::remove_all(checkpoint_dir_of(id), ec);
   }
   poster_.flush(now_s());
-  history_->close();
+  try {
+    history_->close();
+  } catch (const HistoryError& e) {
+    if (!storage_errno(e.error())) throw;
+    say(describe({e.error(), fs::absolute(history_->path()).string(), "the history"}) + ": " + e.what());
+    const RunEnd end = run_end(StopReason::Storage);
+    say(end.message);
+    return end.exit_code;
+  }
   const RunEnd end = run_end(reason);
   if (!end.message.empty()) say(end.message);
   return end.exit_code;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "history/schema.hpp"
@@ -28,6 +29,15 @@ struct History::Impl {
   std::unique_ptr<TrialLayout> trial_layout;
   ReportLayout report_layout;
   Id file, trials_dset, reports_dset;
+  // Writes the storage refused (History::stalled): trials by id, then
+  // report rows (their first row, count and encoded bytes), in order.
+  std::set<std::uint64_t> queued_trials;
+  struct QueuedReports {
+    std::uint64_t at, count;
+    std::vector<char> bytes;
+  };
+  std::vector<QueuedReports> queued_reports;
+  std::optional<int> stalled;
 
   ~Impl() { close_file(); }
   void close_file() {
@@ -218,15 +228,42 @@ const std::string& History::recovery_warning() const {
   return impl_->recovery_warning;
 }
 
+bool storage_errno(int error) {
+  return error == ENOSPC || error == EDQUOT || error == EROFS || error == EIO;
+}
+
+namespace {
+
+// Runs a write; one the storage refuses queues instead (`queue`), any other
+// failure throws.
+template <class Write, class Queue>
+void write_or_queue(History::Impl& im, Write write, Queue queue) {
+  if (im.stalled) return queue();
+  try {
+    write();
+    im.flush();
+  } catch (const HistoryError& e) {
+    if (!storage_errno(e.error())) throw;
+    im.stalled = e.error();
+    queue();
+  }
+}
+
+}  // namespace
+
 void History::put(const Trial& t) {
   auto& im = *impl_;
   if (!im.file.valid()) throw HistoryError(im.path + ": history is closed");
   if (t.id > im.trials.size())
     throw std::logic_error("History::put: trial " + std::to_string(t.id) + " skips ids (have " +
                            std::to_string(im.trials.size()) + ")");
-  const auto row = im.trial_layout->encode(t, im.study.space);
-  write_rows(im.trials_dset.get(), im.trial_layout->row_type.get(), t.id, 1, row.data(), im.path);
-  im.flush();
+  write_or_queue(
+      im,
+      [&] {
+        const auto row = im.trial_layout->encode(t, im.study.space);
+        write_rows(im.trials_dset.get(), im.trial_layout->row_type.get(), t.id, 1, row.data(), im.path);
+      },
+      [&] { im.queued_trials.insert(t.id); });
   if (t.id == im.trials.size()) {
     im.trials.push_back(t);
   } else {
@@ -247,14 +284,57 @@ void History::add_report(std::uint64_t trial, const Report& report, double time)
     char* at = buf.data() + i * rl.size;
     rl.encode(at, trial, step, time, values[i].second, values[i].first);
   }
-  write_rows(im.reports_dset.get(), rl.row_type.get(), im.report_rows, values.size(), buf.data(), im.path);
-  im.flush();
+  const std::uint64_t at = im.report_rows;
+  write_or_queue(
+      im,
+      [&] { write_rows(im.reports_dset.get(), rl.row_type.get(), at, values.size(), buf.data(), im.path); },
+      [&] {
+        im.queued_reports.push_back({at, values.size(), std::move(buf)});
+      });
   im.report_rows += values.size();
+}
+
+std::optional<int> History::stalled() const {
+  return impl_->stalled;
+}
+
+bool History::retry() {
+  auto& im = *impl_;
+  if (!im.stalled) return true;
+  if (!im.file.valid()) throw HistoryError(im.path + ": history is closed");
+  try {
+    for (const auto id : im.queued_trials) {
+      const auto row = im.trial_layout->encode(im.trials[id], im.study.space);
+      write_rows(im.trials_dset.get(), im.trial_layout->row_type.get(), id, 1, row.data(), im.path);
+    }
+    for (const auto& q : im.queued_reports)
+      write_rows(im.reports_dset.get(), im.report_layout.row_type.get(), q.at, q.count, q.bytes.data(),
+                 im.path);
+    im.flush();
+  } catch (const HistoryError& e) {
+    if (!storage_errno(e.error())) throw;
+    im.stalled = e.error();
+    return false;
+  }
+  im.queued_trials.clear();
+  im.queued_reports.clear();
+  im.stalled.reset();
+  return true;
 }
 
 void History::close() {
   if (!impl_) return;
   if (impl_->file.valid()) {
+    const bool written = retry();
+    if (!written) {
+      const int error = *impl_->stalled;
+      impl_->close_file();
+      if (impl_->own_claim) impl_->own_claim->release();
+      throw HistoryError(
+          impl_->path + ": cannot write its last " + std::to_string(impl_->queued_trials.size()) +
+              " trial change(s): " + std::strerror(error) + " (the file holds everything recorded before)",
+          error);
+    }
     impl_->flush();
     impl_->close_file();
   }

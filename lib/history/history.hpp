@@ -24,8 +24,18 @@ namespace tune {
 
 class HistoryError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit HistoryError(const std::string& what, int error = 0) : std::runtime_error(what), error_(error) {}
+  // The errno behind it, when the file system gave one (0: none known).
+  int error() const { return error_; }
+
+ private:
+  int error_;
 };
+
+// Whether errno `error` is the storage's fault rather than the file's or the
+// caller's: a full file system (ENOSPC), a used-up quota (EDQUOT), one
+// mounted read-only (EROFS) or failing (EIO).
+bool storage_errno(int error);
 
 // One objective of a study with named objectives (--objective loss,latency).
 struct ObjectiveSpec {
@@ -110,7 +120,18 @@ class History {
   void put(const Trial& t);
   // Appends one report's values (metrics and objective) and flushes.
   void add_report(std::uint64_t trial, const Report& report, double time);
+  // A write the storage refused (storage_errno: full, over quota, read-only,
+  // failing) does not throw: the trial or report is kept in memory (trials()
+  // has it) and written, in order, by the first retry() that succeeds; until
+  // then stalled() gives the errno, and put() and add_report() only queue.
+  // The file keeps everything flushed before, and opens.
+  std::optional<int> stalled() const;
+  // Writes what is queued and flushes: true when nothing is left queued.
+  bool retry();
   // Closes the file cleanly (the destructor does too, swallowing errors).
+  // With writes still queued it tries them once more, and throws a
+  // HistoryError with the storage's errno if they fail: the file then holds
+  // what was flushed before.
   void close();
 
   struct Impl;  // opaque: the HDF5 handles and the in-memory copy

@@ -2,6 +2,8 @@
 #include "history/schema.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 namespace tune::schema {
@@ -21,8 +23,15 @@ std::string hdf5_reason() {
 }
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
+  const int saved = errno;
   const std::string reason = hdf5_reason();
-  throw HistoryError(path + ": " + what + (reason.empty() ? "" : " (" + reason + ")"));
+  // HDF5's file driver names the system call's errno in its message
+  // ("..., errno = 28, error message = 'No space left on device', ...").
+  int error = 0;
+  if (const auto at = reason.find("errno = "); at != std::string::npos)
+    error = std::atoi(reason.c_str() + at + 8);
+  if (!error && storage_errno(saved)) error = saved;
+  throw HistoryError(path + ": " + what + (reason.empty() ? "" : " (" + reason + ")"), error);
 }
 
 Id checked(hid_t id, herr_t (*close)(hid_t), const std::string& path, const char* what) {

@@ -5,21 +5,27 @@
 #include <cerrno>
 #include <cstring>
 
+#include "history/history.hpp"
+
 namespace tune {
 
 bool is_storage_error(int error) {
-  return error == ENOSPC || error == EDQUOT || error == EROFS || error == EIO;
+  return storage_errno(error);
 }
 
 std::string describe(const StorageFault& f) {
   const std::string where = "the file system of " + f.path;
   const std::string doing = " writing " + f.what + " (" + std::strerror(f.error) + ")";
+  // The history moves with its study (copy it, then --resume); trials' files go where --trial-dir says.
+  const bool history = f.what == "the history";
+  const std::string elsewhere =
+      history ? "copy the history to a file system with room and run again with --resume"
+              : "give --trial-dir on another file system";
   switch (f.error) {
-    case ENOSPC:
-      return where + " is full" + doing + ": free space there, or give --trial-dir on another file system";
+    case ENOSPC: return where + " is full" + doing + ": free space there, or " + elsewhere;
     case EDQUOT:
       return "your quota on the file system of " + f.path + " is used up" + doing +
-             ": free some of it (quota -s shows it), or give --trial-dir on a file system with room";
+             ": free some of it (quota -s shows it), or " + elsewhere;
     case EROFS:
       return where + " is mounted read-only" + doing +
              ": ask the admins when it comes back, or give --trial-dir and --history elsewhere";

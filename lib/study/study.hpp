@@ -114,6 +114,9 @@ class Study {
   // caller probes the storage when storage_probe_due() and says how that
   // went; a wait longer than --storage-wait stops the study (Storage).
   bool storage_waiting() const { return storage_.waiting(); }
+  // A write of the study's own (its history) failed for the storage's fault:
+  // the wait starts (true) or goes on.
+  bool storage_fault(const StorageFault& fault, double now) { return storage_.fault(fault, now); }
   bool storage_probe_due(double now) const { return storage_.probe_due(now); }
   // The probe failed with `fault`, or wrote (nothing): returns the seconds
   // the wait lasted when it ends now, else nothing.

@@ -6,20 +6,22 @@
 # no trial is charged to the program, the study waits (no trial handed out)
 # and goes on by itself when the room comes back, or stops with exit 4 after
 # --storage-wait; --resume then runs what the storage kept from running.
-# Every trial ends up ok, each once.
+# Every trial ends up ok, each once. The history itself on such a file
+# system: its writes wait in memory and reach the file once there is room;
+# if none comes, the file holds everything flushed before and opens.
 source "$(dirname "$0")/tap.sh"
 tune=$TOP_BUILDDIR/driver/tune
 work=$TOP_BUILDDIR/tests/integration/storage_full.run
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,tcp \
   OMPI_MCA_btl_tcp_if_include=127.0.0.1/8 OMPI_MCA_oob_tcp_if_include=127.0.0.1/8
-plan 3
+plan 5
 
 disk=$work/disk
 mkdir -p "$disk"
 trap 'umount "$disk" 2>/dev/null; tap_exit' EXIT
 if ! mount -t tmpfs -o size=1m tmpfs "$disk" 2>mount.err; then
-  for _ in 1 2 3; do skip "a full file system" "cannot mount a tmpfs here: $(cat mount.err)"; done
+  for _ in 1 2 3 4 5; do skip "a full file system" "cannot mount a tmpfs here: $(cat mount.err)"; done
   exit 0
 fi
 cat >space.json <<'J'
@@ -85,3 +87,43 @@ if [ "$(cat readonly.rc)" = 0 ] && said readonly "mounted read-only writing the 
    [ "$(count readonly ok)" -eq 300 ] && [ "$(count readonly failed)" -eq 0 ]; then
   ok "read-only mid-study, then read-write: named as read-only, the study waited and went on; 300 trials ok, none failed"
 else not_ok "read-only mid-study" "exit $(cat readonly.rc); $(states readonly)" "$(grep -v ' ok ' readonly.out | head -8)"; fi
+
+# 4-5. The history itself on the file system that fills: freed in time, its
+# queued writes reach the file; not freed, exit 4 and a history that opens
+# with every trial it recorded, and --resume with room finishes the study.
+# hstudy NAME TRIALS WAIT [FLAGS...]: the history on the tmpfs, the trials' files here.
+hstudy() {
+  local name=$1 trials=$2 wait=$3; shift 3
+  (cd "$disk" && timeout 600 mpirun --oversubscribe -np 3 "$tune" run --space "$work/space.json" --history "$name.h5" \
+    --trial-dir "$work/$name.trials" --name "$name" --trials "$trials" --storage-wait "$wait" "$@" -- "$work/trial.sh" \
+    >"$work/$name.out" 2>&1
+    echo $? >"$work/$name.rc")
+}
+hstates() { "$tune" export "$disk/$1.h5" --csv 2>/dev/null | awk -F, 'NR > 1 {n[$2]++} END {for (s in n) printf "%s=%d ", s, n[s]}'; }
+hcount() { "$tune" export "$disk/$1.h5" --csv 2>/dev/null | awk -F, -v s="$2" 'NR > 1 && $2 == s' | wc -l; }
+rm -rf "${disk:?}"/*
+mount -o remount,size=1m "$disk"
+head -c 900000 /dev/zero >"$disk/filler"
+hstudy hfreed 200 120 &
+wait_until 120 said hfreed "hands out no trial" || diag "never full: $(tail -3 hfreed.out)"
+sleep 2
+rm -f "$disk/filler"
+wait
+if [ "$(cat hfreed.rc)" = 0 ] && said hfreed "is full writing the history" && said hfreed "takes writes again" &&
+   [ "$(hcount hfreed ok)" -eq 200 ] && [ "$(hcount hfreed failed)" -eq 0 ]; then
+  ok "the history's file system full, then freed: its writes waited in memory and reached the file; 200 ok, none failed"
+else not_ok "the history's file system full, then freed" "exit $(cat hfreed.rc); $(hstates hfreed)" "$(grep -v ' ok ' hfreed.out | head -8)"; fi
+
+rm -rf "${disk:?}"/*
+head -c 900000 /dev/zero >"$disk/filler"
+hstudy hstays 200 3
+rc=$(cat hstays.rc) before="$(hstates hstays)" recorded=$(hcount hstays ok)
+cp hstays.out hstays.first.out
+rm -f "$disk/filler"
+mount -o remount,size=8m "$disk"
+hstudy hstays 200 3 --resume
+if [ "$rc" = 4 ] && [ "$recorded" -ge 1 ] && [[ $before != *failed* ]] && said hstays.first "full writing the history" &&
+   [ "$(cat hstays.rc)" = 0 ] && [ "$(hcount hstays ok)" -eq 200 ] && [ "$(hcount hstays failed)" -eq 0 ]; then
+  ok "the history's file system full past --storage-wait: exit 4, the history opened with $recorded trials ok ($before); --resume with room: 200 ok, none failed"
+else not_ok "the history's file system full past --storage-wait" "first exit $rc ($before), resume exit $(cat hstays.rc): $(hstates hstays)" \
+  "$(grep -v ' ok ' hstays.first.out | head -8)" "$(grep -v ' ok ' hstays.out | head -8)"; fi
