@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Trial jobs (tune run --trial-jobs) whose trial directories sit on a file
+# system that fills while the study runs (a small tmpfs): the storage is
+# named, no trial is charged to the program, the AppCore holds the trial
+# jobs that ask for work and submits none while it waits, and goes on by
+# itself when the room comes back; when it does not, the study stops with
+# exit 4 and leaves no job in the queue.
+source "$(dirname "$0")/tap.sh"
+plan 2
+cluster_up storage_trial_jobs 17940 --nodes 2 --cpus 2
+work=$CLUSTER_DIR/work
+rm -rf "$work" && mkdir -p "$work" && chmod 1777 "$work"
+cd "$work" || exit 1
+tune=$TOP_BUILDDIR/driver/tune
+disk=$work/disk
+mkdir -p "$disk"
+trap 'umount "$disk" 2>/dev/null; tap_exit' EXIT
+if ! mount -t tmpfs -o size=1m tmpfs "$disk" 2>mount.err; then
+  for _ in 1 2; do skip "trial jobs on a full file system" "cannot mount a tmpfs here: $(cat mount.err)"; done
+  exit 0
+fi
+cat >space.json <<'J'
+{"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]}
+J
+cat >trial.sh <<'SH'
+#!/bin/bash
+for i in $(seq 1 20); do echo "step=$i loss=$TUNE_PARAM_x" >&"$TUNE_REPORT_FD"; done
+echo "a line of output"
+echo "objective=$TUNE_PARAM_x" >&"$TUNE_REPORT_FD"
+SH
+chmod 755 trial.sh
+# study NAME TRIALS WAIT: a trial-jobs study, its trials' files on the tmpfs.
+study() {
+  timeout 600 "$tune" run --trial-jobs --space space.json --trials "$2" --parallel 2 --slurm-poll 1 \
+    --history "$1.h5" --trial-dir "$disk/$1" --storage-wait "$3" -- ./trial.sh >"$1.log" 2>&1
+  echo $? >"$1.rc"
+}
+count() { "$tune" export "$1.h5" --csv 2>/dev/null | awk -F, -v s="$2" 'NR > 1 && $2 == s' | wc -l; }
+states() { "$tune" export "$1.h5" --csv 2>/dev/null | awk -F, 'NR > 1 {n[$2]++} END {for (s in n) printf "%s=%d ", s, n[s]}'; }
+
+# 1. Full, then freed in time.
+head -c 700000 /dev/zero >"$disk/filler"
+study freed 40 180 &
+wait_until 240 grep -q "hands out no trial" freed.log || diag "never full: $(tail -3 freed.log)"
+sleep 3
+held=$(squeue -h -n freed.trial -t PD | wc -l)
+rm -f "$disk/filler"
+wait
+if [ "$(cat freed.rc)" = 0 ] && grep -q "$disk/freed/[0-9]* is full writing the trial's files" freed.log &&
+   grep -q "takes writes again" freed.log && [ "$(count freed ok)" -eq 40 ] && [ "$(count freed failed)" -eq 0 ] &&
+   [ -z "$(squeue -h)" ]; then
+  ok "trial jobs, full then freed: named, the AppCore waited ($held trial job(s) pending then) and went on; 40 ok, none failed, no job left"
+else not_ok "trial jobs, full then freed" "exit $(cat freed.rc); $(states freed)" "$(grep -v ' ok ' freed.log | head -8)" "$(squeue)"; fi
+
+# 2. Full and staying full: exit 4, nothing charged, no job left behind.
+rm -rf "${disk:?}"/*
+head -c 900000 /dev/zero >"$disk/filler"
+study stays 60 5
+if [ "$(cat stays.rc)" = 4 ] && grep -q "storage full or failing: .*--storage-wait" stays.log &&
+   [ "$(count stays failed)" -eq 0 ] && [ "$(count stays interrupted)" -ge 1 ] && [ -z "$(squeue -h)" ]; then
+  ok "trial jobs, full past --storage-wait: exit 4 naming the file system ($(states stays)), no job left in the queue"
+else not_ok "trial jobs, full past --storage-wait" "exit $(cat stays.rc); $(states stays)" "$(grep -v ' ok ' stays.log | head -8)" "$(squeue)"; fi
