@@ -17,6 +17,7 @@
 #include "report/study_report.hpp"
 #include "run_command.hpp"
 #include "study/front.hpp"
+#include "study/storage_wait.hpp"
 #include "trial_jobs/jobs_file.hpp"
 #include "trial_jobs/trial_jobs_controller.hpp"
 #include "trial_jobs_loop.hpp"
@@ -119,6 +120,9 @@ int show_status(const std::string& path, int top) {
   std::cout << (h.trials.empty() ? "" : ")");
   if (s.trials > 0) std::cout << ", " << s.trials + s.imported << " planned (--trials " << s.trials << ")";
   std::cout << "\n";
+  if (const auto kept = storage_kept(h.trials); kept.trials > 0)
+    std::cout << "storage:   " << kept.trials
+              << " trial(s) kept from running (--resume runs them): " << kept.message << "\n";
   if (s.imported > 0)
     std::cout << "imported:  trials 0-" << s.imported - 1 << " from " << s.imported_from
               << " (not run here)\n";

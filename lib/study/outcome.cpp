@@ -51,7 +51,8 @@ Outcome classify(const TrialRun& run) {
              " malformed report line(s), first: " + run.first_report_error;
     return msg;
   };
-  if (run.storage_fault) return {TrialState::Interrupted, {}, "not run: " + describe(*run.storage_fault)};
+  if (run.storage_fault)
+    return {TrialState::Interrupted, {}, std::string(kKeptByStorage) + describe(*run.storage_fault)};
   if (run.interrupted) return {TrialState::Interrupted, {}, "interrupted: the study was stopping"};
   if (run.pruned) return {TrialState::Pruned, {}, "pruned: stopped early by the pruner"};
   if (run.launch_error) return {TrialState::Failed, {}, "cannot start the program: " + *run.launch_error};

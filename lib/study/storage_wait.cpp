@@ -36,6 +36,17 @@ std::string describe(const StorageFault& f) {
   }
 }
 
+StorageKept storage_kept(const std::vector<Trial>& trials) {
+  StorageKept out;
+  double newest = -1;
+  for (const auto& t : trials) {
+    if (t.state != TrialState::Interrupted || !t.message.starts_with(kKeptByStorage)) continue;
+    ++out.trials;
+    if (t.end_time >= newest) newest = t.end_time, out.message = t.message.substr(kKeptByStorage.size());
+  }
+  return out;
+}
+
 bool StorageWait::fault(const StorageFault& f, double now) {
   last_ = f;
   if (waiting()) return false;

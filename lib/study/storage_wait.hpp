@@ -11,6 +11,10 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
+
+#include "history/trial.hpp"
 
 namespace tune {
 
@@ -26,6 +30,17 @@ bool is_storage_error(int error);
 // "the file system of PATH is full (No space left on device) writing WHAT:
 // free space there, or give --trial-dir on another file system", per errno.
 std::string describe(const StorageFault& f);
+
+// How an interrupted trial's message begins when the storage kept it from
+// running (classify(), before describe()).
+inline constexpr std::string_view kKeptByStorage = "not run: ";
+// The trials the storage kept from running, still to run (interrupted with
+// such a message), and the newest one's message: what tune status shows.
+struct StorageKept {
+  std::size_t trials = 0;
+  std::string message;
+};
+StorageKept storage_kept(const std::vector<Trial>& trials);
 
 class StorageWait {
  public:

@@ -64,13 +64,15 @@ rm -rf "${disk:?}"/*
 head -c 900000 /dev/zero >"$disk/filler"
 study stays 60 3
 rc=$(cat stays.rc) before="$(states stays)" kept=$(count stays interrupted)
+status=$("$tune" status stays.h5 2>&1 | grep '^storage:')
 cp stays.out stays.first.out
 mount -o remount,size=8m "$disk"
 study stays 60 3 --resume
 if [ "$rc" = 4 ] && said stays.first "storage full or failing: .*--storage-wait" && [ "$kept" -ge 1 ] &&
+   grep -q "$kept trial(s) kept from running .*is full" <<<"$status" &&
    [[ $before != *failed* ]] && [ "$(cat stays.rc)" = 0 ] && [ "$(count stays ok)" -eq 60 ] && [ "$(count stays failed)" -eq 0 ]; then
-  ok "full past --storage-wait: exit 4 naming the file system ($before); --resume with room ran the rest: 60 ok, none failed, each once"
-else not_ok "full past --storage-wait, then --resume" "first exit $rc ($before), resume exit $(cat stays.rc): $(states stays)" \
+  ok "full past --storage-wait: exit 4 naming the file system ($before), tune status too; --resume with room ran the rest: 60 ok, none failed, each once"
+else not_ok "full past --storage-wait, then --resume" "first exit $rc ($before), resume exit $(cat stays.rc): $(states stays)" "status: $status" \
   "$(grep -v ' ok ' stays.first.out | head -8)" "$(grep -v ' ok ' stays.out | head -8)"; fi
 
 # 3. Remounted read-only mid-study, then read-write in time.

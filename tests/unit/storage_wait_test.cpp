@@ -73,6 +73,24 @@ TEST(StorageFault, ATrialTheStorageKeptFromRunningIsInterruptedNotFailed) {
   EXPECT_FALSE(wire::run_from_json(wire::to_json(TrialRun{})).storage_fault);
 }
 
+TEST(StorageFault, StatusCountsTheTrialsTheStorageKeptFromRunningAndNamesTheNewest) {
+  std::vector<Trial> trials(4);
+  for (std::uint64_t i = 0; i < trials.size(); ++i)
+    trials[i].id = i, trials[i].end_time = static_cast<double>(i);
+  trials[0].state = TrialState::Ok;
+  trials[1].state = TrialState::Interrupted, trials[1].message = "interrupted: the study was stopping";
+  TrialRun r;
+  r.storage_fault = StorageFault{EROFS, "/a", "the trial's files"};
+  trials[2].state = TrialState::Interrupted, trials[2].message = classify(r).message;
+  r.storage_fault = StorageFault{ENOSPC, "/b", "the trial's files"};
+  trials[3].state = TrialState::Interrupted, trials[3].message = classify(r).message;
+  const StorageKept kept = storage_kept(trials);
+  EXPECT_EQ(kept.trials, 2u);
+  EXPECT_EQ(kept.message, describe({ENOSPC, "/b", "the trial's files"}));
+  trials[3].state = TrialState::Ok;  // it ran since
+  EXPECT_EQ(storage_kept(trials).trials, 1u);
+}
+
 TEST_F(StorageStudy, AFullDiskHoldsTheRunnersChargesNothingAndRunsTheTrialAgainFirst) {
   auto h = History::create(path(), info_);
   auto sampler = make_sampler("random", info_.space, {.seed = 1});
