@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "trial/trial_dir.hpp"
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 
@@ -10,13 +11,22 @@ std::string dir_of(const std::string& root, std::uint64_t trial) {
   return root + "/" + std::to_string(trial);
 }
 
-void save_result(const std::string& dir, const TrialRun& run) {
+int save_result(const std::string& dir, const TrialRun& run) {
   const std::string path = in(dir, kResult), tmp = path + ".tmp";
+  errno = 0;
+  bool written;
   {
     std::ofstream out(tmp);
     out << wire::result_message(run).body.dump() << "\n";
+    out.flush();
+    written = static_cast<bool>(out);
   }
-  std::filesystem::rename(tmp, path);
+  const int error = errno ? errno : EIO;
+  std::error_code ec;
+  if (written) std::filesystem::rename(tmp, path, ec);
+  if (written && !ec) return 0;
+  std::filesystem::remove(tmp, ec);  // never a torn result for an AppCore to collect
+  return written ? EIO : error;
 }
 
 std::optional<wire::Message> saved_result(const std::string& dir) {

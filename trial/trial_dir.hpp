@@ -34,7 +34,9 @@ inline std::string in(const std::string& dir, const char* file) {
 // message's body, written whole or not at all), and the one it kept,
 // as that Result message for wire::deliver; nothing when there is none.
 // An older tune's file held the bare run: read as the same message.
-void save_result(const std::string& dir, const TrialRun& run);
+// Written whole or not at all (a temporary file renamed); the errno when the
+// storage refused it (the result still goes to the AppCore), else 0.
+int save_result(const std::string& dir, const TrialRun& run);
 std::optional<wire::Message> saved_result(const std::string& dir);
 
 // The Slurm job a trial job wrote into the trial's directory (0: none).

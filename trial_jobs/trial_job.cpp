@@ -251,13 +251,24 @@ int run_trial_job(const TrialJobOptions& o) {
     launch.argv = with_srun(launch.argv);
     // srun's tasks on other nodes cannot inherit a descriptor: they append to a file.
     launch.reports_in_file = launch.argv != direct;
-    fs::create_directories(launch.trial_dir);
-    std::error_code gone;
-    fs::remove(trial_files::in(launch.trial_dir, trial_files::kResult), gone);  // an earlier attempt's
-    trial_files::save_job(launch.trial_dir, own_job());
-    const TrialRun run = run_trial(session, launch);
+    std::error_code made;
+    fs::create_directories(launch.trial_dir, made);
+    TrialRun run;
+    if (made && is_storage_error(made.value())) {  // not the program's fault: the AppCore runs it again
+      run.trial = launch.trial;
+      run.start_time = run.end_time =
+          std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+      run.storage_fault = StorageFault{made.value(), launch.trial_dir, "the trial's files"};
+    } else {
+      std::error_code gone;
+      fs::remove(trial_files::in(launch.trial_dir, trial_files::kResult), gone);  // an earlier attempt's
+      trial_files::save_job(launch.trial_dir, own_job());
+      run = run_trial(session, launch);
+    }
     // The result lives beside the trial's output until the AppCore has it.
-    trial_files::save_result(launch.trial_dir, run);
+    if (const int error = trial_files::save_result(launch.trial_dir, run))
+      say("cannot keep trial " + std::to_string(run.trial) + "'s result beside it: " +
+          describe({error, launch.trial_dir, "the result"}) + "; it goes to the AppCore all the same");
     const wire::Message result = wire::result_message(run);
     if (session.lost() || !session.send(result)) {
       session.reset_lost();

@@ -150,7 +150,11 @@ TEST_F(TrialDirectory, AResultInAHelloOrSavedThereIsTheResultMessage) {
   const std::string trial = trial_files::dir_of(dir_.string(), 9);
   std::filesystem::create_directories(trial);
   EXPECT_FALSE(trial_files::saved_result(trial)) << "nothing saved yet";
-  trial_files::save_result(trial, run);
+  // A directory that cannot take it: the errno, and no file (torn or whole) left.
+  const std::string nowhere = trial_files::dir_of(dir_.string(), 10);
+  EXPECT_NE(trial_files::save_result(nowhere, run), 0);
+  EXPECT_FALSE(std::filesystem::exists(nowhere));
+  EXPECT_EQ(trial_files::save_result(trial, run), 0);
   wire::deliver(*trial_files::saved_result(trial), static_cast<wire::AppCoreInbox&>(saved));
   // A file an older tune wrote: the bare run.
   std::ofstream(trial_files::in(trial, trial_files::kResult)) << wire::to_json(run).dump() << "\n";
