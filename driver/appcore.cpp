@@ -317,10 +317,15 @@ TrialRun AppCore::attributed(TrialRun run, bool interrupted) const {
 void AppCore::record(const TrialRun& run, int rank, const std::string& host, const std::string& where) {
   const bool waited = study_->storage_waiting();
   const Trial& t = study_->on_result(run, rank, host);
-  if (run.storage_fault && !waited && study_->storage_waiting()) {
+  if (run.output_fault) {  // the trial stands; the storage is waited for as when it keeps one from running
+    say("trial " + std::to_string(t.id) + "'s output could not all be kept in " + run.output_fault->path +
+        " (its outcome stands)");
+    study_->storage_fault(*run.output_fault, now_s());
+  }
+  if ((run.storage_fault || run.output_fault) && !waited && study_->storage_waiting()) {
     char bound[32];
     std::snprintf(bound, sizeof bound, "%g", study_->storage().max_wait());
-    say(describe(*run.storage_fault) +
+    say(describe(run.storage_fault ? *run.storage_fault : *run.output_fault) +
         ". The study hands out no trial until it has room (running trials go " +
         "on), trying again with a growing pause for at most " + bound + " s (--storage-wait)");
   }

@@ -65,9 +65,9 @@ json to_json(const TrialRun& r) {
             {"peak_rss_kb", r.peak_rss_kb},
             {"time_limit", r.time_limit}};
   if (r.launch_error) j["launch_error"] = *r.launch_error;
-  if (r.storage_fault)
-    j["storage_fault"] = {
-        {"error", r.storage_fault->error}, {"path", r.storage_fault->path}, {"what", r.storage_fault->what}};
+  for (const auto& [key, f] :
+       {std::pair{"storage_fault", &r.storage_fault}, {"output_fault", &r.output_fault}})
+    if (*f) j[key] = {{"error", (*f)->error}, {"path", (*f)->path}, {"what", (*f)->what}};
   // JSON has no NaN: send the objective as text so NaN stays NaN.
   if (r.objective) j["objective"] = exact(*r.objective);
   return j;
@@ -90,11 +90,13 @@ TrialRun run_from_json(const json& j) {
   r.peak_rss_kb = j.at("peak_rss_kb").get<std::int64_t>();
   r.time_limit = j.at("time_limit").get<double>();
   if (j.contains("launch_error")) r.launch_error = j["launch_error"].get<std::string>();
-  if (j.contains("storage_fault")) {
-    const auto& f = j["storage_fault"];
-    r.storage_fault = StorageFault{f.at("error").get<int>(), f.at("path").get<std::string>(),
-                                   f.at("what").get<std::string>()};
-  }
+  for (const auto& [key, f] :
+       {std::pair{"storage_fault", &r.storage_fault}, {"output_fault", &r.output_fault}})
+    if (j.contains(key)) {
+      const auto& v = j[key];
+      *f = StorageFault{v.at("error").get<int>(), v.at("path").get<std::string>(),
+                        v.at("what").get<std::string>()};
+    }
   if (j.contains("objective")) r.objective = std::stod(j["objective"].get<std::string>());
   return r;
 }

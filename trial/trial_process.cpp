@@ -92,19 +92,24 @@ class LazyFile {
   }
   LazyFile(const LazyFile&) = delete;
   LazyFile& operator=(const LazyFile&) = delete;
+  // A full or failing file system loses the output, not the trial: the
+  // first such errno is kept (fault()), and the trial goes on.
   void write(const char* data, ssize_t n) {
     if (fd_ < 0 && !failed_) {
       fd_ = open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-      failed_ = fd_ < 0;  // a full or vanished file system: the output is lost, the trial goes on
+      failed_ = fd_ < 0;
+      if (failed_ && is_storage_error(errno)) fault_ = StorageFault{errno, path_, "the trial's output"};
     }
-    if (fd_ >= 0 && ::write(fd_, data, static_cast<std::size_t>(n)) < 0) {
-    }
+    if (fd_ >= 0 && ::write(fd_, data, static_cast<std::size_t>(n)) < 0 && !fault_ && is_storage_error(errno))
+      fault_ = StorageFault{errno, path_, "the trial's output"};
   }
+  const std::optional<StorageFault>& fault() const { return fault_; }
 
  private:
   std::string path_;
   int fd_ = -1;
   bool failed_ = false;
+  std::optional<StorageFault> fault_;
 };
 
 struct Pipe {
@@ -346,6 +351,7 @@ class TrialOutput {
     }
     run_.bad_report_lines = parser_.bad_lines();
     run_.first_report_error = parser_.first_error();
+    run_.output_fault = out_.fault() ? out_.fault() : err_.fault();
   }
 
  private:

@@ -20,6 +20,9 @@ struct TrialRun {
   // tune could not write what the trial needs (its files, its result): the
   // storage's fault, not the program's; the trial is run again.
   std::optional<StorageFault> storage_fault;
+  // Its output could not all be kept (the log's file system): the trial's
+  // outcome stands; the AppCore says so and waits for the storage.
+  std::optional<StorageFault> output_fault;
   bool exited = false;  // exited normally (else: signalled)
   std::int32_t exit_code = -1;
   std::int32_t signal = 0;

@@ -71,6 +71,12 @@ TEST(StorageFault, ATrialTheStorageKeptFromRunningIsInterruptedNotFailed) {
   ASSERT_TRUE(back.storage_fault);
   EXPECT_EQ(*back.storage_fault, *r.storage_fault);
   EXPECT_FALSE(wire::run_from_json(wire::to_json(TrialRun{})).storage_fault);
+  // Output it could not keep: the outcome stands (here ok), the fault travels too.
+  TrialRun logged;
+  logged.exited = true, logged.exit_code = 0, logged.objective = 0.5;
+  logged.output_fault = StorageFault{ENOSPC, "/d/4/stdout", "the trial's output"};
+  EXPECT_EQ(classify(logged).state, TrialState::Ok);
+  EXPECT_EQ(wire::run_from_json(wire::to_json(logged)).output_fault, logged.output_fault);
 }
 
 TEST(StorageFault, StatusCountsTheTrialsTheStorageKeptFromRunningAndNamesTheNewest) {
