@@ -7,6 +7,7 @@
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -191,6 +192,18 @@ std::vector<std::string> placeholder_names(const std::vector<std::string>& argv)
 }
 
 namespace {
+
+// The storage state of `dir`'s file system, as statvfs tells it: read-only
+// (EROFS), or less than 64 KiB left to an unprivileged writer (ENOSPC).
+std::optional<StorageFault> storage_full(const std::string& dir) {
+  struct statvfs fs {};
+  if (statvfs(dir.c_str(), &fs) != 0) return std::nullopt;
+  const char* what = "the trial's files (the program failed then)";
+  if (fs.f_flag & ST_RDONLY) return StorageFault{EROFS, dir, what};
+  if (static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize) < 65536.0)
+    return StorageFault{ENOSPC, dir, what};
+  return std::nullopt;
+}
 
 // The trial's directory and its params.json. `fresh`: the directory was made
 // just now, so it holds nothing of an earlier attempt. One mkdir where the
@@ -463,6 +476,12 @@ TrialRun TrialProcess::run(const TrialLaunch& l, const ReportSink& on_report, co
   } else if (WIFSIGNALED(status)) {
     run.signal = WTERMSIG(status);
   }
+  // A program that failed while its trial directory's file system was full or
+  // read-only most likely failed writing there (its checkpoint, its files):
+  // the storage's fault, and the trial runs again once it has room.
+  const bool failed = !(run.exited && run.exit_code == 0);
+  if (failed && !run.interrupted && !run.timed_out && !run.pruned)
+    if (auto full = storage_full(l.trial_dir)) run.storage_fault = std::move(full);
   return run;
 }
 

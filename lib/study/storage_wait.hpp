@@ -33,7 +33,7 @@ std::string describe(const StorageFault& f);
 
 // How an interrupted trial's message begins when the storage kept it from
 // running (classify(), before describe()).
-inline constexpr std::string_view kKeptByStorage = "not run: ";
+inline constexpr std::string_view kKeptByStorage = "the storage's fault, to run again: ";
 // The trials the storage kept from running, still to run (interrupted with
 // such a message), and the newest one's message: what tune status shows.
 struct StorageKept {

@@ -15,13 +15,13 @@ work=$TOP_BUILDDIR/tests/integration/storage_full.run
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,tcp \
   OMPI_MCA_btl_tcp_if_include=127.0.0.1/8 OMPI_MCA_oob_tcp_if_include=127.0.0.1/8
-plan 5
+plan 6
 
 disk=$work/disk
 mkdir -p "$disk"
 trap 'umount "$disk" 2>/dev/null; tap_exit' EXIT
 if ! mount -t tmpfs -o size=1m tmpfs "$disk" 2>mount.err; then
-  for _ in 1 2 3 4 5; do skip "a full file system" "cannot mount a tmpfs here: $(cat mount.err)"; done
+  for _ in 1 2 3 4 5 6; do skip "a full file system" "cannot mount a tmpfs here: $(cat mount.err)"; done
   exit 0
 fi
 cat >space.json <<'J'
@@ -131,3 +131,23 @@ if [ "$rc" = 4 ] && [ "$recorded" -ge 1 ] && [[ $before != *failed* ]] && said h
   ok "the history's file system full past --storage-wait: exit 4, the history opened with $recorded trials ok ($before); --resume with room: 200 ok, none failed"
 else not_ok "the history's file system full past --storage-wait" "first exit $rc ($before), resume exit $(cat hstays.rc): $(hstates hstays)" \
   "$(grep -v ' ok ' hstays.first.out | head -8)" "$(grep -v ' ok ' hstays.out | head -8)"; fi
+
+# 6. A program that fails writing its own checkpoint on the full file system:
+# not charged to it (its trial runs again once there is room).
+rm -rf "${disk:?}"/*
+mount -o remount,size=1m "$disk"
+cat >ckpt.sh <<'SH'
+#!/bin/bash
+mkdir -p "$TUNE_CHECKPOINT_DIR" && head -c 200000 /dev/zero >"$TUNE_CHECKPOINT_DIR/state" || exit 1
+echo "objective=$TUNE_PARAM_x" >&"$TUNE_REPORT_FD"
+SH
+chmod 755 ckpt.sh
+head -c 900000 /dev/zero >"$disk/filler"
+timeout 600 mpirun --oversubscribe -np 2 "$tune" run --space space.json --history ckpt.h5 --trial-dir "$disk/ckpt" \
+  --name ckpt --trials 3 --storage-wait 120 -- ./ckpt.sh >ckpt.out 2>&1 &
+wait_until 120 said ckpt "hands out no trial" || diag "never full: $(tail -3 ckpt.out)"
+rm -f "$disk/filler"
+wait
+if said ckpt "the program failed then" && [ "$(count ckpt ok)" -eq 3 ] && [ "$(count ckpt failed)" -eq 0 ]; then
+  ok "a program that failed writing its checkpoint on the full file system was not charged: 3 ok, none failed"
+else not_ok "a checkpoint that cannot be written" "$(states ckpt)" "$(grep -v ' ok ' ckpt.out | head -8)"; fi
