@@ -17,23 +17,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=se
   OMPI_MCA_btl_tcp_if_include=127.0.0.1/8 OMPI_MCA_oob_tcp_if_include=127.0.0.1/8
 plan 6
 
-disk=$work/disk
-mkdir -p "$disk"
-trap 'umount "$disk" 2>/dev/null; tap_exit' EXIT
-if ! mount -t tmpfs -o size=1m tmpfs "$disk" 2>mount.err; then
-  for _ in 1 2 3 4 5 6; do skip "a full file system" "cannot mount a tmpfs here: $(cat mount.err)"; done
-  exit 0
-fi
-cat >space.json <<'J'
-{"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]}
-J
-cat >trial.sh <<'SH'
-#!/bin/bash
-for i in $(seq 1 20); do echo "step=$i loss=$TUNE_PARAM_x" >&"$TUNE_REPORT_FD"; done
-echo "a line of output"
-echo "objective=$TUNE_PARAM_x" >&"$TUNE_REPORT_FD"
-SH
-chmod 755 trial.sh
+small_disk 6 "a full file system"
 # study NAME TRIALS WAIT [FLAGS...]: its history here, its trials on the tmpfs, in the background.
 study() {
   local name=$1 trials=$2 wait=$3; shift 3
@@ -43,8 +27,8 @@ study() {
   echo $? >"$name.rc"
 }
 said() { grep -q "$2" "$1.out" 2>/dev/null; }
-states() { "$tune" export "$1.h5" --csv 2>/dev/null | awk -F, 'NR > 1 {n[$2]++} END {for (s in n) printf "%s=%d ", s, n[s]}'; }
-count() { "$tune" export "$1.h5" --csv 2>/dev/null | awk -F, -v s="$2" 'NR > 1 && $2 == s' | wc -l; }
+states() { trials_in "$1.h5"; }
+count() { trials_in "$1.h5" "$2"; }
 
 # 1. Full, then room again in time: the study waits and goes on by itself.
 head -c 700000 /dev/zero >"$disk/filler"
@@ -103,8 +87,8 @@ hstudy() {
     >"$work/$name.out" 2>&1
     echo $? >"$work/$name.rc")
 }
-hstates() { "$tune" export "$disk/$1.h5" --csv 2>/dev/null | awk -F, 'NR > 1 {n[$2]++} END {for (s in n) printf "%s=%d ", s, n[s]}'; }
-hcount() { "$tune" export "$disk/$1.h5" --csv 2>/dev/null | awk -F, -v s="$2" 'NR > 1 && $2 == s' | wc -l; }
+hstates() { trials_in "$disk/$1.h5"; }
+hcount() { trials_in "$disk/$1.h5" "$2"; }
 rm -rf "${disk:?}"/*
 mount -o remount,size=1m "$disk"
 head -c 900000 /dev/zero >"$disk/filler"

@@ -13,31 +13,15 @@ work=$CLUSTER_DIR/work
 rm -rf "$work" && mkdir -p "$work" && chmod 1777 "$work"
 cd "$work" || exit 1
 tune=$TOP_BUILDDIR/driver/tune
-disk=$work/disk
-mkdir -p "$disk"
-trap 'umount "$disk" 2>/dev/null; tap_exit' EXIT
-if ! mount -t tmpfs -o size=1m tmpfs "$disk" 2>mount.err; then
-  for _ in 1 2; do skip "trial jobs on a full file system" "cannot mount a tmpfs here: $(cat mount.err)"; done
-  exit 0
-fi
-cat >space.json <<'J'
-{"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]}
-J
-cat >trial.sh <<'SH'
-#!/bin/bash
-for i in $(seq 1 20); do echo "step=$i loss=$TUNE_PARAM_x" >&"$TUNE_REPORT_FD"; done
-echo "a line of output"
-echo "objective=$TUNE_PARAM_x" >&"$TUNE_REPORT_FD"
-SH
-chmod 755 trial.sh
+small_disk 2 "trial jobs on a full file system"
 # study NAME TRIALS WAIT: a trial-jobs study, its trials' files on the tmpfs.
 study() {
   timeout 600 "$tune" run --trial-jobs --space space.json --trials "$2" --parallel 2 --slurm-poll 1 \
     --history "$1.h5" --trial-dir "$disk/$1" --storage-wait "$3" -- ./trial.sh >"$1.log" 2>&1
   echo $? >"$1.rc"
 }
-count() { "$tune" export "$1.h5" --csv 2>/dev/null | awk -F, -v s="$2" 'NR > 1 && $2 == s' | wc -l; }
-states() { "$tune" export "$1.h5" --csv 2>/dev/null | awk -F, 'NR > 1 {n[$2]++} END {for (s in n) printf "%s=%d ", s, n[s]}'; }
+count() { trials_in "$1.h5" "$2"; }
+states() { trials_in "$1.h5"; }
 
 # 1. Full, then freed in time.
 head -c 700000 /dev/zero >"$disk/filler"

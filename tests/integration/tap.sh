@@ -286,3 +286,34 @@ wait_job() {
   done
   return 1
 }
+
+# small_disk CASES WHAT: a 1 MB tmpfs at $disk ($PWD/disk, unmounted on exit)
+# for the trials of a study that fills it, with space.json (x in [0, 1]) and
+# trial.sh (20 step reports, a line of output, the objective) in $PWD; where
+# no tmpfs can be mounted, CASES cases are skipped and the test ends.
+small_disk() {
+  disk=$PWD/disk
+  mkdir -p "$disk"
+  trap 'umount "$disk" 2>/dev/null; tap_exit' EXIT
+  if ! mount -t tmpfs -o size=1m tmpfs "$disk" 2>mount.err; then
+    local i
+    for ((i = 0; i < $1; ++i)); do skip "$2" "cannot mount a tmpfs here: $(cat mount.err)"; done
+    exit 0
+  fi
+  cat >space.json <<'J'
+{"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]}
+J
+  cat >trial.sh <<'SH'
+#!/bin/bash
+for i in $(seq 1 20); do echo "step=$i loss=$TUNE_PARAM_x" >&"$TUNE_REPORT_FD"; done
+echo "a line of output"
+echo "objective=$TUNE_PARAM_x" >&"$TUNE_REPORT_FD"
+SH
+  chmod 755 trial.sh
+}
+# trials_in H5 [STATE]: how many of the history's trials are in STATE; without
+# STATE, the counts by state ("ok=12 interrupted=1").
+trials_in() {
+  "$tune" export "$1" --csv 2>/dev/null | awk -F, -v s="${2:-}" 'NR > 1 {n[$2]++}
+    END {if (s != "") print n[s] + 0; else for (k in n) printf "%s=%d ", k, n[k]}'
+}
