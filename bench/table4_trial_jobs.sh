@@ -19,7 +19,7 @@
 #   study-fifo  the paper's FIFO: the earlier study's trials first (each
 #               study's trial jobs a larger --nice than the one before)
 #   sched/tune:algorithm1  sched/tune with the source design's Algorithm 1
-#   sched/tune:tail        sched/tune with the tail estimator (lib/adaptive/tail_estimate)
+#   sched/tune:tail        sched/tune with the tail estimator (lib/estimators/tail_estimate)
 #               (each: fair share and adaptive priority, lowering a plateaued
 #               study's pending trial jobs)
 #   sched/tune:stagnation  sched/tune with the stagnation rule (no 1% gain

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // How often an estimator lowers a study that goes on to improve, and how soon
-// it lowers one at a ceiling: lib/adaptive's YieldLevel (the same class the
+// it lowers one at a ceiling: lib/estimators's YieldLevel (the same class the
 // plugins and the simulator drive) judging random-search studies drawn from
 // smooth distributions, on a grid of metric resolutions, with the tail
 // estimator at several spacings beside Algorithm 1 (the baseline, as
@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "adaptive/yield_level.hpp"
+#include "estimators/yield_level.hpp"
 
 using namespace tune;
 

@@ -53,7 +53,7 @@ import sys
 n, mpi, tag = int(sys.argv[1]), float(sys.argv[2]), sys.argv[6]
 print("trial_jobs [%s]: %d zero-second trials, 4 at a time, on 4 nodes x 4 CPUs" % (tag, n))
 print("  baseline: MPI mode (mpirun -np 5): %.2f s = %.1f trials/s" % (mpi, n / mpi))
-for label, field in (("1 trial/job", sys.argv[3]), ("10 trials/job", sys.argv[4])):
+for label, field in (("1 trial a job", sys.argv[3]), ("10 trials a job", sys.argv[4])):
     t, costs = field.split("|", 1)
     t = float(t)
     print("  trial jobs, %-13s %.2f s = %.1f trials/s; ratio to the MPI mode %.2f" % (label + ":", t, n / t, (n / t) / (n / mpi)))

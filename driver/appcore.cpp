@@ -15,9 +15,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "adaptive/study_progress.hpp"
 #include "command/resume_check.hpp"
 #include "command/text_input.hpp"
+#include "estimators/study_progress.hpp"
 #include "report/study_report.hpp"
 #include "study/warm_start.hpp"
 #include "trial/runner_side.hpp"

@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "adaptive/progress_record.hpp"
 #include "command/objective_flags.hpp"
+#include "estimators/progress_record.hpp"
 #include "history/history.hpp"
 #include "progress_post.hpp"
 #include "run_command.hpp"

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "history/history.hpp"
+#include "job_runner/trial_job.hpp"
 #include "place_command.hpp"
 #include "placement/placements.hpp"
 #include "queue_command.hpp"
@@ -15,7 +16,6 @@
 #include "simulate_command.hpp"
 #include "status_command.hpp"
 #include "submit_command.hpp"
-#include "trial_jobs/trial_job.hpp"
 #include "tune_config.h"
 #include "wrap_command.hpp"
 

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "trial_jobs/slurm_compat.hpp"
+#include "libslurm/slurm_compat.hpp"
 
 namespace tune {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #pragma once
-// Posts the study's progress record (lib/adaptive/progress_record) in the
+// Posts the study's progress record (lib/estimators/progress_record) in the
 // Comment of the Slurm job `tune run` runs in, for sched/tune to read: only
 // when it changed, at most once per interval, keeping the user's own text.
 #include <functional>
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "adaptive/progress_record.hpp"
-#include "adaptive/study_progress.hpp"
+#include "estimators/progress_record.hpp"
+#include "estimators/study_progress.hpp"
 
 namespace tune {
 

@@ -12,11 +12,11 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "adaptive/progress_record.hpp"
+#include "estimators/progress_record.hpp"
+#include "libslurm/slurm_compat.hpp"
+#include "libslurm/slurm_reach.hpp"
 #include "priority/job_summary.hpp"
 #include "run_command.hpp"
-#include "trial_jobs/slurm_compat.hpp"
-#include "trial_jobs/slurm_reach.hpp"
 #include "trial_jobs/trial_jobs_controller.hpp"
 
 namespace tune {

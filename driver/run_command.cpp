@@ -26,6 +26,7 @@
 #include "command/text_input.hpp"
 #include "history/history.hpp"
 #include "launch/gpu_share.hpp"
+#include "libslurm/slurm_reach.hpp"
 #include "mpi_runner/messages.hpp"
 #include "mpi_runner/runner.hpp"
 #include "progress_post.hpp"
@@ -33,7 +34,6 @@
 #include "study/study.hpp"
 #include "trial/trial_json.hpp"
 #include "trial/trial_process.hpp"
-#include "trial_jobs/slurm_reach.hpp"
 #include "trial_jobs_loop.hpp"
 #include "tune_config.h"
 

@@ -24,7 +24,7 @@ struct RunOptions : StudyFlags {
   bool resume = false;
   bool quiet = false;
 
-  // --trial-jobs: the AppCore's side (trial_jobs/, driver/trial_jobs_loop).
+  // --trial-jobs: the AppCore's side (job_runner/channel, driver/trial_jobs_loop).
   std::string appcore_wait = "300";  // how long a trial job waits for a lost AppCore
   std::string slurm_poll = "10";     // seconds between looks at the study's jobs in slurmctld
 };

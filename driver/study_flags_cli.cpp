@@ -23,7 +23,7 @@ void add_check(CLI::Option* o, const StudyFlag& flag, StudyCommand command) {
       if (command == StudyCommand::Submit) o->check(CLI::ExistingFile);
       break;
     case FlagCheck::None:
-    case FlagCheck::Duration:  // parsed after the command line (lib/study/text_input)
+    case FlagCheck::Duration:  // parsed after the command line (lib/command/text_input)
     case FlagCheck::Size: break;
   }
 }

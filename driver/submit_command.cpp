@@ -16,12 +16,12 @@
 #include "command/objective_flags.hpp"
 #include "command/submit_notes.hpp"
 #include "command/text_input.hpp"
+#include "libslurm/slurm_lookups.hpp"
+#include "libslurm/slurm_reach.hpp"
 #include "run_command.hpp"
 #include "search/sampler.hpp"
 #include "space/search_space.hpp"
 #include "study/warm_start.hpp"
-#include "trial_jobs/slurm_lookups.hpp"
-#include "trial_jobs/slurm_reach.hpp"
 
 namespace tune {
 namespace fs = std::filesystem;

@@ -15,17 +15,17 @@
 #include <optional>
 #include <sstream>
 
-#include "adaptive/study_progress.hpp"
 #include "appcore.hpp"
 #include "command/job_script.hpp"
 #include "command/text_input.hpp"
+#include "estimators/study_progress.hpp"
+#include "job_runner/channel.hpp"
+#include "libslurm/slurm_trial_jobs.hpp"
 #include "trial/messages.hpp"
 #include "trial/runner_side.hpp"
 #include "trial/trial_dir.hpp"
 #include "trial/trial_json.hpp"
-#include "trial_jobs/channel.hpp"
 #include "trial_jobs/jobs_file.hpp"
-#include "trial_jobs/slurm_trial_jobs.hpp"
 #include "trial_jobs/trial_job_rules.hpp"
 #include "trial_jobs/trial_jobs_controller.hpp"
 

@@ -13,7 +13,7 @@
 namespace tune {
 
 // mpi: set the environment mpirun needs to start an MPI-mode study on the
-// job's tasks (lib/study/mpi_launch).
+// job's tasks (lib/launch/mpi_launch).
 int wrap_command(const std::vector<std::string>& command, bool mpi = false);
 
 }  // namespace tune

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "trial_jobs/slurm_compat.hpp"
+#include "libslurm/slurm_compat.hpp"
 
 namespace tune {
 namespace {

@@ -13,7 +13,7 @@
 #include <sstream>
 #include <string>
 
-#include "adaptive/estimators.hpp"
+#include "estimators/estimators.hpp"
 #include "placement/placements.hpp"
 #include "search/pruner.hpp"
 #include "search/sampler.hpp"

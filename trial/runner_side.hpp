@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The runner's side of a trial, the same in both modes: an MPI runner rank
-// (mpi_runner/) and a trial job (trial_jobs/) each give it a RunnerLink to
+// (mpi_runner/) and a trial job (job_runner/) each give it a RunnerLink to
 // their AppCore and get the trial's run back to send as its result.
 #pragma once
 

@@ -20,8 +20,8 @@
 #include <optional>
 #include <stdexcept>
 
-#include "protocol/stdout_metric.hpp"
 #include "trial/trial_dir.hpp"
+#include "trial_output/stdout_metric.hpp"
 
 namespace tune {
 namespace {

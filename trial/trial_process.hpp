@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "protocol/report_parser.hpp"
 #include "study/outcome.hpp"
+#include "trial_output/report_parser.hpp"
 
 namespace tune {
 

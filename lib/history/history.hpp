@@ -16,9 +16,9 @@
 
 #include "history/trial.hpp"
 #include "history/writer_claim.hpp"
-#include "protocol/report_parser.hpp"
 #include "search/pruner.hpp"
 #include "space/search_space.hpp"
+#include "trial_output/report_parser.hpp"
 
 namespace tune {
 

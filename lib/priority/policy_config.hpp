@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "adaptive/yield_level.hpp"
+#include "estimators/yield_level.hpp"
 #include "fairshare/fair_share.hpp"
 #include "priority/study_tracker.hpp"
 

@@ -15,8 +15,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "adaptive/progress_record.hpp"
-#include "adaptive/yield_level.hpp"
+#include "estimators/progress_record.hpp"
+#include "estimators/yield_level.hpp"
 #include "fairshare/fair_share.hpp"
 
 namespace tune {

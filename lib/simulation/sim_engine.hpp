@@ -21,8 +21,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "adaptive/progress_record.hpp"
-#include "adaptive/study_progress.hpp"
+#include "estimators/progress_record.hpp"
+#include "estimators/study_progress.hpp"
 #include "priority/sched_tune_policy.hpp"
 #include "priority/site_factor_policy.hpp"
 #include "simulation/ordering.hpp"

@@ -4,8 +4,8 @@
 // classes the plugins run: lib/priority's SchedTunePolicy (sched/tune) and
 // lib/placement's node choice (select/cons_tres_gang, or cons_tres's own).
 //
-// What it models, from Slurm 22.05's source (slurmctld/job_scheduler.c,
-// plugins/sched/backfill/backfill.c):
+// What it models, from Slurm 22.05's source (src/slurmctld/job_scheduler.c,
+// src/plugins/sched/backfill/backfill.c):
 // - the main scheduler: after a submission or completion (looking at
 //   default_queue_depth jobs, at the first whole second batch_sched_delay
 //   after the last pass) and every sched_interval (all jobs), in

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Tuning studies meeting the simulated cluster, as tune run meets the real
 // one: an AppCore job and late-bound trial jobs, with the AppCore's own
-// TrialJobsController (lib/study/trial_jobs_controller) deciding what to submit,
+// TrialJobsController (lib/trial_jobs/trial_jobs_controller) deciding what to submit,
 // hand out, interrupt and cancel; or one allocation per study that yields,
 // drains and is requeued when the policy asks.
 #include "simulation/sim_engine.hpp"
@@ -35,7 +35,7 @@ SimJob Sim::study_job(int s, SimJob::Kind kind) const {
   } else {
     j.name = st.name + (kind == SimJob::Kind::Trial ? ".trial" : "");
     j.cpus = k * st.cpus, j.gpus = k * st.gpus, j.mem_mb = k * st.mem_mb;
-    // A trial job's limit by the AppCore's own rule (lib/study/trial_jobs_controller):
+    // A trial job's limit by the AppCore's own rule (lib/trial_jobs/trial_jobs_controller):
     // its trials' limits plus a minute, so that a trial is ended first.
     j.time_limit = kind == SimJob::Kind::Trial ? trial_job_time_limit(st.trial_time_limit, st.trials_per_job)
                                                : st.time_limit;

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "simulation/studies.hpp"
+#include "simulation/recorded_studies.hpp"
 
 namespace tune::sim {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "history/history.hpp"
-#include "protocol/report_parser.hpp"
+#include "trial_output/report_parser.hpp"
 
 namespace tune {
 

@@ -30,7 +30,7 @@ struct JobsFile {
 // The files a study of trial jobs keeps beside its history HISTORY.h5:
 // HISTORY.jobs, the trial jobs it has in Slurm (this file's JobsFile), and
 // HISTORY.channel, where its AppCore listens (the address and secret, mode
-// 0600; trial_jobs/channel.hpp writes and reads it).
+// 0600; job_runner/channel.hpp writes and reads it).
 std::string jobs_file_of(const std::string& history);
 std::string channel_file_of(const std::string& history);
 

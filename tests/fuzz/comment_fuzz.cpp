@@ -11,8 +11,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "adaptive/progress_record.hpp"
-#include "adaptive/tail_estimate.hpp"
+#include "estimators/progress_record.hpp"
+#include "estimators/tail_estimate.hpp"
 #include "priority/job_summary.hpp"
 #include "priority/sched_tune_policy.hpp"
 #include "priority/site_factor_policy.hpp"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Algorithm 1 (lib/adaptive), the progress record, the strategy-proof
+// Algorithm 1 (lib/estimators), the progress record, the strategy-proof
 // property of a pass, and sched_tune.conf.
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 #include <csignal>
 #include <random>
 
-#include "adaptive/progress_record.hpp"
-#include "adaptive/yield_level.hpp"
+#include "estimators/progress_record.hpp"
+#include "estimators/yield_level.hpp"
 #include "priority/job_summary.hpp"
 #include "priority/policy_config.hpp"
 #include "priority/sched_tune_policy.hpp"
@@ -447,7 +447,7 @@ TEST(PolicyConfig, ErrorsNameTheLineAndTheFix) {
 }  // namespace
 }  // namespace tune
 
-#include "adaptive/study_progress.hpp"
+#include "estimators/study_progress.hpp"
 
 namespace tune {
 namespace {

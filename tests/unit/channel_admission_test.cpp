@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The trial-jobs channel's admission rules and its bounded refusal log
-// (lib/protocol/channel_admission), without sockets.
-#include "protocol/channel_admission.hpp"
+// (lib/trial_jobs/channel_admission), without sockets.
+#include "trial_jobs/channel_admission.hpp"
 
 #include <gtest/gtest.h>
 

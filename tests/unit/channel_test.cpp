@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The trial-jobs channel (trial_jobs/channel): its framing (4-byte
+// The trial-jobs channel (job_runner/channel): its framing (4-byte
 // big-endian length, one JSON object), its authentication by the secret in
 // the channel file, and what it does with peers that break the rules. Real
 // TCP on the loopback, one thread: the server handles what arrived when polled.
-#include "trial_jobs/channel.hpp"
+#include "job_runner/channel.hpp"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>

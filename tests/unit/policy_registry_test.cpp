@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-#include "adaptive/yield_level.hpp"
+#include "estimators/yield_level.hpp"
 #include "placement/placements.hpp"
 #include "priority/priority_policy.hpp"
 #include "priority_fixture.hpp"

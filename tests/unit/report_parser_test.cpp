@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "protocol/report_parser.hpp"
+#include "trial_output/report_parser.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "protocol/stdout_metric.hpp"
+#include "trial_output/stdout_metric.hpp"
 
 namespace tune {
 namespace {

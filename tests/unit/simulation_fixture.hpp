@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "simulation/cluster.hpp"
-#include "simulation/studies.hpp"
+#include "simulation/recorded_studies.hpp"
 #include "simulation/workload.hpp"
 
 namespace tune::testing_support {

@@ -6,8 +6,8 @@
 
 #include <sstream>
 
+#include "simulation/recorded_studies.hpp"
 #include "simulation/simulator.hpp"
-#include "simulation/studies.hpp"
 #include "simulation/summary.hpp"
 #include "simulation/workload.hpp"
 #include "simulation_fixture.hpp"

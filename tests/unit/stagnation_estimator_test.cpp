@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The stagnation rule (lib/adaptive/stagnation_estimator): a level per W
+// The stagnation rule (lib/estimators/stagnation_estimator): a level per W
 // results without a real improvement of the best, back to 0 on one.
 #include <gtest/gtest.h>
 
-#include "adaptive/yield_level.hpp"
+#include "estimators/yield_level.hpp"
 #include "priority/policy_config.hpp"
 #include "priority/study_tracker.hpp"
 #include "priority_fixture.hpp"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The tail estimator (lib/adaptive/tail_estimate), the record fields it
+// The tail estimator (lib/estimators/tail_estimate), the record fields it
 // reads (tgt, left) and the progress record that carries them, and
 // sched_tune.conf's choice of estimator.
-#include "adaptive/tail_estimate.hpp"
+#include "estimators/tail_estimate.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,9 +10,9 @@
 #include <cmath>
 #include <random>
 
-#include "adaptive/progress_record.hpp"
-#include "adaptive/study_progress.hpp"
-#include "adaptive/yield_level.hpp"
+#include "estimators/progress_record.hpp"
+#include "estimators/study_progress.hpp"
+#include "estimators/yield_level.hpp"
 #include "priority/policy_config.hpp"
 
 namespace tune {
