@@ -2,7 +2,7 @@
 // One shape for every kind of policy tune picks by name: samplers, pruners,
 // placements, estimators, orderings, priority policies. A kind is a list of
 // {name, aliases, one-line description, factory}; adding a policy is its
-// class and one entry, and the shared tests (tests/unit/*_registry_test.cpp)
+// class and one entry, and the shared tests (tests/unit/*/*_registry_test.cpp)
 // run over every entry. Header-only: the plugins link parts of lib/ alone.
 #pragma once
 

@@ -5,7 +5,7 @@
 // when to interrupt and cancel, when to give up, and which jobs of an earlier
 // AppCore to adopt. Slurm, the channel to the jobs and the AppCore around it
 // are interfaces; driver/trial_jobs_loop.cpp gives it libslurm and the TCP
-// channel, tests/unit/trial_jobs_controller_test.cpp fakes. No Slurm, no sockets.
+// channel, tests/unit/trial_jobs/trial_jobs_controller_test.cpp fakes. No Slurm, no sockets.
 #pragma once
 
 #include <cstdint>
