@@ -26,7 +26,7 @@ study_script() {  # NAME SEED
 #SBATCH -J $1 -n 17 --mem-per-cpu=500M -o $work/$1-%j.out --open-mode=append --requeue -A $1
 resume=(); [ -e $work/$1.h5 ] && resume=(--resume)
 exec $tune wrap -- mpirun --oversubscribe -np 5 $tune run --history $work/$1.h5 "\${resume[@]}" --space $work/curve.json --seed $2 \\
-  --trials 400 --direction max --target $target --drain 30 -q -- $top/bench/programs/curve.py
+  --trials 400 --direction max --target $target --drain 30s -q -- $top/bench/programs/curve.py
 SH
 }
 

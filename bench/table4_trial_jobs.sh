@@ -153,7 +153,7 @@ run() {  # POLICY WORKLOAD N ALGO RUN -> one line per study: "s<i> to_target to_
     (cd "$work/s$i" && "$tune" submit --trial-jobs --name "s$i" --space "$space" --seed $((100 * r + i)) \
       --trials "$budget" --algo "$algo" --parallel 4 --cpus-per-trial 4 --mem-per-trial 2G --direction max --target "$tgt" \
       -A "lab$i" --dry-run -- $cmd |
-      sed "s|--trial-jobs |--trial-jobs ${nice[*]} --slurm-poll 2 |" >"s$i.sbatch" && sbatch -Q "s$i.sbatch")
+      sed "s|--trial-jobs |--trial-jobs ${nice[*]} --slurm-poll 2s |" >"s$i.sbatch" && sbatch -Q "s$i.sbatch")
   done
 : >"$work/evidence.txt"
   local oracle_pid=

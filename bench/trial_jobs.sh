@@ -28,7 +28,7 @@ run_jobs() {  # NAME TRIALS_PER_JOB
   local t0 out
   t0=$(date +%s%N)
   out=$("$tune" run --trial-jobs --history "$1.h5" --space space.json --trials "$n" --seed 1 --parallel 4 \
-        --trials-per-job "$2" --slurm-poll 2 -q -- ./zero.sh)
+        --trials-per-job "$2" --slurm-poll 2s -q -- ./zero.sh)
   echo "$(secs "$t0" "$(date +%s%N)")|$(grep -o 'trial jobs: .*' <<<"$out")"
 }
 

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 
+#include "command/text_input.hpp"
 #include "history/history.hpp"
 #include "job_runner/trial_job.hpp"
 #include "place_command.hpp"
@@ -20,6 +21,21 @@
 #include "wrap_command.hpp"
 
 namespace {
+
+// A DURATION flag's check: the one rule (command/text_input), its message
+// naming the flag and the forms.
+CLI::Validator duration_check(const std::string& flag) {
+  return CLI::Validator(
+      [flag](std::string& v) {
+        try {
+          (void)tune::parse_duration(v, flag);
+          return std::string();
+        } catch (const std::invalid_argument& e) {
+          return std::string(e.what());
+        }
+      },
+      "DURATION");
+}
 
 // A subcommand: its CLI11 app and what runs it once parsed. Each add_*
 // declares one subcommand's options (held by the returned closure).
@@ -53,10 +69,12 @@ Command add_trial_job(CLI::App& app) {
   c->add_option("--trials", o->trials, "trials to run back to back at most")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  c->add_option("--appcore-wait", o->appcore_wait,
-                "seconds to wait for a lost AppCore to come back (none once Slurm says its job has ended)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+  c->add_option_function<std::string>(
+       "--appcore-wait",
+       [o](const std::string& v) { o->appcore_wait = tune::parse_duration(v, "--appcore-wait"); },
+       "how long to wait for a lost AppCore to come back (none once Slurm says its job has ended)")
+      ->check(duration_check("--appcore-wait"))
+      ->default_str("5m");
   return {c, [o] { return tune::run_trial_job(*o); }};
 }
 

@@ -305,7 +305,7 @@ void add_run_options(CLI::App& r, RunOptions& o) {
       ->needs(tj)
       ->capture_default_str();
   r.add_option("--slurm-poll", o.slurm_poll,
-               "trial jobs: seconds between looks at the study's jobs in slurmctld")
+               "trial jobs: time between looks at the study's jobs in slurmctld")
       ->needs(tj)
       ->capture_default_str();
 }

@@ -25,8 +25,8 @@ struct RunOptions : StudyFlags {
   bool quiet = false;
 
   // --trial-jobs: the AppCore's side (job_runner/channel, driver/trial_jobs_loop).
-  std::string appcore_wait = "300";  // how long a trial job waits for a lost AppCore
-  std::string slurm_poll = "10";     // seconds between looks at the study's jobs in slurmctld
+  std::string appcore_wait = "5m";  // how long a trial job waits for a lost AppCore
+  std::string slurm_poll = "10s";   // time between looks at the study's jobs in slurmctld
 };
 
 // Declares tune run's own flags beside the study flags.

@@ -18,7 +18,7 @@ namespace tune {
 struct TrialJobOptions {
   std::string channel_file;
   int trials = 1;             // trials this job runs back to back at most
-  double appcore_wait = 300;  // seconds to wait for an AppCore to come back
+  double appcore_wait = 300;  // seconds to wait for an AppCore to come back (--appcore-wait, a duration)
 };
 
 // The process's exit code: 0 also when the AppCore had no trial for it.

@@ -114,7 +114,7 @@ std::string trial_job_script(const TrialJobScript& s) {
          " (tune run --trial-jobs): it asks the study's AppCore for its trial when it starts.\n" + setup +
          "exec " + shell_quote(s.tune_binary) + " trial-job --channel " + shell_quote(s.channel_file) +
          " --trials " + std::to_string(s.trials_per_job) + " --appcore-wait " +
-         std::to_string(s.appcore_wait_s) + "\n";
+         std::to_string(s.appcore_wait_s) + "s\n";
 }
 
 }  // namespace tune

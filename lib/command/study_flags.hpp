@@ -32,11 +32,11 @@ struct StudyFlags {
   std::string program_version;
   std::optional<std::uint64_t> trials;
   std::string trial_time_limit;  // durations as typed, checked by check_study_flags
-  std::string grace = "10";
-  std::string drain = "60";  // SIGUSR1: how long running trials may go on
-  std::string target;        // a number, or one per named objective
+  std::string grace = "10s";
+  std::string drain = "60s";  // SIGUSR1: how long running trials may go on
+  std::string target;         // a number, or one per named objective
   int max_failures = 10;
-  std::string storage_wait = "600";  // a full or failing storage: how long to wait for room
+  std::string storage_wait = "10m";  // a full or failing storage: how long to wait for room
   std::string metric_regex;
   int gpus_per_trial = 0;
   PrunerOptions prune;     // --prune and its settings

@@ -9,12 +9,6 @@
 namespace tune {
 namespace {
 
-[[noreturn]] void bad_duration(std::string_view text, std::string_view what) {
-  throw std::invalid_argument(std::string(what) + ": '" + std::string(text) +
-                              "' is not a duration; use seconds (90, 90s), 15m, 2h, 1d, MM:SS, HH:MM:SS or "
-                              "D-HH:MM:SS");
-}
-
 bool whole(std::string_view s, long& out) {
   if (s.empty() || s.size() > 9) return false;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
@@ -23,10 +17,10 @@ bool whole(std::string_view s, long& out) {
 
 }  // namespace
 
-double parse_duration(std::string_view text, std::string_view what) {
-  if (text.empty()) bad_duration(text, what);
+std::optional<double> read_duration(std::string_view text) {
+  if (text.empty()) return std::nullopt;
   if (text.find(':') == std::string_view::npos && text.find('-') == std::string_view::npos) {
-    double unit = 1;
+    double unit = 60;  // a bare number is minutes, as Slurm reads it
     std::string_view num = text;
     static constexpr std::pair<char, double> kUnits[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
     for (const auto& [suffix, seconds] : kUnits)
@@ -38,27 +32,29 @@ double parse_duration(std::string_view text, std::string_view what) {
     double v = 0;
     auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
     if (num.empty() || ec != std::errc() || end != num.data() + num.size() || !(v >= 0) || !std::isfinite(v))
-      bad_duration(text, what);
+      return std::nullopt;
     return v * unit;
   }
   long days = 0;
   std::string_view rest = text;
-  if (const auto dash = text.find('-'); dash != std::string_view::npos) {
-    if (!whole(text.substr(0, dash), days)) bad_duration(text, what);
+  const bool with_days = text.find('-') != std::string_view::npos;
+  if (with_days) {
+    const auto dash = text.find('-');
+    if (!whole(text.substr(0, dash), days)) return std::nullopt;
     rest = text.substr(dash + 1);
   }
   std::vector<long> parts;
   while (true) {
     const auto colon = rest.find(':');
     long v = 0;
-    if (!whole(rest.substr(0, colon), v)) bad_duration(text, what);
+    if (!whole(rest.substr(0, colon), v)) return std::nullopt;
     parts.push_back(v);
     if (colon == std::string_view::npos) break;
     rest.remove_prefix(colon + 1);
   }
-  if (parts.size() > 3) bad_duration(text, what);
+  if (parts.size() > 3) return std::nullopt;
   long h = 0, m = 0, s = 0;
-  if (text.find('-') != std::string_view::npos) {  // D-HH[:MM[:SS]]
+  if (with_days) {  // D-HH[:MM[:SS]]
     h = parts[0];
     if (parts.size() > 1) m = parts[1];
     if (parts.size() > 2) s = parts[2];
@@ -71,6 +67,13 @@ double parse_duration(std::string_view text, std::string_view what) {
     s = parts[2];
   }
   return static_cast<double>(((days * 24 + h) * 60 + m) * 60 + s);
+}
+
+double parse_duration(std::string_view text, std::string_view what) {
+  if (const auto v = read_duration(text)) return *v;
+  throw std::invalid_argument(std::string(what) + ": '" + std::string(text) +
+                              "' is not a duration; give minutes as Slurm does (30), or 90s, 15m, 2h, 1d, "
+                              "MM:SS, HH:MM:SS, D-HH[:MM[:SS]]");
 }
 
 std::vector<std::string> split_command(std::string_view text) {

@@ -3,6 +3,7 @@
 // into words without a shell.
 #pragma once
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -10,9 +11,15 @@
 
 namespace tune {
 
-// "90", "90s", "15m", "2h", "1d", "MM:SS", "HH:MM:SS", "D-HH[:MM[:SS]]" (Slurm's
-// --time forms; a bare number is seconds here). Throws std::invalid_argument
-// naming `what` (the flag) and the accepted forms.
+// A duration as Slurm reads one (sbatch --time, slurm.conf, sacct): a bare
+// number is minutes ("30", "0.5"), "MM:SS", "HH:MM:SS", "D-HH", "D-HH:MM",
+// "D-HH:MM:SS"; and with a unit, "90s", "15m", "2h", "1d". In seconds, or
+// nothing when the text is none of these. Every duration tune reads goes
+// through here, so `--trial-time-limit 30` means what `--time 30` means.
+std::optional<double> read_duration(std::string_view text);
+
+// read_duration, or std::invalid_argument naming `what` (the flag) and the
+// accepted forms.
 double parse_duration(std::string_view text, std::string_view what);
 
 // A memory size as Slurm takes it: "512", "512M", "4G", "1T" (MB when bare),

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <queue>
 
+#include "command/text_input.hpp"
 #include "estimators/study_progress.hpp"
 #include "history/direction.hpp"
 #include "simulation/text.hpp"
@@ -24,14 +25,12 @@ double number(const std::string& value, const std::string& key, const std::strin
   return v;
 }
 
-double seconds(const std::string& value, const std::string& key, const std::string& spec) {
-  char* end = nullptr;
-  const double v = std::strtod(value.c_str(), &end);
-  if (!value.empty() && *end == '\0' && std::isfinite(v) && v >= 0) return v;
-  if (value.find_first_of(":-") != std::string::npos)
-    if (const auto d = slurm_duration(value)) return *d;
-  throw WorkloadError("--study " + spec + ": " + key + "=" + value +
-                      " is not a duration: give seconds or Slurm's [D-]HH:MM:SS");
+double duration(const std::string& value, const std::string& key, const std::string& spec) {
+  try {
+    return parse_duration(value, "--study " + spec + ": " + key);
+  } catch (const std::invalid_argument& e) {
+    throw WorkloadError(e.what());
+  }
 }
 
 // The most trials the history had running at once.
@@ -83,7 +82,7 @@ void apply_study_setting(SimStudy& s, const std::string& key, const std::string&
                           " must be a non-empty name without spaces, '|' or ','");
     (key == "account" ? s.account : s.user) = value;
   } else if (key == "submit")
-    s.submit = seconds(value, key, spec);
+    s.submit = duration(value, key, spec);
   else if (key == "parallel")
     s.parallel = static_cast<int>(number(value, key, spec, 1, 100000));
   else if (key == "trials-per-job")
@@ -95,11 +94,11 @@ void apply_study_setting(SimStudy& s, const std::string& key, const std::string&
   else if (key == "mem")
     s.mem_mb = number(value, key, spec, 0, 1e9);
   else if (key == "trial-time-limit") {
-    s.trial_time_limit = seconds(value, key, spec);
+    s.trial_time_limit = duration(value, key, spec);
     if (s.trial_time_limit <= 0)
       throw WorkloadError("--study " + spec + ": trial-time-limit must be above 0");
   } else if (key == "time-limit") {
-    s.time_limit = s.appcore_time_limit = seconds(value, key, spec);
+    s.time_limit = s.appcore_time_limit = duration(value, key, spec);
     if (s.time_limit <= 0) throw WorkloadError("--study " + spec + ": time-limit must be above 0");
   } else if (key == "time-scale") {
     const double f = number(value, key, spec, 1e-6, 1e6);

@@ -49,7 +49,7 @@ diag "$final"
 # node2 is refused, naming it; once its process is killed and Slurm says its
 # job has ended, node2 takes the history over and the study finishes.
 claim_env=(env LD_PRELOAD="$preload" TUNE_TEST_LOCK_ERRNO=ENOLCK TRIAL_SLEEP=3)
-srun -w node1 -J claim "${claim_env[@]}" "$tune" run --trial-jobs --space branin.json --trials 8 --parallel 2 --cpus-per-trial 2 --seed 8 --slurm-poll 1 --history claim.h5 -- ./where.sh >claim1.log 2>&1 &
+srun -w node1 -J claim "${claim_env[@]}" "$tune" run --trial-jobs --space branin.json --trials 8 --parallel 2 --cpus-per-trial 2 --seed 8 --slurm-poll 1s --history claim.h5 -- ./where.sh >claim1.log 2>&1 &
 step=$!
 wait_bound claim 2
 owner=$(cat claim.h5.lock 2>/dev/null)
@@ -63,7 +63,7 @@ else not_ok "a second writer on another host" "rc $rc2: $second" "record: $owner
 kill -9 "${owner_pid:-0}" 2>/dev/null
 wait $step 2>/dev/null
 wait_job "$owner_job" 30
-took=$(srun -w node2 "${claim_env[@]}" "$tune" run --trial-jobs --resume --trials 8 --parallel 2 --cpus-per-trial 2 --slurm-poll 1 --history claim.h5 -- ./where.sh 2>&1); rc3=$?
+took=$(srun -w node2 "${claim_env[@]}" "$tune" run --trial-jobs --resume --trials 8 --parallel 2 --cpus-per-trial 2 --slurm-poll 1s --history claim.h5 -- ./where.sh 2>&1); rc3=$?
 wait_until 180 queue_empty
 if [ $rc3 -eq 0 ] && grep -q "took over claim.h5 from pid $owner_pid on host node1 (Slurm job $owner_job.*Slurm job $owner_job has ended" <<<"$took" &&
    [ "$(count_final claim.h5)" -eq 8 ] && [ "$(ids_twice claim.h5)" -eq 0 ] && [ -z "$(squeue -h)" ] && [ ! -e claim.h5.lock ]; then
@@ -123,7 +123,7 @@ orphan_left() {
 # The trial job's line that says it cancelled the pending ones, and how many ended their trial.
 orphan_said() { cat "$1".trials/job-*.out 2>/dev/null | grep -o "has ended [A-Z_]*, so no AppCore comes back.*cancelled its pending trial jobs [0-9, ]*" | head -1; }
 orphan_ended() { cat "$1".trials/job-*.out 2>/dev/null | grep -c "ending the running trial"; }
-orphan_resume() { TRIAL_SLEEP=0.5 "$tune" run --trial-jobs --resume --trials 6 --parallel 4 --cpus-per-trial 4 --slurm-poll 1 --history "$1.h5" -- ./where.sh 2>&1; }
+orphan_resume() { TRIAL_SLEEP=0.5 "$tune" run --trial-jobs --resume --trials 6 --parallel 4 --cpus-per-trial 4 --slurm-poll 1s --history "$1.h5" -- ./where.sh 2>&1; }
 # Trials whose where file has more than one line: run more than once.
 runs_twice() { for f in "$1".trials/*/where; do [ "$(wc -l <"$f")" -gt 1 ] && echo "$f"; done 2>/dev/null | wc -l; }
 

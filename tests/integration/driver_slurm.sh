@@ -124,7 +124,7 @@ if grep -qE '^trials: +3 \(3 ok\)' <<<"$st_mpi" && grep -qE '^trials: +3 \(3 ok\
   ok "--setup: its lines run in the job script; both modes' trials find the tool it puts on PATH (3 of 3 ok each)"
 else not_ok "--setup in both modes" "$o_mpi" "$st_mpi" "$o_tj" "$st_tj" "$(cat setup-*.out 2>&1 | tail -20)"; fi
 # Trial jobs of tune run --trial-jobs run the lines themselves (the AppCore's shell lacks the tool).
-out=$("$tune" run --trial-jobs --history setup-run.h5 --trials 2 --parallel 2 --mem-per-trial 200M --slurm-poll 1 \
+out=$("$tune" run --trial-jobs --history setup-run.h5 --trials 2 --parallel 2 --mem-per-trial 200M --slurm-poll 1s \
   --setup setup.sh --space "$space" -- ./needs_tool.sh 2>&1)
 if ! command -v site-tool >/dev/null && grep -q "2 ok" <<<"$out"; then
   ok "tune run --trial-jobs --setup: each trial job runs the lines before its program (2 of 2 ok)"

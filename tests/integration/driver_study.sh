@@ -37,7 +37,7 @@ cat >modes.json <<'J'
 {"parameters": [{"name": "mode", "type": "choice", "value": ["ok", "crash", "exit3", "hang", "garbage", "nan", "noobj"]},
                 {"name": "x", "type": "number", "value": [7]}]}
 J
-out=$(mpi 3 "$tune" run --history modes.h5 --space modes.json --algo grid --trial-time-limit 2 --grace 1 -q -- "$behave" 2>&1); rc=$?
+out=$(mpi 3 "$tune" run --history modes.h5 --space modes.json --algo grid --trial-time-limit 2s --grace 1s -q -- "$behave" 2>&1); rc=$?
 got=$(state_of modes.h5 | paste -sd' ')
 expect="0:ok 1:failed 2:failed 3:timeout 4:invalid 5:invalid 6:invalid"
 if [ $rc -eq 0 ] && [ "$got" = "$expect" ]; then ok "ok, crash, exit 3, hang, garbage, NaN, no objective: $got"

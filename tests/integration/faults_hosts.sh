@@ -18,7 +18,7 @@ cd "$work" || exit 1
 hosts_study_setup
 
 # 1. A node's link cut while its trial runs.
-TRIAL_SLEEP=15 "$tune" run --trial-jobs --space branin.json --trials 4 --parallel 2 --cpus-per-trial 4 --seed 5 --slurm-poll 1 --history cut.h5 -- ./where.sh >cut.log 2>&1 &
+TRIAL_SLEEP=15 "$tune" run --trial-jobs --space branin.json --trials 4 --parallel 2 --cpus-per-trial 4 --seed 5 --slurm-poll 1s --history cut.h5 -- ./where.sh >cut.log 2>&1 &
 core=$!
 wait_bound cut 2
 read -r cut_job cut_node < <(bound_jobs cut | head -1)
@@ -41,7 +41,7 @@ else not_ok "a node's link cut mid-trial (job ${cut_job:-none} on ${cut_node:-no
 
 # 2. slurmctld restarted mid-study: the trials running through it finish,
 # report while it is down, and are recorded.
-TRIAL_SLEEP=5 "$tune" run --trial-jobs --space branin.json --trials 4 --parallel 2 --cpus-per-trial 4 --seed 6 --slurm-poll 1 --history restart.h5 -- ./where.sh >restart.log 2>&1 &
+TRIAL_SLEEP=5 "$tune" run --trial-jobs --space branin.json --trials 4 --parallel 2 --cpus-per-trial 4 --seed 6 --slurm-poll 1s --history restart.h5 -- ./where.sh >restart.log 2>&1 &
 core=$!
 wait_bound restart 2
 running=$(bound_jobs restart | awk '{print $1}' | paste -sd' ')

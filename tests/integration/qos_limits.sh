@@ -33,7 +33,7 @@ ok_once() {
 
 # 1. MaxSubmitJobsPerUser=2, two of alice's jobs already queued: the study waits, then runs all 8 trials.
 for i in 1 2; do as "$alice" "sbatch -q capped -o /dev/null --wrap 'sleep 8'" >/dev/null; done
-as "$alice" "$tune run --trial-jobs --qos capped --space branin.json --trials 8 --parallel 4 --slurm-poll 1 --history capped.h5 -- ./slow.sh" >capped.log 2>&1 &
+as "$alice" "$tune run --trial-jobs --qos capped --space branin.json --trials 8 --parallel 4 --slurm-poll 1s --history capped.h5 -- ./slow.sh" >capped.log 2>&1 &
 core=$!
 held=""
 for _ in $(seq 1 100); do
@@ -48,7 +48,7 @@ if [ $rc -eq 0 ] && ok_once capped.h5 8 && grep -q "waiting for it to pass" capp
 else not_ok "a study held by MaxSubmitJobsPerUser" "rc=$rc" "status: $held" "$(cat capped.log)"; fi
 
 # 2. MaxJobsPerUser=1: the second trial job pends on the limit; tune queue and tune status say so.
-as "$alice" "$tune run --trial-jobs --qos one --space branin.json --trials 4 --parallel 2 --slurm-poll 1 --history one.h5 -- ./slow.sh" >one.log 2>&1 &
+as "$alice" "$tune run --trial-jobs --qos one --space branin.json --trials 4 --parallel 2 --slurm-poll 1s --history one.h5 -- ./slow.sh" >one.log 2>&1 &
 core=$!
 queue="" status=""
 for _ in $(seq 1 100); do
@@ -66,7 +66,7 @@ else not_ok "trial jobs pending on MaxJobsPerUser" "rc=$rc" "$queue" "$status" "
 # 3. Refusals no waiting lifts stop the study at once and name the flag.
 refused() {  # NAME FLAGS...: the study's output, its exit code on the last line
   local name=$1; shift
-  as "$alice" "timeout 60 $tune run --trial-jobs --space branin.json --trials 2 --slurm-poll 1 --history $name.h5 $* -- ./slow.sh" 2>&1
+  as "$alice" "timeout 60 $tune run --trial-jobs --space branin.json --trials 2 --slurm-poll 1s --history $name.h5 $* -- ./slow.sh" 2>&1
   echo "rc=$?"
 }
 part=$(refused part --partition nosuch)

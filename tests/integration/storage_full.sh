@@ -32,7 +32,7 @@ count() { trials_in "$1.h5" "$2"; }
 
 # 1. Full, then room again in time: the study waits and goes on by itself.
 head -c 700000 /dev/zero >"$disk/filler"
-study freed 80 120 &
+study freed 80 120s &
 wait_until 120 said freed "hands out no trial" || diag "never full: $(tail -3 freed.out)"
 sleep 2  # a probe or two fails first
 rm -f "$disk/filler"
@@ -46,12 +46,12 @@ else not_ok "full, then freed in time" "exit $(cat freed.rc); $(states freed)" "
 # room again (the tmpfs made larger), --resume runs the rest, each trial once.
 rm -rf "${disk:?}"/*
 head -c 900000 /dev/zero >"$disk/filler"
-study stays 60 3
+study stays 60 3s
 rc=$(cat stays.rc) before="$(states stays)" kept=$(count stays interrupted)
 status=$("$tune" status stays.h5 2>&1 | grep '^storage:')
 cp stays.out stays.first.out
 mount -o remount,size=8m "$disk"
-study stays 60 3 --resume
+study stays 60 3s --resume
 # The wait may start with a trial kept from running or with one whose output
 # could not all be kept (its outcome stands): tune status counts the first kind.
 if [ "$rc" = 4 ] && said stays.first "storage full or failing: .*--storage-wait" &&
@@ -63,7 +63,7 @@ else not_ok "full past --storage-wait, then --resume" "first exit $rc ($before),
 
 # 3. Remounted read-only mid-study, then read-write in time.
 rm -rf "${disk:?}"/*
-study readonly 300 120 &
+study readonly 300 120s &
 wait_until 60 bash -c "[ \$(ls '$disk/readonly' 2>/dev/null | wc -l) -ge 20 ]"
 # A remount refuses while a file is open for writing (a trial's log): again until it takes.
 wait_until 30 mount -o remount,ro "$disk" 2>/dev/null || diag "could not remount read-only"
@@ -92,7 +92,7 @@ hcount() { trials_in "$disk/$1.h5" "$2"; }
 rm -rf "${disk:?}"/*
 mount -o remount,size=1m "$disk"
 head -c 900000 /dev/zero >"$disk/filler"
-hstudy hfreed 200 120 &
+hstudy hfreed 200 120s &
 wait_until 120 said hfreed "hands out no trial" || diag "never full: $(tail -3 hfreed.out)"
 sleep 2
 rm -f "$disk/filler"
@@ -104,12 +104,12 @@ else not_ok "the history's file system full, then freed" "exit $(cat hfreed.rc);
 
 rm -rf "${disk:?}"/*
 head -c 900000 /dev/zero >"$disk/filler"
-hstudy hstays 200 3
+hstudy hstays 200 3s
 rc=$(cat hstays.rc) before="$(hstates hstays)" recorded=$(hcount hstays ok)
 cp hstays.out hstays.first.out
 rm -f "$disk/filler"
 mount -o remount,size=8m "$disk"
-hstudy hstays 200 3 --resume
+hstudy hstays 200 3s --resume
 if [ "$rc" = 4 ] && [ "$recorded" -ge 1 ] && [[ $before != *failed* ]] && said hstays.first "full writing the history" &&
    [ "$(cat hstays.rc)" = 0 ] && [ "$(hcount hstays ok)" -eq 200 ] && [ "$(hcount hstays failed)" -eq 0 ]; then
   ok "the history's file system full past --storage-wait: exit 4, the history opened with $recorded trials ok ($before); --resume with room: 200 ok, none failed"
@@ -128,7 +128,7 @@ SH
 chmod 755 ckpt.sh
 head -c 900000 /dev/zero >"$disk/filler"
 timeout 600 mpirun --oversubscribe -np 2 "$tune" run --space space.json --history ckpt.h5 --trial-dir "$disk/ckpt" \
-  --name ckpt --trials 3 --storage-wait 120 -- ./ckpt.sh >ckpt.out 2>&1 &
+  --name ckpt --trials 3 --storage-wait 120s -- ./ckpt.sh >ckpt.out 2>&1 &
 wait_until 120 said ckpt "hands out no trial" || diag "never full: $(tail -3 ckpt.out)"
 rm -f "$disk/filler"
 wait

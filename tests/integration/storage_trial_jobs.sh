@@ -16,7 +16,7 @@ tune=$TOP_BUILDDIR/driver/tune
 small_disk 2 "trial jobs on a full file system"
 # study NAME TRIALS WAIT: a trial-jobs study, its trials' files on the tmpfs.
 study() {
-  timeout 600 "$tune" run --trial-jobs --space space.json --trials "$2" --parallel 2 --slurm-poll 1 \
+  timeout 600 "$tune" run --trial-jobs --space space.json --trials "$2" --parallel 2 --slurm-poll 1s \
     --history "$1.h5" --trial-dir "$disk/$1" --storage-wait "$3" -- ./trial.sh >"$1.log" 2>&1
   echo $? >"$1.rc"
 }
@@ -25,7 +25,7 @@ states() { trials_in "$1.h5"; }
 
 # 1. Full, then freed in time.
 head -c 700000 /dev/zero >"$disk/filler"
-study freed 40 180 &
+study freed 40 180s &
 wait_until 240 grep -q "hands out no trial" freed.log || diag "never full: $(tail -3 freed.log)"
 sleep 3
 held=$(squeue -h -n freed.trial -t PD | wc -l)
@@ -40,7 +40,7 @@ else not_ok "trial jobs, full then freed" "exit $(cat freed.rc); $(states freed)
 # 2. Full and staying full: exit 4, nothing charged, no job left behind.
 rm -rf "${disk:?}"/*
 head -c 900000 /dev/zero >"$disk/filler"
-study stays 60 5
+study stays 60 5s
 if [ "$(cat stays.rc)" = 4 ] && grep -q "storage full or failing: .*--storage-wait" stays.log &&
    [ "$(count stays failed)" -eq 0 ] && [ -z "$(squeue -h)" ]; then
   ok "trial jobs, full past --storage-wait: exit 4 naming the file system ($(states stays)), no job left in the queue"

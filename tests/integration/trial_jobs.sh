@@ -43,7 +43,7 @@ if [ "$(count_final gpus.h5)" -eq 4 ] && [ "$(grep -c 'gpus=[0-9],[0-9] ' <<<"$s
 else not_ok "2-GPU trial jobs" "$out" "$seen" "$(tail -5 gpus-"$appcore".out 2>&1)"; fi
 
 # 2. A 2-node, 2-task trial: srun starts the program on both nodes; reports come through TUNE_REPORT_FILE.
-out=$("$tune" run --trial-jobs --space branin.json --trials 2 --parallel 1 --nodes-per-trial 2 --tasks-per-trial 2 --slurm-poll 1 --history multi.h5 -- ./where.sh 2>&1)
+out=$("$tune" run --trial-jobs --space branin.json --trials 2 --parallel 1 --nodes-per-trial 2 --tasks-per-trial 2 --slurm-poll 1s --history multi.h5 -- ./where.sh 2>&1)
 nodes0=$(awk '{print $2}' multi.trials/0/where 2>/dev/null | sort -u | paste -sd' ')
 if [ "$(count_final multi.h5)" -eq 2 ] && [ "$(wc -w <<<"$nodes0")" -eq 2 ] && [ "$(grep -c 'nodes=2' multi.trials/0/where)" -eq 2 ]; then
   ok "a 2-node trial job runs its program on both of its nodes ($nodes0) and reports its objective"
@@ -51,20 +51,20 @@ else not_ok "2-node trial" "$out" "$(cat multi.trials/*/where 2>&1)"; fi
 
 # 3. kill -9 of the AppCore mid-study, then --resume: running trial jobs are adopted; every trial once.
 export TRIAL_SLEEP=4
-"$tune" run --trial-jobs --space branin.json --trials 8 --parallel 3 --slurm-poll 1 --history killed.h5 -- ./where.sh >killed1.log 2>&1 &
+"$tune" run --trial-jobs --space branin.json --trials 8 --parallel 3 --slurm-poll 1s --history killed.h5 -- ./where.sh >killed1.log 2>&1 &
 core=$!
 for _ in $(seq 1 100); do [ "$(squeue -h -t R -n killed.trial | wc -l)" -ge 2 ] && break; sleep 0.1; done
 sleep 1
 kill -9 $core; wait $core 2>/dev/null
 orphans=$(squeue -h -n killed.trial | wc -l)
-resumed=$("$tune" run --trial-jobs --resume --trials 8 --parallel 3 --slurm-poll 1 --history killed.h5 -- ./where.sh 2>&1)
+resumed=$("$tune" run --trial-jobs --resume --trials 8 --parallel 3 --slurm-poll 1s --history killed.h5 -- ./where.sh 2>&1)
 if [ "$(count_final killed.h5)" -eq 8 ] && [ "$(ids_twice killed.h5)" -eq 0 ] && grep -q "adopted [1-9]" <<<"$resumed" &&
    [ -z "$(squeue -h -n killed.trial)" ]; then
   ok "AppCore killed with -9 ($orphans trial jobs alive), resumed: $(grep -o 'adopted [0-9]* trial job(s)' <<<"$resumed"), 8 trials each finished exactly once"
 else not_ok "kill -9 and resume" "$(cat killed1.log)" "$resumed" "$("$tune" export killed.h5 --csv)"; fi
 
 # 4. One trial job scancelled, one on a node set DOWN: both trials run again with the same parameters.
-TRIAL_SLEEP=10 "$tune" run --trial-jobs --space branin.json --trials 4 --parallel 3 --slurm-poll 1 --history lost.h5 -- ./where.sh >lost.log 2>&1 &
+TRIAL_SLEEP=10 "$tune" run --trial-jobs --space branin.json --trials 4 --parallel 3 --slurm-poll 1s --history lost.h5 -- ./where.sh >lost.log 2>&1 &
 core=$!
 # Wait until three trials have started in their jobs (a job that runs but has
 # not yet been handed a trial loses none when it ends), then take two of them.
@@ -86,7 +86,7 @@ if [ "$rerun" = 4 ] && grep -q "trial job $cancelled ended CANCELLED" lost.log &
 else not_ok "lost trial jobs re-run (cancelled ${cancelled:-none}, downed ${downed:-none} on ${down_node:-none}, $rerun ok, left: $(squeue -h -n lost.trial -o %i | paste -sd' '))" "$(cat lost.log)"; fi
 
 # 5. A forged connection (wrong secret, garbage, an oversized frame) is refused; the study goes on.
-TRIAL_SLEEP=3 "$tune" run --trial-jobs --space branin.json --trials 3 --parallel 3 --slurm-poll 1 --history forged.h5 -- ./where.sh >forged.log 2>&1 &
+TRIAL_SLEEP=3 "$tune" run --trial-jobs --space branin.json --trials 3 --parallel 3 --slurm-poll 1s --history forged.h5 -- ./where.sh >forged.log 2>&1 &
 core=$!
 for _ in $(seq 1 50); do [ -s forged.channel ] && break; sleep 0.1; done
 mode=$(stat -c %a forged.channel)
@@ -110,7 +110,7 @@ unset TRIAL_SLEEP
 # 6. A study that reaches its target: pending trial jobs cancelled, none left in squeue.
 # Bayesian search: its model proposes on a worker while the loop serves the other jobs.
 sbatch -n 20 -o /dev/null --wrap 'sleep 4' >/dev/null  # the queue waits a moment: jobs pend
-out=$("$tune" run --trial-jobs --algo bayes --seed 1 --space branin.json --trials 40 --parallel 6 --target -4.8 --slurm-poll 1 --history target.h5 -- ./where.sh 2>&1)
+out=$("$tune" run --trial-jobs --algo bayes --seed 1 --space branin.json --trials 40 --parallel 6 --target -4.8 --slurm-poll 1s --history target.h5 -- ./where.sh 2>&1)
 sleep 1
 left=$(squeue -h -n target.trial)
 if grep -q "target reached" <<<"$out" && [ -z "$left" ] && [ "$(count_final target.h5)" -lt 40 ]; then

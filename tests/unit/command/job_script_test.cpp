@@ -143,7 +143,7 @@ TEST(TrialJobScript, RunsTheSetupThenTheTrialJobCommand) {
   EXPECT_EQ(trial_job_script(t),
             "#!/bin/sh\n# A trial job of study lr-sweep (tune run --trial-jobs): it asks the study's AppCore "
             "for its trial when it starts.\nexec '/opt/tune dir/bin/tune' trial-job --channel "
-            "'/scratch/a b/s.channel' --trials 3 --appcore-wait 120\n");
+            "'/scratch/a b/s.channel' --trials 3 --appcore-wait 120s\n");
   t.setup_file = "env.sh";
   t.setup = "module load cuda\n";
   const std::string s = trial_job_script(t);

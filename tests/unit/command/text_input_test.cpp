@@ -5,13 +5,11 @@
 
 #include <gtest/gtest.h>
 
-#include "launch/gpu_share.hpp"
-
 namespace tune {
 namespace {
 
 TEST(ParseDuration, AcceptsSlurmsForms) {
-  EXPECT_EQ(parse_duration("90", "--x"), 90);
+  EXPECT_EQ(parse_duration("90s", "--x"), 90);
   EXPECT_EQ(parse_duration("1.5s", "--x"), 1.5);
   EXPECT_EQ(parse_duration("15m", "--x"), 900);
   EXPECT_EQ(parse_duration("2h", "--x"), 7200);
@@ -22,6 +20,18 @@ TEST(ParseDuration, AcceptsSlurmsForms) {
   EXPECT_EQ(parse_duration("1-00:10:00", "--x"), 86400 + 600);
 }
 
+// A bare number is minutes, as sbatch --time and slurm.conf read it: a Slurm
+// user's `--trial-time-limit 30` is the `--time 30` they know, and tune
+// simulate reads a trace's Timelimit by the same rule.
+TEST(ParseDuration, ABareNumberIsMinutesAsInSlurm) {
+  EXPECT_EQ(parse_duration("30", "--x"), 1800);
+  EXPECT_EQ(parse_duration("0.5", "--x"), 30);
+  EXPECT_EQ(parse_duration("0", "--x"), 0);
+  EXPECT_EQ(read_duration("45"), read_duration("45:00"));
+  EXPECT_EQ(read_duration("45"), read_duration("45m"));
+  EXPECT_FALSE(read_duration("45 s").has_value());
+}
+
 TEST(ParseDuration, NamesTheFlagAndTheFormsWhenWrong) {
   for (const char* bad : {"", "abc", "-5", "1:2:3:4", "5x", "1-", "nan"}) {
     try {
@@ -30,6 +40,7 @@ TEST(ParseDuration, NamesTheFlagAndTheFormsWhenWrong) {
     } catch (const std::invalid_argument& e) {
       EXPECT_NE(std::string(e.what()).find("--time-limit: '"), std::string::npos) << e.what();
       EXPECT_NE(std::string(e.what()).find("HH:MM:SS"), std::string::npos);
+      EXPECT_NE(std::string(e.what()).find("minutes as Slurm does"), std::string::npos);
     }
   }
 }

@@ -98,6 +98,9 @@ TEST_F(SimulationStudies, ReadFromAHistoryWithItsConcurrencyAndTheSpecsSettings)
   EXPECT_NE(message(path + ",trials-per-job=0").find("trials-per-job=0"), std::string::npos);
   EXPECT_NE(message(path + ",target").find("not key=value"), std::string::npos);
   EXPECT_NE(message(path + ",submit=tomorrow").find("not a duration"), std::string::npos);
+  // Durations by tune run's rule, Slurm's: a bare number is minutes.
+  EXPECT_DOUBLE_EQ(read_study(path + ",submit=5").submit, 300);
+  EXPECT_DOUBLE_EQ(read_study(path + ",submit=90s,trial-time-limit=2").trial_time_limit, 120);
   EXPECT_NE(message(file("absent.h5")).find("cannot read"), std::string::npos);
 }
 
