@@ -114,7 +114,6 @@ int compare(int argc, char** argv) {
         auto sampler = make_sampler(
             s, space,
             {.seed = static_cast<std::uint64_t>(seed),
-             .grid_points = 5,
              .minimize = true,
              .objectives_minimize = std::vector<bool>(static_cast<std::size_t>(p.objectives), true)});
         std::vector<std::vector<double>> seen;

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "command/resume_check.hpp"
+#include "command/study_flags.hpp"
 #include "command/text_input.hpp"
 #include "estimators/study_progress.hpp"
 #include "report/study_report.hpp"
@@ -431,7 +432,7 @@ ObjectiveFlags AppCore::objective_flags_of(const StudyInfo& s) const {
 }
 
 SamplerOptions AppCore::sampler_options_of(const StudyInfo& s) {
-  SamplerOptions o{.seed = s.seed, .grid_points = s.grid_points, .minimize = s.minimize};
+  SamplerOptions o{.seed = s.seed, .minimize = s.minimize, .settings = s.sampler_settings};
   if (s.multi_objective())
     for (const auto& obj : s.objectives) o.objectives_minimize.push_back(obj.minimize);
   return o;
@@ -449,12 +450,16 @@ StudyInfo AppCore::new_study(Imported& imported) const {
   s.sampler = options_.algo;
   s.seed = options_.seed.value_or(static_cast<std::uint64_t>(std::time(nullptr)) ^
                                   (static_cast<std::uint64_t>(getpid()) << 32));
-  s.grid_points = options_.grid_points;
+  try {
+    s.sampler_settings = complete(samplers().at(s.sampler).settings, policy_settings(options_));
+  } catch (const std::invalid_argument& e) {  // an unknown --algo, a setting out of its range
+    throw UsageError(e.what());
+  }
   s.trials = options_.trials.value_or(0);
   const ObjectiveFlags flags = objective_flags_of(s);
   s.objectives = flags.objectives;
   s.minimize = flags.minimize;
-  s.pruner = options_.prune;
+  s.pruner = pruner_options(options_);
   s.pruner.minimize = s.minimize;
   try {
     s.pruner.validate();
@@ -496,7 +501,8 @@ void AppCore::check_resume_flags(const StudyInfo& s) const {
   ResumeFlags given;
   given.history = options_.history;
   given.space_file = options_.space_file;
-  given.prune = options_.prune;
+  given.prune = pruner_options(options_);
+  given.settings = policy_settings(options_);
   given.enqueue = options_.enqueue, given.warm_start = options_.warm_start;
   given.objective = options_.objective, given.direction = options_.direction;
   given.objective_flags = objective_flags_of(s);

@@ -22,6 +22,20 @@ void add_check(CLI::Option* o, const StudyFlag& flag, StudyCommand command) {
     case FlagCheck::ExistingFile:
       if (command == StudyCommand::Submit) o->check(CLI::ExistingFile);
       break;
+    case FlagCheck::Setting: {
+      const SettingSpec spec = *flag.setting;
+      o->check(CLI::Validator(
+          [spec](std::string& v) {
+            try {
+              (void)read_setting(spec, v);
+              return std::string();
+            } catch (const std::invalid_argument& e) {
+              return std::string(e.what());
+            }
+          },
+          spec.integer ? "INT" : "NUMBER"));
+      break;
+    }
     case FlagCheck::None:
     case FlagCheck::Duration:  // parsed after the command line (lib/command/text_input)
     case FlagCheck::Size: break;

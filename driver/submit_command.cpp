@@ -62,7 +62,7 @@ int submit_study(const SubmitOptions& in) {
       const auto objectives = parse_objective_flags(o.objective, o.direction, o.target);
       // A sampler that refuses the space or the objectives (a grid too large,
       // cmaes with several) says so now, not from the queue.
-      SamplerOptions options{.grid_points = o.grid_points, .minimize = objectives.minimize};
+      SamplerOptions options{.minimize = objectives.minimize, .settings = policy_settings(o)};
       if (objectives.objectives.size() > 1)
         for (const auto& obj : objectives.objectives) options.objectives_minimize.push_back(obj.minimize);
       (void)make_sampler(o.algo, space, options);

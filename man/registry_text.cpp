@@ -6,7 +6,9 @@
 //   @names|KIND@        the names joined by "|"          grid|random|qmc
 //   @names,KIND@        the names in bold, joined by ", ", aliases as "(or X)"
 //   @estimator-settings@  a .TP entry per estimator setting of sched_tune.conf(5)
+//   @settings,KIND@     a .TP entry per flag of a policy's own settings (algorithms, pruners)
 // KIND: algorithms, pruners, estimators, orderings, placements.
+#include <algorithm>
 #include <iostream>
 #include <iterator>
 #include <regex>
@@ -73,18 +75,59 @@ std::string estimator_settings() {
   return out;
 }
 
+// One entry per setting key, as tune run's --help merges them: the policies
+// that read it and how, its default and range.
+template <class R>
+std::string settings(const R& registry) {
+  struct Flag {
+    tune::SettingSpec spec;
+    std::string help;
+  };
+  std::vector<Flag> flags;
+  for (const auto& e : registry.entries())
+    for (const auto& spec : e.settings) {
+      auto same =
+          std::find_if(flags.begin(), flags.end(), [&](const Flag& f) { return f.spec.key == spec.key; });
+      if (same != flags.end())
+        same->help += "; " + spec.help;
+      else
+        flags.push_back({spec, spec.help});
+    }
+  auto shown = [](const tune::SettingSpec& spec, double v) {
+    return spec.integer ? std::to_string(static_cast<long long>(v)) : number(v);
+  };
+  std::string out;
+  for (const auto& f : flags)
+    out += ".TP\n.BI " + roff(f.spec.flag) + " \" " + f.spec.metavar + "\"\n" + roff(f.help) + " (default " +
+           shown(f.spec, f.spec.fallback) + "; " + shown(f.spec, f.spec.lo) + " to " +
+           shown(f.spec, f.spec.hi) + ").\n";
+  if (!out.empty()) out.pop_back();
+  return out;
+}
+
+std::string settings_of(const std::string& kind) {
+  if (kind == "algorithms") return settings(tune::samplers());
+  if (kind == "pruners") return settings(tune::pruners());
+  throw std::invalid_argument("unknown kind '" + kind + "' in @settings," + kind + "@");
+}
+
 }  // namespace
 
 int main() {
   const std::string in{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
-  static const std::regex token(R"(@(names([|,])([a-z]+)|estimator-settings)@)");
+  static const std::regex token(R"(@(names([|,])([a-z]+)|estimator-settings|settings,([a-z]+))@)");
   std::string out;
   auto last = in.cbegin();
   try {
     for (std::sregex_iterator it(in.begin(), in.end(), token), end; it != end; ++it) {
       const auto& m = *it;
       out.append(last, m[0].first);
-      out += m[1] == "estimator-settings" ? estimator_settings() : names_of(m[3].str(), m[2].str()[0]);
+      if (m[1] == "estimator-settings")
+        out += estimator_settings();
+      else if (m[4].matched)
+        out += settings_of(m[4].str());
+      else
+        out += names_of(m[3].str(), m[2].str()[0]);
       last = m[0].second;
     }
   } catch (const std::exception& e) {

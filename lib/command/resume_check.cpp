@@ -7,6 +7,7 @@
 #include <sstream>
 #include <vector>
 
+#include "search/sampler.hpp"
 #include "study/warm_start.hpp"
 
 namespace tune {
@@ -27,6 +28,16 @@ void check_resume(const ResumeFlags& o, const StudyInfo& s) {
           "--space " + o.space_file + " differs from the space of the study in " + o.history +
           "; drop --space to continue that study, or start a new study in another --history");
   }
+  // The search algorithm's own settings: one typed (not its default) that
+  // differs from the study's would silently not apply.
+  if (const SamplerEntry* e = samplers().find(s.sampler))
+    for (const SettingSpec& spec : e->settings)
+      if (o.settings.has(spec.key) && o.settings.at(spec.key) != spec.fallback &&
+          s.sampler_settings.has(spec.key) && o.settings.at(spec.key) != s.sampler_settings.at(spec.key))
+        throw ResumeMismatch(spec.flag + " " + setting_text(o.settings.at(spec.key)) +
+                             " differs from the study in " + o.history + " (" +
+                             setting_text(s.sampler_settings.at(spec.key)) +
+                             "); drop it to continue that study");
   PrunerOptions given = o.prune;
   given.minimize = s.minimize;  // the direction is checked below, on its own
   if (o.prune.rule != "none" && given.to_json() != s.pruner.to_json())

@@ -26,6 +26,7 @@ struct ResumeFlags {
   std::string history;
   std::string space_file;
   PrunerOptions prune;  // rule "none": not given
+  Settings settings;    // the policies' settings as the flags give them (defaults where not typed)
   std::string enqueue, warm_start;
   std::string objective, direction;
   ObjectiveFlags objective_flags;  // --objective/--direction/--target read against the study

@@ -16,23 +16,71 @@ namespace {
 
 using F = StudyFlags;
 
-bool with_grid(const StudyFlags& f) {
-  return f.algo == "grid";
-}
 bool pruning(const StudyFlags& f) {
   return f.prune.rule != "none";
 }
-bool with_asha(const StudyFlags& f) {
-  return f.prune.rule == "asha";
-}
-bool with_rungs(const StudyFlags& f) {
-  return f.prune.rule == "asha" || f.prune.rule == "median";
-}
-bool with_median(const StudyFlags& f) {
-  return f.prune.rule == "median";
+
+bool declares(const std::vector<SettingSpec>& specs, const std::string& key) {
+  return std::any_of(specs.begin(), specs.end(), [&](const SettingSpec& s) { return s.key == key; });
 }
 
+// One flag per setting key the registries of `Kind` declare (two rules that
+// declare one key share its flag: asha's and median's --min-resource), in the
+// registry's order; its help says which policy reads it how.
+template <class Kind>
+std::vector<StudyFlag> setting_flags(const Kind& registry,
+                                     std::function<std::string(const StudyFlags&)> chosen) {
+  std::vector<StudyFlag> out;
+  for (const auto& entry : registry.entries())
+    for (const SettingSpec& spec : entry.settings) {
+      auto same = std::find_if(out.begin(), out.end(),
+                               [&](const StudyFlag& f) { return f.setting->key == spec.key; });
+      if (same != out.end()) {
+        if (same->setting->flag != spec.flag || same->setting->fallback != spec.fallback)
+          throw std::logic_error("setting '" + spec.key + "' is declared twice with another flag or default");
+        same->help += "; " + spec.help;
+        continue;
+      }
+      // The registry is static: its flag's text outlives the list.
+      StudyFlag f{.names = spec.flag.c_str(), .help = spec.help};
+      const std::string key = spec.key;
+      f.field = FlagField<std::string>([key](StudyFlags& s) -> std::string& { return s.settings[key]; });
+      f.check = FlagCheck::Setting;
+      f.show_default = true;
+      f.in_script = InScript::Always;  // when its policy is chosen: the script states every setting
+      f.applies = [&registry, chosen, key](const StudyFlags& s) {
+        const auto* e = registry.find(chosen(s));
+        return e && declares(e->settings, key);
+      };
+      f.setting = spec;
+      out.push_back(std::move(f));
+    }
+  return out;
+}
+
+std::vector<StudyFlag> sampler_setting_flags() {
+  return setting_flags(samplers(), [](const StudyFlags& f) { return f.algo; });
+}
+std::vector<StudyFlag> pruner_setting_flags() {
+  return setting_flags(pruners(), [](const StudyFlags& f) { return f.prune.rule; });
+}
+
+std::vector<StudyFlag> listed_study_flags();
+
 std::vector<StudyFlag> make_study_flags() {
+  std::vector<StudyFlag> flags = listed_study_flags();
+  // Each policy's settings after the flag that picks it.
+  auto after = [&](const char* names, std::vector<StudyFlag> more) {
+    auto at = std::find_if(flags.begin(), flags.end(),
+                           [&](const StudyFlag& f) { return f.names == std::string(names); });
+    flags.insert(at + 1, std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  };
+  after("--seed", sampler_setting_flags());
+  after("--prune-metric", pruner_setting_flags());
+  return flags;
+}
+
+std::vector<StudyFlag> listed_study_flags() {
   using C = FlagCheck;
   using S = FlagScope;
   using I = InScript;
@@ -56,15 +104,6 @@ std::vector<StudyFlag> make_study_flags() {
       {.names = "--seed",
        .help = "random seed (default: from the clock, recorded in the history)",
        .field = study_field<&F::seed>()},
-      {.names = "--grid-points",
-       .help = "grid: points per continuous interval",
-       .field = study_field<&F::grid_points>(),
-       .check = C::Range,
-       .lo = 1,
-       .hi = 1000,
-       .show_default = true,
-       .in_script = I::Always,
-       .applies = with_grid},
       {.names = "--objective",
        .help = "several objectives: the names the program reports them under, e.g. loss,latency (answer: the "
                "Pareto front)",
@@ -141,29 +180,6 @@ std::vector<StudyFlag> make_study_flags() {
        .field = study_field<&F::prune, &PrunerOptions::metric>(),
        .in_script = I::Always,
        .applies = pruning},
-      {.names = "--min-resource",
-       .help = "asha: step of the first rung; median: first step that may stop",
-       .field = study_field<&F::prune, &PrunerOptions::min_resource>(),
-       .check = C::Positive,
-       .show_default = true,
-       .in_script = I::Always,
-       .applies = with_rungs},
-      {.names = "--reduction-factor",
-       .help = "asha: keep the best 1/N at each rung",
-       .field = study_field<&F::prune, &PrunerOptions::reduction_factor>(),
-       .check = C::Range,
-       .lo = 2,
-       .hi = 1000,
-       .show_default = true,
-       .in_script = I::Always,
-       .applies = with_asha},
-      {.names = "--prune-min-trials",
-       .help = "median: finished trials needed before any trial is stopped",
-       .field = study_field<&F::prune, &PrunerOptions::min_trials>(),
-       .check = C::Positive,
-       .show_default = true,
-       .in_script = I::Always,
-       .applies = with_median},
       {.names = "--enqueue",
        .help = "JSON list of parameter sets to run first (checked against the space)",
        .field = study_field<&F::enqueue>(),
@@ -304,6 +320,7 @@ void check_text(const StudyFlag& flag, const std::string& v, StudyCommand comman
       if (!v.empty()) (void)parse_duration(v, n);
       break;
     case FlagCheck::Size: (void)parse_megabytes(v, n); break;
+    case FlagCheck::Setting: (void)read_setting(*flag.setting, v); break;
     case FlagCheck::ExistingFile: {
       std::error_code ec;
       if (command == StudyCommand::Submit && !v.empty() && !std::filesystem::is_regular_file(v, ec))
@@ -329,6 +346,32 @@ bool changed(const StudyFlag& flag, const StudyFlags& f) {
 }
 
 }  // namespace
+
+std::map<std::string, std::string> policy_setting_defaults() {
+  std::map<std::string, std::string> out;
+  auto add = [&](const auto& registry) {
+    for (const auto& entry : registry.entries())
+      for (const SettingSpec& spec : entry.settings) out.emplace(spec.key, setting_text(spec.fallback));
+  };
+  add(samplers());
+  add(pruners());
+  return out;
+}
+
+Settings policy_settings(const StudyFlags& f) {
+  Settings out;
+  for (const StudyFlag& flag : study_flags())
+    if (flag.setting)
+      if (const auto it = f.settings.find(flag.setting->key); it != f.settings.end() && !it->second.empty())
+        out.set(flag.setting->key, read_setting(*flag.setting, it->second));
+  return out;
+}
+
+PrunerOptions pruner_options(const StudyFlags& f) {
+  PrunerOptions o = f.prune;
+  o.settings = policy_settings(f);
+  return o;
+}
 
 std::string StudyFlag::long_name() const {
   std::string all = names;
@@ -382,7 +425,8 @@ std::string study_run_arguments(const StudyFlags& f, std::string (*quote)(const 
         with_value(flag, f, [&](const auto& v) -> std::optional<std::string> {
           using T = std::decay_t<decltype(v)>;
           if constexpr (std::is_same_v<T, std::string>)
-            return " " + quote(v);
+            // A setting is a number, checked: written as one, as the other numbers are.
+            return " " + (flag.setting ? setting_text(read_setting(*flag.setting, v)) : quote(v));
           else if constexpr (std::is_same_v<T, int> || std::is_same_v<T, std::int64_t>)
             return " " + std::to_string(v);
           else if constexpr (std::is_same_v<T, std::optional<std::uint64_t>>)

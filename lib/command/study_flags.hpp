@@ -5,25 +5,36 @@
 // the command line in a loop (driver/study_flags_cli.cpp); `check_study_flags`
 // checks a study's values against it and `study_run_arguments` writes them
 // back as `tune run` arguments. A new study flag is a field of StudyFlags and
-// one entry of the list, nothing else.
+// one entry of the list, nothing else. A search algorithm's or a pruning
+// rule's own setting is not here at all: the list is made with one flag per
+// setting the registries declare (registry/settings.hpp).
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "registry/settings.hpp"
 #include "search/pruner.hpp"
 
 namespace tune {
+
+// Every setting the search algorithms and pruning rules declare, by key,
+// with its default as text.
+std::map<std::string, std::string> policy_setting_defaults();
 
 struct StudyFlags {
   std::string name;  // run: default the history's file name; submit: the space file's
   std::string space_file;
   std::string algo = "random";
   std::optional<std::uint64_t> seed;
-  int grid_points = 5;
+  // The search algorithms' and pruning rules' own settings, by key, as typed
+  // (every declared key, its default until a flag sets it).
+  std::map<std::string, std::string> settings = policy_setting_defaults();
   std::string objective;          // --objective loss,latency: named objectives (lib/command/objective_flags)
   std::string direction = "min";  // min, max, or one per named objective
   std::vector<std::string> command;  // after "--"
@@ -70,14 +81,26 @@ enum class FlagScope {
 
 // What a value must be. Range: from `lo` to `hi`. ExistingFile: a file that
 // exists, checked by tune submit (tune run reads it and says so itself).
-enum class FlagCheck { None, Algorithm, Pruner, Positive, NonNegative, Range, Duration, Size, ExistingFile };
+// Setting: a policy's own setting, checked against its declaration.
+enum class FlagCheck {
+  None,
+  Algorithm,
+  Pruner,
+  Positive,
+  NonNegative,
+  Range,
+  Duration,
+  Size,
+  ExistingFile,
+  Setting
+};
 
 // When a flag is passed on in a job script: never, always, or when its value
 // is not the default.
 enum class InScript { Never, Always, IfChanged };
 
 template <class T>
-using FlagField = T& (*)(StudyFlags&);
+using FlagField = std::function<T&(StudyFlags&)>;
 using AnyFlagField =
     std::variant<FlagField<std::string>, FlagField<int>, FlagField<std::int64_t>, FlagField<bool>,
                  FlagField<std::optional<std::uint64_t>>, FlagField<std::vector<std::string>>>;
@@ -108,7 +131,8 @@ struct StudyFlag {
   bool required_on_submit = false;  // a job cannot ask; a resumed tune run may leave it out
   bool show_default = false;        // in --help
   InScript in_script = InScript::IfChanged;
-  bool (*applies)(const StudyFlags&) = nullptr;  // in a job script only when this holds
+  std::function<bool(const StudyFlags&)> applies{};  // in a job script only when this holds
+  std::optional<SettingSpec> setting{};              // FlagCheck::Setting: what it declares
 
   // The first long name, as messages and job scripts give it ("--grid-points").
   std::string long_name() const;
@@ -128,6 +152,11 @@ const std::vector<StudyFlag>& study_flags();
 // scopes; under Submit also required flags and existing files), and that the
 // program is given once. Throws std::invalid_argument naming the flag.
 void check_study_flags(const StudyFlags& f, StudyCommand command = StudyCommand::Run);
+
+// The policy settings a study's flags give, as numbers (checked by
+// check_study_flags first), and the pruning rule with its settings.
+Settings policy_settings(const StudyFlags& f);
+PrunerOptions pruner_options(const StudyFlags& f);
 
 // The study flags as `tune run` arguments, for a job script: each changed or
 // always-passed value (strings through `quote`), and with --trial-jobs its

@@ -52,7 +52,9 @@ struct StudyInfo {
   SearchSpace space;
   std::string sampler = "random";
   std::uint64_t seed = 0;
-  std::int32_t grid_points = 5;
+  // The search algorithm's own settings (SamplerEntry::settings), complete:
+  // {"grid_points": 5} for a grid, {} for random.
+  Settings sampler_settings;
   bool minimize = true;  // the objective's direction (the first one's with named objectives)
   // Named objectives (--objective): each trial's value of each is the last
   // value it reported under that name. Empty: the one objective reported as

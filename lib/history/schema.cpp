@@ -93,7 +93,7 @@ void write_study(hid_t file, const StudyInfo& s, const std::string& path) {
   write_string_attr(file, "space", s.space.to_json().dump(), path);
   write_string_attr(file, "sampler", s.sampler, path);
   write_number_attr<std::uint64_t>(file, "seed", H5T_NATIVE_UINT64, s.seed, path);
-  write_number_attr<std::int32_t>(file, "grid_points", H5T_NATIVE_INT32, s.grid_points, path);
+  write_string_attr(file, "sampler_settings", s.sampler_settings.to_json().dump(), path);
   write_string_attr(file, "direction", s.minimize ? "min" : "max", path);
   write_string_attr(file, "command", s.command, path);
   write_string_attr(file, "program_version", s.program_version, path);
@@ -132,7 +132,17 @@ StudyInfo read_study(hid_t file, const std::string& path) {
   }
   s.sampler = read_string_attr(file, "sampler", path);
   s.seed = read_number_attr<std::uint64_t>(file, "seed", H5T_NATIVE_UINT64, path);
-  s.grid_points = read_number_attr<std::int32_t>(file, "grid_points", H5T_NATIVE_INT32, path);
+  if (H5Aexists(file, "sampler_settings") > 0) {
+    try {
+      s.sampler_settings =
+          Settings::from_json(nlohmann::json::parse(read_string_attr(file, "sampler_settings", path)));
+    } catch (const std::exception& e) {
+      throw HistoryError(path + ": the sampler_settings attribute is unreadable: " + e.what());
+    }
+  } else if (H5Aexists(file, "grid_points") > 0) {  // files written before sampler_settings
+    s.sampler_settings.set("grid_points",
+                           read_number_attr<std::int32_t>(file, "grid_points", H5T_NATIVE_INT32, path));
+  }
   s.minimize = read_string_attr(file, "direction", path) != "max";
   s.command = read_string_attr(file, "command", path);
   s.program_version = read_string_attr(file, "program_version", path);

@@ -2,7 +2,8 @@
 // Early stopping: a pruner watches the intermediate values trials report
 // (`step=3 val_loss=0.4`) and says when a running trial should stop because it
 // looks worse than its peers did at the same point. Pruners are picked by
-// name (make_pruner) and work with any sampler.
+// name (make_pruner) and work with any sampler; each rule is a class of its
+// own file (asha_pruner, median_pruner) and one entry of pruners().
 //
 //   asha    Asynchronous successive halving (Li et al., MLSys 2020): rungs at
 //           steps r, r*eta, r*eta^2, ... (r = --min-resource, eta =
@@ -19,7 +20,7 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
+#include <limits>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
@@ -28,17 +29,20 @@
 #include <vector>
 
 #include "registry/registry.hpp"
+#include "registry/settings.hpp"
 
 namespace tune {
 
 struct PrunerOptions {
-  std::string rule = "none";      // none, asha, median
-  std::string metric;             // the reported key compared between trials ("objective" for objective=)
-  std::int64_t min_resource = 1;  // asha: first rung; median: no stopping before this step
-  int reduction_factor = 3;       // asha: eta
-  int min_trials = 5;             // median: finished trials needed before it stops any
-  bool minimize = true;           // the metric's direction: the study's
+  std::string rule = "none";  // a pruners() name
+  std::string metric;         // the reported key compared between trials ("objective" for objective=)
+  bool minimize = true;       // the metric's direction: the study's
+  // The rule's own settings (PrunerEntry::settings), by key: asha's
+  // min_resource and reduction_factor, median's min_resource and min_trials.
+  Settings settings{};
 
+  // {"rule", "metric", "minimize", and each of the rule's settings}: what the
+  // history keeps. Settings not given are written with their defaults.
   nlohmann::json to_json() const;
   // Throws std::invalid_argument naming the bad field.
   static PrunerOptions from_json(const nlohmann::json& j);
@@ -58,44 +62,28 @@ class Pruner {
   virtual void finished(std::uint64_t /*trial*/, bool /*completed*/) {}
 };
 
+// A pruning rule: its class is made from options whose settings are complete.
+struct PrunerEntry {
+  std::string name;
+  std::vector<std::string> aliases;
+  std::string description;
+  std::function<std::unique_ptr<Pruner>(const PrunerOptions&)> make;
+  // Its own settings, declared once (see registry/settings.hpp).
+  std::vector<SettingSpec> settings{};
+};
+
 // Every pruning rule, by its --prune name; "none" makes nullptr.
-using PrunerEntry = RegistryEntry<std::function<std::unique_ptr<Pruner>(const PrunerOptions&)>>;
 const Registry<PrunerEntry>& pruners();
-// nullptr for rule "none". Throws std::invalid_argument for an unknown rule.
+// nullptr for rule "none". Throws std::invalid_argument for an unknown rule
+// or a setting out of its range.
 std::unique_ptr<Pruner> make_pruner(const PrunerOptions& options);
 
-class AshaPruner final : public Pruner {
- public:
-  explicit AshaPruner(const PrunerOptions& o);
-  std::string_view name() const override { return "asha"; }
-  std::optional<std::string> report(std::uint64_t trial, std::int64_t step, double value) override;
-
-  // The step of rung k.
-  std::int64_t rung_step(std::size_t k) const;
-  // The values recorded at rung k, in arrival order (for the tests).
-  const std::vector<double>& rung(std::size_t k) const;
-
- private:
-  PrunerOptions options_;
-  std::vector<std::vector<double>> rungs_;        // values, smaller is better (negated when maximising)
-  std::map<std::uint64_t, std::size_t> reached_;  // trial -> rungs recorded so far
-};
-
-class MedianPruner final : public Pruner {
- public:
-  explicit MedianPruner(const PrunerOptions& o);
-  std::string_view name() const override { return "median"; }
-  std::optional<std::string> report(std::uint64_t trial, std::int64_t step, double value) override;
-  void finished(std::uint64_t trial, bool completed) override;
-
- private:
-  // Best value of `trial` at steps <= step, if it reported any.
-  std::optional<double> best_until(std::uint64_t trial, std::int64_t step) const;
-
-  PrunerOptions options_;
-  std::map<std::uint64_t, std::map<std::int64_t, double>>
-      values_;  // trial -> step -> value (smaller is better)
-  std::vector<std::uint64_t> completed_;
-};
+// What the rules share: values oriented so that smaller is better (a value
+// that is not finite is the worst), and such a value as a message shows it.
+namespace pruning {
+double oriented(double value, bool minimize);
+std::string shown(double oriented_value, bool minimize);
+inline constexpr double kWorst = std::numeric_limits<double>::infinity();
+}  // namespace pruning
 
 }  // namespace tune

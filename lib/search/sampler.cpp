@@ -38,8 +38,17 @@ const Registry<SamplerEntry>& samplers() {
            {},
            "every point of a grid over the space, in order",
            [](const SearchSpace& s, const SamplerOptions& o) {
-             return std::make_unique<GridSampler>(s, o.grid_points);
-           }},
+             return std::make_unique<GridSampler>(s, static_cast<int>(o.settings.at("grid_points")));
+           },
+           M::Ignored,
+           "",
+           "",
+           {{.key = "grid_points",
+             .flag = "--grid-points",
+             .help = "grid: points per continuous interval",
+             .fallback = 5,
+             .lo = 1,
+             .hi = 1000}}},
           {"random", {}, "each parameter drawn uniformly on its own scale", seeded<RandomSampler>},
           {"qmc",
            {},
@@ -75,10 +84,12 @@ const Registry<SamplerEntry>& samplers() {
 std::unique_ptr<Sampler> make_sampler(std::string_view name, const SearchSpace& space,
                                       const SamplerOptions& options) {
   const SamplerEntry& entry = samplers().at(name);
+  SamplerOptions own = options;
+  own.settings = complete(entry.settings, options.settings);
   if (options.objectives_minimize.size() <= 1 || entry.many == ManyObjectives::Ignored)
-    return entry.make(space, options);
+    return entry.make(space, own);
   if (entry.many == ManyObjectives::Refused) throw std::invalid_argument(entry.refusal);
-  SamplerOptions one = options;
+  SamplerOptions one = own;
   one.objectives_minimize.clear();
   one.minimize = true;  // the scalarised value is minimised
   return std::make_unique<ScalarisedSampler>(

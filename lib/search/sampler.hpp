@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "registry/registry.hpp"
+#include "registry/settings.hpp"
 #include "space/search_space.hpp"
 
 namespace tune {
@@ -39,11 +40,13 @@ struct Observation {
 
 struct SamplerOptions {
   std::uint64_t seed = 0;
-  int grid_points = 5;   // points per continuous interval (grid)
   bool minimize = true;  // direction, for samplers that learn
   // Several objectives: each one's direction (two or more). bayes and tpe
   // then propose through ScalarisedSampler; grid and random ignore it.
   std::vector<bool> objectives_minimize{};
+  // The sampler's own settings (SamplerEntry::settings), by key; make_sampler
+  // fills in the declared defaults and checks the ranges.
+  Settings settings{};
 };
 
 class Sampler {
@@ -98,6 +101,9 @@ struct SamplerEntry {
   // A cheap sampler (by name) that stands in while one of this one's costly
   // proposals is under way (see Sampler::costly); empty: never costly.
   std::string stand_in{};
+  // Its own settings: each is a flag of tune run and submit, kept in the
+  // history, checked on resume and listed in tune(1), from this declaration.
+  std::vector<SettingSpec> settings{};
 };
 
 // Every search algorithm, by its --algo name.

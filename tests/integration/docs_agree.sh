@@ -3,9 +3,16 @@
 # The man page and --help tell the same story: every flag of every
 # subcommand's --help is documented in tune(1), and the page renders cleanly.
 source "$(dirname "$0")/tap.sh"
-commands=(run submit status report export queue place simulate wrap)
-plan $((${#commands[@]} + 6))  # one per command, the plugins' three pages, rendering, size and paths, name lists
 tune=$TOP_BUILDDIR/driver/tune
+# The subcommands as tune --help lists them: a new one is checked with no
+# edit here (tune place once shipped without its page).
+mapfile -t commands < <("$tune" --help 2>/dev/null | awk '/^Subcommands:/ {s = 1; next} s && /^  [a-z]/ {print $1}')
+if [ ${#commands[@]} -lt 8 ]; then
+  plan 1
+  not_ok "tune --help lists the subcommands" "$("$tune" --help 2>&1 | head -20)"
+  exit 0
+fi
+plan $((${#commands[@]} + 6))  # one per command, the plugins' three pages, rendering, size and paths, name lists
 man=$TOP_BUILDDIR/man/tune.1
 # roff escapes hyphens as \-; compare against the plain text.
 text=$(sed 's/\\-/-/g; s/\\e/\\/g' "$man")
@@ -61,7 +68,7 @@ else not_ok "the man pages render without groff warnings" "$warnings"; fi
 # tune(1) is a reference, not a report: small enough to read, and no man
 # page sends its reader into the source tree.
 size=$(wc -c <"$man")
-paths=$(grep -nE '(^|[ (])(lib|driver|bench|tests|scripts|plugins|trial_jobs|mpi_runner)/[a-z_]' "$TOP_BUILDDIR"/man/*.[1578] | head)
+paths=$(grep -nE '(^|[ (])(lib|driver|bench|tests|scripts|plugins|libslurm|job_runner|trial|mpi_runner)/[a-z_]' "$TOP_BUILDDIR"/man/*.[1578] | head)
 if [ "$size" -le 40000 ] && [ -z "$paths" ]; then ok "tune(1) is $size bytes (at most 40000); no man page names a source path"
 else not_ok "tune(1) at most 40000 bytes, no source path in a man page" "tune(1): $size bytes" "$paths"; fi
 # The names the registries hold (as --help lists them) are the names the pages give.
@@ -77,7 +84,7 @@ for n in $(names_in simulate --placement) $("$tune" simulate --help | sed -n 's/
 done
 # Those lists are made from the registries at build time (man/registry_text.cpp): no token is left.
 for p in "$TOP_BUILDDIR"/man/*.[1578]; do
-  grep -qE '@(names|estimator-settings)' "$p" && missing+=("${p##*/}: a registry token left unfilled")
+  grep -qE '@(names|estimator-settings|settings,)' "$p" && missing+=("${p##*/}: a registry token left unfilled")
 done
 if [ ${#missing[@]} -eq 0 ]; then ok "every search algorithm, pruner, estimator, priority and placement policy the registries hold is named in its man page"
 else not_ok "the registries' names are in the man pages" "${missing[@]}"; fi

@@ -6,12 +6,12 @@
 # mean either), and every path a comment, a page or a script names exists
 # (a file that moved leaves no comment pointing at its old place).
 source "$(dirname "$0")/../integration/tap.sh"
-plan 3
+plan 4
 cd "$TOP_SRCDIR" || exit 1
 if git rev-parse --git-dir >/dev/null 2>&1; then
   files=$(git ls-files)
 else
-  skip "not a git checkout: the source's file list is git's" 3
+  skip "not a git checkout: the source's file list is git's" 4
   exit 0
 fi
 
@@ -110,3 +110,9 @@ PY
 )
 if [ -z "$bad" ]; then ok "every path a comment, page or script names exists"
 else not_ok "every path a comment, page or script names exists" "$bad"; fi
+
+# 4. The policies' list the build reads (lib/policy_files.am) is the one their
+# file names make: a policy is built by adding its file.
+made=$(sh scripts/policy-files lib 2>&1)
+if [ "$made" = "$(cat lib/policy_files.am)" ]; then ok "lib/policy_files.am lists every policy file ($(grep -c '^	' lib/policy_files.am) files)"
+else not_ok "lib/policy_files.am is what scripts/policy-files makes" "$(diff <(echo "$made") lib/policy_files.am)"; fi

@@ -63,5 +63,24 @@ TEST_F(ResumeCheck, AnotherPrunerDirectionOrWarmStartIsRefused) {
   EXPECT_NE(refusal(f).find("was created without one"), std::string::npos);
 }
 
+// A search algorithm's own setting (declared in its registry entry) typed
+// again on --resume: the study's own value or the default pass, another is
+// refused by its flag.
+TEST_F(ResumeCheck, AnotherSettingOfTheStudysSamplerIsRefusedByItsFlag) {
+  info_.sampler = "grid";
+  info_.sampler_settings = Settings({{"grid_points", 7}});
+  ResumeFlags f = flags();
+  f.settings = Settings({{"grid_points", 7}});
+  EXPECT_EQ(refusal(f), "");
+  f.settings = Settings({{"grid_points", 5}});  // the default: not typed
+  EXPECT_EQ(refusal(f), "");
+  f.settings = Settings({{"grid_points", 9}});
+  EXPECT_NE(refusal(f).find("--grid-points 9 differs from the study in " + path() + " (7)"),
+            std::string::npos)
+      << refusal(f);
+  info_.sampler = "random";  // declares no setting: --grid-points means nothing to it
+  EXPECT_EQ(refusal(f), "");
+}
+
 }  // namespace
 }  // namespace tune

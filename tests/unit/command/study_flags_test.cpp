@@ -62,8 +62,11 @@ TEST(StudyFlags, EveryFlagHasOneLongNameOfItsOwnAndHelp) {
 TEST(StudyFlags, EachCheckOfTheListRefusesByName) {
   StudyFlags f;
   EXPECT_EQ(refusal(f), "");
-  f.grid_points = 0;
-  EXPECT_EQ(refusal(f), "--grid-points: 0 is not in [1 - 1000]");
+  f.settings["grid_points"] = "0";
+  EXPECT_EQ(refusal(f), "--grid-points: 0 is not a whole number in [1 - 1000]");
+  f = {};
+  f.settings["grid_points"] = "2.5";
+  EXPECT_EQ(refusal(f), "--grid-points: 2.5 is not a whole number in [1 - 1000]");
   f = {};
   f.algo = "annealing";
   EXPECT_TRUE(
@@ -85,8 +88,8 @@ TEST(StudyFlags, EachCheckOfTheListRefusesByName) {
   f.mem_per_trial = "lots";
   EXPECT_TRUE(refusal(f).starts_with("--mem-per-trial")) << refusal(f);
   f = {};
-  f.prune.reduction_factor = 1;
-  EXPECT_EQ(refusal(f), "--reduction-factor: 1 is not in [2 - 1000]");
+  f.settings["reduction_factor"] = "1";
+  EXPECT_EQ(refusal(f), "--reduction-factor: 1 is not a whole number in [2 - 1000]");
 }
 
 class StudyFlagFiles : public testing_support::TempDirTest {};
@@ -120,7 +123,7 @@ TEST(StudyFlags, TheScriptsArgumentsReadBackAsTheSameStudy) {
   f.space_file = "/w/space.json";
   f.algo = "grid";
   f.seed = 7;
-  f.grid_points = 9;
+  f.settings["grid_points"] = "9";
   f.objective = "loss,latency";
   f.direction = "min,max";
   f.shell = true;
@@ -134,8 +137,8 @@ TEST(StudyFlags, TheScriptsArgumentsReadBackAsTheSameStudy) {
   f.gpus_per_trial = 2;
   f.prune.rule = "asha";
   f.prune.metric = "val_loss";
-  f.prune.min_resource = 3;
-  f.prune.reduction_factor = 4;
+  f.settings["min_resource"] = "3";
+  f.settings["reduction_factor"] = "4";
   f.enqueue = "/w/first.json";
   f.keep_checkpoints = true;
   f.trial_jobs = true;
@@ -164,9 +167,9 @@ TEST(StudyFlags, DefaultsAndFlagsThatDoNotApplyAreLeftOut) {
   StudyFlags f;
   f.trials = 10;
   EXPECT_EQ(study_run_arguments(f, quoted), " --algo random --direction min --trials 10 --max-failures 10");
-  f.grid_points = 9;       // not grid: left out
-  f.prune.min_trials = 8;  // not median: left out
-  f.constraint = "gpu";    // not trial jobs: left out (check_study_flags refuses it)
+  f.settings["grid_points"] = "9";  // not grid: left out
+  f.settings["min_trials"] = "8";   // not median: left out
+  f.constraint = "gpu";             // not trial jobs: left out (check_study_flags refuses it)
   EXPECT_EQ(study_run_arguments(f, quoted), " --algo random --direction min --trials 10 --max-failures 10");
 }
 

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "search/asha_pruner.hpp"
+#include "search/median_pruner.hpp"
 #include "study/study.hpp"
 #include "tests/unit/temp_dir.hpp"
 
@@ -16,8 +18,7 @@ PrunerOptions asha(bool minimize = true) {
   PrunerOptions o;
   o.rule = "asha";
   o.metric = "loss";
-  o.min_resource = 1;
-  o.reduction_factor = 3;
+  o.settings = Settings({{"min_resource", 1}, {"reduction_factor", 3}});
   o.minimize = minimize;
   return o;
 }
@@ -96,8 +97,7 @@ PrunerOptions median(int min_trials) {
   PrunerOptions o;
   o.rule = "median";
   o.metric = "loss";
-  o.min_resource = 2;
-  o.min_trials = min_trials;
+  o.settings = Settings({{"min_resource", 2}, {"min_trials", min_trials}});
   return o;
 }
 
@@ -130,9 +130,9 @@ TEST(PrunerOptions, ValidateNamesTheFlag) {
     EXPECT_NE(std::string(e.what()).find("--prune-metric"), std::string::npos) << e.what();
   }
   o.metric = "loss";
-  o.reduction_factor = 1;
+  o.settings.set("reduction_factor", 1);
   EXPECT_THROW(o.validate(), std::invalid_argument);
-  o.reduction_factor = 3;
+  o.settings.set("reduction_factor", 3);
   EXPECT_EQ(PrunerOptions::from_json(o.to_json()).to_json(), o.to_json());
   o.rule = "hyperband";
   EXPECT_THROW(make_pruner(o), std::invalid_argument);
