@@ -33,7 +33,8 @@ void add_check(CLI::Option* o, const StudyFlag& flag, StudyCommand command) {
               return std::string(e.what());
             }
           },
-          spec.integer ? "INT" : "NUMBER"));
+          ""));
+      o->type_name(spec.integer ? "INT" : "NUMBER");
       break;
     }
     case FlagCheck::None:

@@ -16,12 +16,15 @@ plan $((${#commands[@]} + 6))  # one per command, the plugins' three pages, rend
 man=$TOP_BUILDDIR/man/tune.1
 # roff escapes hyphens as \-; compare against the plain text.
 text=$(sed 's/\\-/-/g; s/\\e/\\/g' "$man")
+search_text=$(sed 's/\\-/-/g; s/\\e/\\/g' "$TOP_BUILDDIR/man/tune-search.7")
 # tune simulate has a page of its own.
 sim_man=$TOP_BUILDDIR/man/tune-simulate.1
 sim_text=$(sed 's/\\-/-/g; s/\\e/\\/g' "$sim_man")
 for cmd in "${commands[@]}"; do
   page=tune\(1\) in=$text
   [ "$cmd" = simulate ] && page=tune-simulate\(1\) in=$sim_text
+  # The search's and pruning's own settings are in tune-search(7), which tune(1) points to.
+  case $cmd in run | submit) page="tune(1) or tune-search(7)" in=$text$search_text ;; esac
   flags=$("$tune" "$cmd" --help | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u | grep -vx -- '--help')
   missing=()
   for f in $flags; do grep -qF -- "$f" <<<"$in" || missing+=("$f"); done
