@@ -32,6 +32,7 @@
 #include "progress_post.hpp"
 #include "search/sampler.hpp"
 #include "study/study.hpp"
+#include "trial/rank_dispatch.hpp"
 #include "trial/trial_json.hpp"
 #include "trial/trial_process.hpp"
 #include "trial_jobs_loop.hpp"
@@ -138,147 +139,33 @@ int run_local(AppCore& core) {
   return core.finish();
 }
 
-// Rank 0 with runners: late binding, never blocking on one runner. Each
-// runner's message is delivered here, from the rank `from_` that sent it.
-class RankDispatch : private wire::AppCoreInbox {
+// What rank 0's dispatch (trial/rank_dispatch) asks of the AppCore.
+class AppCoreHost final : public DispatchHost {
  public:
-  RankDispatch(AppCore& core, int world_size)
-      : core_(core), study_(core.study()), runners_(world_size - 1), active_(world_size - 1) {}
-
-  int run() {
-    mpi::Backoff backoff;
-    while (active_ > 0) {
-      if (core_.turn(now_s())) {
-        for (const auto& [rank, id] : busy_) mpi::send(rank, wire::interrupt_message(id));
-        interrupted_busy_ = true;
-        interrupted_at_ = now_s();
-      }
-      if (auto done = study_.collect(now_s())) hand_out(done->rank, done->trial);
-      if (!held_.empty() && (!study_.storage_waiting() || study_.stopping())) offer_to_held();
-      auto msg = poll_runners();
-      if (!msg) {
-        if (give_up_on_silent_runners()) continue;
-        if (study_.proposing())
-          study_.await_proposal(1e-3);  // woken by the proposal, or polls again
-        else
-          backoff.wait();
-        continue;
-      }
-      backoff.reset();
-      from_ = msg->source;
-      if (lost_.count(from_)) continue;  // its trial is recorded already
-      heard_[from_] = now_s();
-      wire::deliver(msg->message, *this);
-    }
-    return core_.finish();
+  explicit AppCoreHost(AppCore& core) : core_(core) {}
+  Study& study() override { return core_.study(); }
+  double now() const override { return now_s(); }
+  bool turn(double now) override { return core_.turn(now); }
+  bool on_report(std::uint64_t trial, const Report& r) override { return core_.on_report(trial, r); }
+  TrialLaunch launch_for(const Trial& t) override { return core_.launch_for(t); }
+  TrialRun attributed(TrialRun run, bool interrupted) const override {
+    return core_.attributed(std::move(run), interrupted);
   }
+  double grace() const override { return core_.grace(); }
+  void record(const TrialRun& run, int rank, const std::string& host, const std::string& where) override {
+    core_.record(run, rank, host, where);
+  }
+  void say(const std::string& line) const override { core_.say(line); }
 
  private:
-  // Each runner's messages in turn, from the one after the last heard: a
-  // runner never waits behind another's stream of reports.
-  std::optional<mpi::Received> poll_runners() {
-    for (int k = 1; k <= runners_; ++k) {
-      const int rank = 1 + (next_poll_ + k - 1) % runners_;
-      if (auto m = mpi::poll(rank)) {
-        next_poll_ = rank % runners_;
-        return m;
-      }
-    }
-    return std::nullopt;
-  }
-
-  // A runner lost after the study asked its runners to end their trials
-  // (runners_lost, run_control.hpp): its trial recorded as interrupted, the
-  // rank told to stop.
-  bool give_up_on_silent_runners() {
-    if (!interrupted_busy_ || busy_.empty()) return false;
-    const double now = now_s(), patience = silent_runner_patience(core_.grace());
-    const std::vector<int> lost = runners_lost(now, interrupted_at_, core_.grace(), busy_, heard_);
-    for (int rank : lost) {
-      const std::uint64_t trial = busy_.at(rank);
-      busy_.erase(rank);
-      lost_.insert(rank);
-      core_.say("rank " + std::to_string(rank) + " has sent nothing for " +
-                std::to_string(static_cast<int>(patience)) + " s since the study asked it to end trial " +
-                std::to_string(trial) +
-                "; recorded as interrupted (--resume runs it again), and the rank is told to stop");
-      TrialRun run;
-      run.trial = trial;
-      run.interrupted = true;
-      run.start_time = run.end_time = now;
-      core_.record(core_.attributed(run, true), rank, hosts_[rank],
-                   "rank " + std::to_string(rank) + ", lost");
-      mpi::send(rank, wire::stop_message());
-      --active_;
-    }
-    return !lost.empty();
-  }
-
-  // A runner asking for work (its first Ready, or the Ready inside a Result).
-  void ready(const nlohmann::json& hello) override {
-    hosts_[from_] = hello.value("host", "?");
-    // Slurm and mpirun signal every rank; one that heard it means the job is stopping.
-    if (hello.value("stopping", false)) study_.stop(StopReason::Signal);
-    offer_to(from_);
-  }
-  // A trial for `rank` now, later (its proposal under way: collect()), or
-  // once the storage has room again (held).
-  void offer_to(int rank) {
-    const auto offer = study_.offer_trial(rank, hosts_[rank], now_s());
-    if (offer.held)
-      held_.insert(rank);
-    else if (!offer.wait)
-      hand_out(rank, offer.trial);
-  }
-  void offer_to_held() {
-    const std::set<int> ranks = std::move(held_);
-    held_.clear();
-    for (const int rank : ranks) offer_to(rank);
-  }
-  void report(std::uint64_t trial, const Report& r) override {
-    if (core_.on_report(trial, r)) mpi::send(from_, wire::prune_message(trial));
-  }
-  void result(const TrialRun& run) override {
-    busy_.erase(from_);
-    core_.record(core_.attributed(run, interrupted_busy_), from_, hosts_[from_],
-                 "rank " + std::to_string(from_) + " on " + hosts_[from_]);
-  }
-  // Runners run this binary: a malformed message is a bug, not input.
-  void malformed(wire::Kind kind, const std::string& why) override {
-    throw std::logic_error("rank " + std::to_string(from_) + " sent a malformed " +
-                           std::string(wire::kind_name(kind)) + " (" + why + ")");
-  }
-
-  // A trial, or the end, for a runner: given now, or once the model's
-  // proposal for it is ready (study.offer_trial never keeps a runner
-  // waiting behind another's proposal).
-  void hand_out(int rank, const std::optional<Trial>& trial) {
-    if (trial) {
-      mpi::send(rank, wire::launch_message(core_.launch_for(*trial)));
-      busy_[rank] = trial->id;
-    } else {
-      mpi::send(rank, wire::stop_message());
-      --active_;
-    }
-  }
-
   AppCore& core_;
-  Study& study_;
-  std::map<int, std::uint64_t> busy_;  // rank -> trial
-  std::map<int, std::string> hosts_;   // rank -> node
-  std::map<int, double> heard_;        // rank -> when its last message came
-  std::set<int> lost_;                 // ranks given up on (give_up_on_silent_runners)
-  std::set<int> held_;                 // ranks idle while the study waits for its storage
-  int runners_;
-  int active_;
-  int next_poll_ = 0;
-  double interrupted_at_ = 0;
-  bool interrupted_busy_ = false;
-  int from_ = 0;
 };
 
 int run_appcore(AppCore& core, int world_size) {
-  return RankDispatch(core, world_size).run();
+  AppCoreHost host(core);
+  mpi::RunnerRanks ranks;
+  RankDispatch(host, ranks, world_size).run();
+  return core.finish();
 }
 
 bool started_by_mpi() {

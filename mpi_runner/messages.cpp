@@ -56,4 +56,9 @@ void Backoff::wait() {
   us_ = std::min(us_ * 2, idle_us_ < 20'000 ? 100L : 2'000L);
 }
 
+std::optional<wire::Message> RunnerRanks::poll(int rank) {
+  if (auto m = mpi::poll(rank)) return std::move(m->message);
+  return std::nullopt;
+}
+
 }  // namespace tune::mpi

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "trial/messages.hpp"
+#include "trial/rank_dispatch.hpp"
 #include "trial/runner_side.hpp"
 
 namespace tune::mpi {
@@ -42,6 +43,18 @@ class Backoff {
  private:
   long us_ = 10;
   long idle_us_ = 0;
+};
+
+// Rank 0's links to its runner ranks (trial/rank_dispatch's RankLinks).
+class RunnerRanks final : public RankLinks {
+ public:
+  void send(int rank, const wire::Message& m) override { mpi::send(rank, m); }
+  std::optional<wire::Message> poll(int rank) override;
+  void idle() override { backoff_.wait(); }
+  void reset() override { backoff_.reset(); }
+
+ private:
+  Backoff backoff_;
 };
 
 }  // namespace tune::mpi
