@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "priority/queue_view.hpp"
 #include "tune_config.h"
 
 extern "C" {
@@ -117,15 +118,8 @@ inline std::string gpus_per_node_tres(int gpus) {
 #endif
 }
 
-// One pending job's priority factors as priority/multifactor computes them
-// for sprio (weighted; site and nice without NICE_OFFSET).
-struct PriorityFactors {
-  std::uint32_t job_id = 0;
-  std::string partition;
-  bool direct = false;  // an admin set the priority: no factors
-  double age = 0, fairshare = 0, job_size = 0, partition_factor = 0, qos = 0, assoc = 0, tres = 0;
-  std::int64_t site = 0, nice = 0;
-};
+// One pending job's priority factors (lib/priority/queue_view's struct).
+using PriorityFactors = tune::PriorityFactors;
 
 namespace detail {
 template <class Object>
