@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "simulate_command.hpp"
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,11 +11,8 @@
 #include "run_command.hpp"
 #include "simulation/cluster.hpp"
 #include "simulation/experiment.hpp"
+#include "simulation/experiment_run.hpp"
 #include "simulation/ordering.hpp"
-#include "simulation/priority_trace.hpp"
-#include "simulation/simulator.hpp"
-#include "simulation/summary.hpp"
-#include "simulation/validation.hpp"
 #include "simulation/workload.hpp"
 
 namespace tune {
@@ -160,6 +156,21 @@ void add_simulate_options(CLI::App& app, SimulateOptions& o) {
       ->capture_default_str();
 }
 
+namespace {
+
+// tune simulate's files, each in its directory (made when missing).
+class FilesOnDisk final : public sim::FileSink {
+ public:
+  std::unique_ptr<std::ostream> open(const std::string& path) override {
+    const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    std::error_code ec;
+    if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+    return std::make_unique<std::ofstream>(path);
+  }
+};
+
+}  // namespace
+
 int run_simulation(const SimulateOptions& o) {
   sim::Experiment plan;
   try {
@@ -170,159 +181,18 @@ int run_simulation(const SimulateOptions& o) {
     std::cerr << "tune simulate: error: " << e.what() << "\n";
     return kExitUsage;
   }
-  const sim::Cluster& cluster = plan.cluster;
-  const sim::Workload& base = plan.base;
-  const double native = plan.native_load;
-  std::printf("cluster: %s: %zu nodes, %d CPUs, %d GPUs\n", cluster.source.c_str(),
-              cluster.topology.nodes.size(), cluster.cpus(), cluster.gpus());
-  for (const auto& n : cluster.notes) std::printf("  note: %s\n", n.c_str());
-  std::printf("workload: %s: %zu jobs", base.source.c_str(), base.jobs.size());
-  if (base.skipped) std::printf(" (%d skipped: %s)", base.skipped, base.skipped_why.c_str());
-  if (!base.jobs.empty()) std::printf("; offered load %.1f%% at its own pace", 100 * native);
-  std::printf("\n");
-  for (const auto& st : base.studies) {
-    const auto alone = sim::alone_time_to_target(st);
-    std::printf(
-        "study: %s (%s): %zu trials, %d at a time, %d CPU %d GPU %.0f MB each, account %s, submitted at "
-        "%.0fs; "
-        "target %s; alone on an idle cluster: %s\n",
-        st.name.c_str(), st.source.c_str(), st.trials.size(), st.parallel, st.cpus, st.gpus, st.mem_mb,
-        st.account.c_str(), st.submit,
-        st.target ? std::to_string(*st.target).c_str() : "none (runs every trial)",
-        alone ? (std::to_string(static_cast<long>(*alone)) + "s to target").c_str() : "target not met");
-  }
-  const auto& st = cluster.settings;
-  std::printf(
-      "slurm: %s, sched_interval=%.0f default_queue_depth=%d batch_sched_delay=%.0f bf_interval=%.0f "
-      "bf_window=%.0fmin bf_resolution=%.0f bf_max_job_test=%d\n",
-      st.backfill ? "sched/backfill" : "sched/builtin", st.sched_interval, st.default_queue_depth,
-      st.batch_sched_delay, st.bf_interval, st.bf_window / 60, st.bf_resolution, st.bf_max_job_test);
-
-  const auto& combos = plan.runs;
-  const bool with_mode = plan.several_modes;
-  std::vector<sim::Summary> all_rows;
-  std::vector<sim::SimResult> all_results;
-  std::vector<std::pair<std::string, sim::Agreement>> agreements;
-  for (double f : plan.factors) {
-    const sim::Workload w = sim::compress(base, f);
-    if (w.jobs.empty())
-      std::printf("\n== arrivals x%.3g ==\n", f);
-    else {
-      const sim::ResourceLoad l = sim::offered_loads(w, cluster.gpus(), cluster.cpus(), cluster.mem_mb());
-      std::printf("\n== arrivals x%.3g: offered load %.1f%% (GPUs %.1f%%, CPUs %.1f%%, memory %.1f%%) ==\n",
-                  f, 100 * sim::offered_load(w, cluster.gpus(), cluster.cpus()), 100 * l.gpus, 100 * l.cpus,
-                  100 * l.mem);
-    }
-    std::vector<sim::Summary> rows;
-    std::vector<std::string> labels;
-    const std::size_t first_result = all_results.size();
-    for (const auto& combo : combos) {
-      std::ofstream trace;
-      sim::SimOptions options = combo.options;
-      if (!o.sprio_dir.empty()) {
-        std::filesystem::create_directories(o.sprio_dir);
-        const std::string name = sim::run_file_name(o.sprio_dir, f, combo, with_mode, "sprio");
-        trace.open(name);
-        if (!trace) {
-          std::cerr << "tune simulate: error: cannot write " << name << "\n";
-          return kExitUsage;
-        }
-        sim::write_trace_header(trace);
-        options.trace = &trace;
-      }
-      sim::SimResult r = sim::simulate(cluster, w, options);
-      if (trace.is_open() && !trace.flush()) {
-        std::cerr << "tune simulate: error: cannot write the priority trace into " << o.sprio_dir << "\n";
-        return kExitUsage;
-      }
-      const std::string& label = combo.label;
-      labels.push_back(label);
-      rows.push_back(sim::summarise(label, cluster, w, r));
-      if (o.validate) {
-        try {
-          agreements.emplace_back(label, sim::compare_with_history(w, r));
-        } catch (const std::exception& e) {
-          std::cerr << "tune simulate: error: --validate: " << e.what() << "\n";
-          return kExitUsage;
-        }
-      }
-      if (!o.csv_dir.empty()) {
-        std::filesystem::create_directories(o.csv_dir);
-        const std::string name = sim::run_file_name(o.csv_dir, f, combo, with_mode, "csv");
-        std::ofstream out(name);
-        sim::write_jobs_csv(out, w, r, &cluster.topology);
-        if (!out) {
-          std::cerr << "tune simulate: error: cannot write " << name << "\n";
-          return kExitUsage;
-        }
-        if (!w.studies.empty()) {
-          const std::string studies = sim::run_file_name(o.csv_dir, f, combo, with_mode, "studies.csv");
-          std::ofstream so(studies);
-          sim::write_studies_csv(so, w, r);
-          if (!so) {
-            std::cerr << "tune simulate: error: cannot write " << studies << "\n";
-            return kExitUsage;
-          }
-        }
-      }
-      all_results.push_back(std::move(r));
-    }
-    std::fputs(sim::format_table(rows).c_str(), stdout);
-    std::fputs(sim::format_by_gpus(rows).c_str(), stdout);
-    if (!w.studies.empty()) {
-      std::vector<const sim::SimResult*> these;
-      for (std::size_t i = first_result; i < all_results.size(); ++i) these.push_back(&all_results[i]);
-      std::fputs(sim::format_studies(rows).c_str(), stdout);
-      std::fputs(sim::format_plateau_share(rows).c_str(), stdout);
-      std::fputs(sim::format_study_detail(w, labels, these).c_str(), stdout);
-    }
-    const auto& b = rows.front();
-    std::printf("bounds: mean JCT >= %.0fs (no job waits); makespan >= %.0fs\n", b.completion_bound,
-                b.makespan_bound);
-    for (const auto& r : rows)
-      if (r.never_fit)
-        std::printf("%s: %d jobs fit no node set of the cluster and were left out\n", r.label.c_str(),
-                    r.never_fit);
-    double secs = 0;
-    long long events = 0;
-    for (const auto& r : rows) secs += r.seconds, events += r.events;
-    std::printf("simulated in %.2fs (%.0f events/s)\n", secs, secs > 0 ? events / secs : 0.0);
-    if (o.replicates > 1) {
-      std::vector<std::vector<sim::Summary>> reps(rows.size());
-      for (std::size_t i = 0; i < rows.size(); ++i) reps[i].push_back(rows[i]);
-      for (int k = 2; k <= o.replicates; ++k) {
-        const sim::Workload jw = sim::jitter_arrivals(w, o.jitter, static_cast<std::uint64_t>(k));
-        for (std::size_t i = 0; i < combos.size(); ++i)
-          reps[i].push_back(
-              sim::summarise(rows[i].label, cluster, jw, sim::simulate(cluster, jw, combos[i].options)));
-      }
-      std::printf("\nacross %d replicates (arrivals jittered by 0-%gs after the first): mean [min, max]\n",
-                  o.replicates, o.jitter);
-      std::fputs(sim::format_replicates(reps).c_str(), stdout);
-    }
-    if (!agreements.empty()) {
-      std::printf(
-          "\nsimulated against recorded starts (pairs ordered alike: of those recorded more than 1 s "
-          "apart):\n");
-      std::fputs(sim::format_agreements(agreements).c_str(), stdout);
-    }
-    for (auto& r : rows) {
-      char l[64];
-      std::snprintf(l, sizeof l, "x%g ", f);
-      r.label = l + r.label;
-      all_rows.push_back(r);
-    }
-  }
-  if (!o.html.empty()) {
-    std::vector<const sim::SimResult*> ptrs;
-    for (const auto& r : all_results) ptrs.push_back(&r);
-    std::ofstream out(o.html);
-    out << sim::html_page("tune simulate: " + base.source, all_rows, ptrs);
-    if (!out) {
-      std::cerr << "tune simulate: error: cannot write " << o.html << "\n";
-      return kExitUsage;
-    }
-    std::printf("report: %s\n", o.html.c_str());
+  sim::RunOutputs out{.csv_dir = o.csv_dir,
+                      .sprio_dir = o.sprio_dir,
+                      .html = o.html,
+                      .validate = o.validate,
+                      .replicates = o.replicates,
+                      .jitter = o.jitter};
+  FilesOnDisk files;
+  try {
+    sim::run_experiment(plan, out, std::cout, files);
+  } catch (const std::exception& e) {
+    std::cerr << "tune simulate: error: " << e.what() << "\n";
+    return kExitUsage;
   }
   return kExitOk;
 }
