@@ -20,6 +20,7 @@
 #include "command/text_input.hpp"
 #include "estimators/study_progress.hpp"
 #include "report/study_report.hpp"
+#include "study/study_opening.hpp"
 #include "study/warm_start.hpp"
 #include "trial/runner_side.hpp"
 #include "trial/trial_dir.hpp"
@@ -128,31 +129,19 @@ void AppCore::open() {
     fresh = new_study(imported);
   }
   const StudyInfo s = fresh ? *fresh : history_->study();  // a copy: a resumed history may be reopened below
-  command_ = options_.command.empty() ? split_command(options_.program) : options_.command;
-  if (command_.empty()) command_ = split_command(s.command);
-  if (command_.empty()) throw UsageError("no program to tune: give it after -- or with --program");
-  if (!options_.shell) command_[0] = resolve_program(command_[0]);
-  const SamplerOptions sampler_options = sampler_options_of(s);
-  const ObjectiveFlags objective_flags = objective_flags_of(s);
-  check_placeholders(command_, s.space);  // fail now, not in every trial
   StudyLimits limits;
-  limits.trials = trial_budget(options_.trials, s.trials);
-  if (!options_.time_limit.empty()) limits.time_limit = parse_duration(options_.time_limit, "--time-limit");
-  limits.target = objective_flags.target;
-  limits.targets = objective_flags.targets;
-  limits.max_failures = options_.max_failures;
-  limits.storage_wait = parse_duration(options_.storage_wait, "--storage-wait");
-  trial_limit_ =
-      options_.trial_time_limit.empty() ? 0 : parse_duration(options_.trial_time_limit, "--trial-time-limit");
-  grace_ = parse_duration(options_.grace, "--grace");
-  drain_ = parse_duration(options_.drain, "--drain");  // before the history exists, as every check
-  // Absolute once here, not per trial (each fs::absolute of a relative path is a getcwd).
-  trial_dir_ =
-      fs::absolute(!options_.trial_dir.empty() ? fs::path(options_.trial_dir)
-                                               : fs::path(options_.history).replace_extension(".trials"))
-          .lexically_normal()
-          .string();
-  while (trial_dir_.size() > 1 && trial_dir_.back() == '/') trial_dir_.pop_back();
+  const SamplerOptions sampler_options = sampler_options_of(s);
+  try {
+    command_ = program_words(options_, s.command);
+    limits = study_limits(options_, options_.time_limit, s, objective_flags_of(s));
+    const RunTimes times = run_times(options_);  // before the history exists, as every check
+    trial_limit_ = times.trial_limit, grace_ = times.grace, drain_ = times.drain;
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  if (!options_.shell) command_[0] = resolve_program(command_[0]);
+  check_placeholders(command_, s.space);  // fail now, not in every trial
+  trial_dir_ = trial_dir_of(options_.trial_dir, options_.history);
   const bool recovered = history_ && history_->recovered();
   const std::string recovery_warning = recovered ? history_->recovery_warning() : "";
   if (!fresh && options_.trials && *options_.trials != s.trials) {
@@ -175,33 +164,22 @@ void AppCore::open() {
   control_.emplace(*study_, drain_);
   key_ = study_key(s.name, options_.history);
   post_progress();
-  if (recovered)
-    say("recovered " + options_.history + " after an unclean stop (the old file is kept as " +
-        options_.history + ".before-recovery)" + (recovery_warning.empty() ? "" : ": " + recovery_warning));
-  const StudyInfo& info = history_->study();
-  if (fresh && info.imported > 0)
-    say("imported " + std::to_string(info.imported) + " finished trial(s) of " + info.imported_from +
-        (imported.skipped
-             ? " (" + std::to_string(imported.skipped) +
-                   " left out: their parameters are outside this space; " + imported.why_skipped + ")"
-             : std::string()));
-  if (fresh && !info.enqueued.empty())
-    say("the " + std::to_string(nlohmann::json::parse(info.enqueued).size()) +
-        " parameter set(s) of --enqueue " + options_.enqueue + " run first");
-  say("study '" + info.name + "': " + s.sampler + " search over " + std::to_string(s.space.dimensions()) +
-      " parameter(s), " +
-      (s.pruner.rule != "none" ? s.pruner.rule + " pruning on " + s.pruner.metric + ", " : "") +
-      (limits.trials
-           ? std::to_string(*limits.trials) + " trials" + (options_.trials ? "" : " (the study's --trials)")
-           : std::string("no trial limit")) +
-      ", " + std::to_string(std::max(1, runners_)) +
-      (options_.trial_jobs ? " trial job(s) at once" : " runner(s)") + "; history " + options_.history +
-      (history_->trials().empty() ? ""
-                                  : " (" + std::to_string(history_->trials().size()) + " trials so far)"));
-  if (options_.resume && !options_.trials && limits.trials && study_->remaining() == 0)
-    say("its " + std::to_string(*limits.trials) +
-        " trials (its last --trials) are done; give --trials N (a total, more than " +
-        std::to_string(std::max<std::uint64_t>(*limits.trials, history_->trials().size())) + ") to run more");
+  const OpenedStudy opened{
+      .info = history_->study(),
+      .history = options_.history,
+      .fresh = fresh.has_value(),
+      .resumed = options_.resume,
+      .recovered = recovered ? std::optional<std::string>(recovery_warning) : std::nullopt,
+      .imported_skipped = imported.skipped,
+      .imported_why = imported.why_skipped,
+      .enqueue_flag = options_.enqueue,
+      .trials_flag = options_.trials,
+      .trials = limits.trials,
+      .remaining = study_->remaining(),
+      .trials_so_far = history_->trials().size(),
+      .runners = runners_,
+      .trial_jobs = options_.trial_jobs};
+  for (const std::string& line : opening_lines(opened)) say(line);
 }
 
 TrialLaunch AppCore::launch_for(const Trial& t) {
