@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "report/strf.hpp"
 #include "trial_jobs/trial_jobs_controller.hpp"
 
 namespace tune {
@@ -23,16 +24,6 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-// printf into a string: the table's columns.
-template <class... A>
-std::string line(const char* f, A... a) {
-  const int n = std::snprintf(nullptr, 0, f, a...);
-  std::string out(static_cast<std::size_t>(std::max(n, 0)) + 1, '\0');
-  std::snprintf(out.data(), out.size(), f, a...);
-  out.pop_back();
-  return out;
-}
-
 }  // namespace
 
 std::vector<QueueRow> queue_rows(const std::vector<QueuedJob>& jobs,
@@ -42,7 +33,8 @@ std::vector<QueueRow> queue_rows(const std::vector<QueuedJob>& jobs,
   std::vector<QueueRow> rows;
   for (const QueuedJob& j : jobs) {
     if (!user.empty() && j.user != user) continue;
-    QueueRow r{.job = j};
+    QueueRow r;
+    r.job = j;
     if (!j.system_comment.empty()) r.summary = parse_summary(j.system_comment);
     if (!j.comment.empty())
       if (const auto rec = parse_progress(j.comment)) r.role = rec->role, r.study = rec->study;
@@ -93,7 +85,7 @@ std::string queue_table(const std::vector<QueueRow>& rows, bool mf, const std::s
   if (mf) {
     // priority/multifactor's factors as sprio shows them (weighted), with
     // the SITE term site_factor/tune gives a yielding study's jobs.
-    out += line("%-8s %-12s %-8s %-16s %-24s %5s %10s %8s %9s %7s %9s %7s %11s  %s\n", "JOBID", "USER",
+    out += strf("%-8s %-12s %-8s %-16s %-24s %5s %10s %8s %9s %7s %9s %7s %11s  %s\n", "JOBID", "USER",
                 "STATE", "TENANT", "STUDY", "YIELD", "PRIORITY", "AGE", "FAIRSHARE", "JOBSIZE", "PARTITION",
                 "QOS", "SITE", "REASON");
     row = [&](const QueueRow& r, const char* indent) {
@@ -101,7 +93,7 @@ std::string queue_table(const std::vector<QueueRow>& rows, bool mf, const std::s
       const auto& f = r.factors;
       unscored = unscored || (!s && !r.study.empty());
       auto factor = [&](double v) { return f && !f->direct ? fmt("%.0f", v) : std::string("-"); };
-      return line("%s%-*u %-12.12s %-8.8s %-16.16s %-24.24s %5s %10u %8s %9s %7s %9s %7s %11s  %s\n", indent,
+      return strf("%s%-*u %-12.12s %-8.8s %-16.16s %-24.24s %5s %10u %8s %9s %7s %9s %7s %11s  %s\n", indent,
                   8 - static_cast<int>(std::strlen(indent)), r.job.id, r.job.user.c_str(),
                   r.job.state.c_str(), s ? s->tenant.c_str() : "-", s && s->study ? s->study->c_str() : "-",
                   s && s->study ? std::to_string(s->level).c_str() : "-", r.job.priority,
@@ -111,12 +103,12 @@ std::string queue_table(const std::vector<QueueRow>& rows, bool mf, const std::s
                   r.job.reason.c_str());
     };
   } else {
-    out += line("%-8s %-12s %-8s %-16s %8s %7s %-24s %5s %10s  %s\n", "JOBID", "USER", "STATE", "TENANT",
+    out += strf("%-8s %-12s %-8s %-16s %8s %7s %-24s %5s %10s  %s\n", "JOBID", "USER", "STATE", "TENANT",
                 "DOMSHARE", "FSFACT", "STUDY", "YIELD", "PRIORITY", "REASON");
     row = [&](const QueueRow& r, const char* indent) {
       const auto& s = r.summary;
       unscored = unscored || !s;
-      return line(
+      return strf(
           "%s%-*u %-12.12s %-8.8s %-16.16s %8s %7s %-24.24s %5s %10u  %s\n", indent,
           8 - static_cast<int>(std::strlen(indent)), r.job.id, r.job.user.c_str(), r.job.state.c_str(),
           s ? s->tenant.c_str() : "-", s && s->dominant_share ? fmt("%.3g", *s->dominant_share).c_str() : "-",
@@ -143,7 +135,7 @@ std::string queue_table(const std::vector<QueueRow>& rows, bool mf, const std::s
       }
     const std::string limits = limit_reasons(reasons);
     const QueueRow* any = group.front();
-    out += line("study %s of %s: %d trial job(s) pending, %zu running%s%s\n", who.second.c_str(),
+    out += strf("study %s of %s: %d trial job(s) pending, %zu running%s%s\n", who.second.c_str(),
                 who.first.c_str(), pending, group.size() - static_cast<std::size_t>(pending),
                 any->summary && any->summary->study
                     ? (", yield level " + std::to_string(any->summary->level)).c_str()
@@ -152,7 +144,7 @@ std::string queue_table(const std::vector<QueueRow>& rows, bool mf, const std::s
     for (const QueueRow* r : group) out += row(*r, "  ");
   }
   if (rows.empty())
-    out += line("(no pending or running jobs%s)\n", user.empty() ? "" : (" of " + user).c_str());
+    out += strf("(no pending or running jobs%s)\n", user.empty() ? "" : (" of " + user).c_str());
   if (unscored && mf)
     out +=
         "\n'-': site_factor/tune has not seen the study's job yet (it does every interval), or is not\n"

@@ -1,33 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "simulation/experiment_run.hpp"
 
-#include <cstdarg>
-#include <cstdio>
-
+#include "report/strf.hpp"
 #include "simulation/priority_trace.hpp"
 #include "simulation/simulator.hpp"
 #include "simulation/summary.hpp"
 #include "simulation/validation.hpp"
 
 namespace tune::sim {
-namespace {
-
-// printf into a string: the run's lines as tune simulate has always printed them.
-std::string strf(const char* f, ...) __attribute__((format(printf, 1, 2)));
-std::string strf(const char* f, ...) {
-  va_list a, b;
-  va_start(a, f);
-  va_copy(b, a);
-  const int n = std::vsnprintf(nullptr, 0, f, a);
-  va_end(a);
-  std::string out(static_cast<std::size_t>(n > 0 ? n : 0) + 1, '\0');
-  std::vsnprintf(out.data(), out.size(), f, b);
-  va_end(b);
-  out.pop_back();
-  return out;
-}
-
-}  // namespace
 
 void run_experiment(const Experiment& plan, const RunOutputs& out, std::ostream& text, FileSink& files) {
   const Cluster& cluster = plan.cluster;
