@@ -119,10 +119,10 @@ StudyInfo read_study(hid_t file, const std::string& path) {
   if (H5Aexists(file, "format") <= 0 || read_string_attr(file, "format", path) != "tune-history")
     throw HistoryError(path + ": not a tune history file (no format=\"tune-history\" attribute)");
   const auto version = read_number_attr<std::int32_t>(file, "format_version", H5T_NATIVE_INT32, path);
-  if (version != kFormatVersion)
+  if (version < kOldestFormatVersion || version > kFormatVersion)
     throw HistoryError(path + ": history format version " + std::to_string(version) +
-                       ", this tune reads version " + std::to_string(kFormatVersion) +
-                       "; use a matching tune");
+                       ", this tune reads versions " + std::to_string(kOldestFormatVersion) + " to " +
+                       std::to_string(kFormatVersion) + "; use a matching tune");
   StudyInfo s;
   s.name = read_string_attr(file, "name", path);
   try {

@@ -20,7 +20,10 @@
 
 namespace tune::schema {
 
-constexpr int kFormatVersion = 1;
+// 2: the search algorithm's settings in sampler_settings (JSON). Version 1
+// files (grid_points instead) are read as well.
+constexpr int kFormatVersion = 2;
+constexpr int kOldestFormatVersion = 1;
 constexpr std::size_t kHostLen = 64, kMessageLen = 256, kMetricLen = 72;
 constexpr hsize_t kTrialChunk = 64, kReportChunk = 512;
 

@@ -2,6 +2,7 @@
 #include "history/history.hpp"
 
 #include <gtest/gtest.h>
+#include <hdf5.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -171,6 +172,44 @@ TEST_F(HistoryTest, NamesAFileThatIsNotAHistory) {
     FAIL();
   } catch (const HistoryError& e) {
     EXPECT_NE(std::string(e.what()).find(path_ + ": cannot open as an HDF5 file"), std::string::npos)
+        << e.what();
+  }
+}
+
+// A file of format version 1 (grid_points, no sampler_settings) is read,
+// its grid_points as the grid's setting; a newer version than this tune's
+// is refused by name.
+TEST_F(HistoryTest, AVersionOneFileIsReadAndANewerOneRefused) {
+  StudyInfo s = study();
+  s.sampler = "grid";
+  s.sampler_settings = Settings({{"grid_points", 7}});
+  History::create(path_, s).close();
+  auto set_version = [&](std::int32_t v) {
+    const hid_t f = H5Fopen(path_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    const hid_t a = H5Aopen(f, "format_version", H5P_DEFAULT);
+    H5Awrite(a, H5T_NATIVE_INT32, &v);
+    H5Aclose(a);
+    if (v == 1 && H5Aexists(f, "sampler_settings") > 0) {
+      H5Adelete(f, "sampler_settings");
+      const hid_t space = H5Screate(H5S_SCALAR);
+      const hid_t g = H5Acreate2(f, "grid_points", H5T_NATIVE_INT32, space, H5P_DEFAULT, H5P_DEFAULT);
+      const std::int32_t points = 7;
+      H5Awrite(g, H5T_NATIVE_INT32, &points);
+      H5Aclose(g);
+      H5Sclose(space);
+    }
+    H5Fclose(f);
+  };
+  set_version(1);
+  EXPECT_EQ(read_history(path_).study.sampler_settings, Settings({{"grid_points", 7}}));
+  set_version(3);
+  try {
+    read_history(path_);
+    FAIL() << "version 3 read";
+  } catch (const HistoryError& e) {
+    EXPECT_NE(std::string(e.what()).find("history format version 3, this tune reads versions 1 to 2"),
+              std::string::npos)
         << e.what();
   }
 }
