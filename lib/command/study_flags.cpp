@@ -42,7 +42,9 @@ std::vector<StudyFlag> setting_flags(const Kind& registry,
         continue;
       }
       // The registry is static: its flag's text outlives the list.
-      StudyFlag f{.names = spec.flag.c_str(), .help = spec.help};
+      StudyFlag f;
+      f.names = spec.flag.c_str();
+      f.help = spec.help;
       const std::string key = spec.key;
       f.field = FlagField<std::string>([key](StudyFlags& s) -> std::string& { return s.settings[key]; });
       f.check = FlagCheck::Setting;
