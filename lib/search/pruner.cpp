@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "search/asha_pruner.hpp"
+#include "search/hyperband_pruner.hpp"
 #include "search/median_pruner.hpp"
 
 namespace tune {
@@ -29,9 +30,18 @@ std::string shown(double oriented_value, bool minimize) {
 
 namespace {
 
-// Both rules start judging at a step; asha's first rung is there.
+// Every rule starts judging at a step (asha's first rung is there), and the
+// halving rules keep 1/eta: one flag each, which each rule explains.
 SettingSpec min_resource(const char* help) {
   return {.key = "min_resource", .flag = "--min-resource", .help = help, .fallback = 1, .lo = 1, .hi = 1e9};
+}
+SettingSpec reduction_factor(const char* help) {
+  return {.key = "reduction_factor",
+          .flag = "--reduction-factor",
+          .help = help,
+          .fallback = 3,
+          .lo = 2,
+          .hi = 1000};
 }
 
 }  // namespace
@@ -46,12 +56,20 @@ const Registry<PrunerEntry>& pruners() {
            "asynchronous successive halving: rungs at min-resource * eta^k",
            [](const PrunerOptions& o) { return std::make_unique<AshaPruner>(o); },
            {min_resource("asha: step of the first rung"),
-            {.key = "reduction_factor",
-             .flag = "--reduction-factor",
-             .help = "asha: keep the best 1/N at each rung",
-             .fallback = 3,
-             .lo = 2,
-             .hi = 1000}}},
+            reduction_factor("asha: keep the best 1/N at each rung")}},
+          {"hyperband",
+           {},
+           "asynchronous Hyperband: successive halving in brackets that start judging at min-resource * "
+           "eta^k",
+           [](const PrunerOptions& o) { return std::make_unique<HyperbandPruner>(o); },
+           {min_resource("hyperband: step of bracket 0's first rung"),
+            reduction_factor("hyperband: the same in each bracket"),
+            {.key = "brackets",
+             .flag = "--brackets",
+             .help = "hyperband: brackets, the k-th first judging at min-resource * eta^k",
+             .fallback = 4,
+             .lo = 1,
+             .hi = 20}}},
           {"median",
            {},
            "the median stopping rule: worse than the median of finished trials at a step",

@@ -73,8 +73,8 @@ TEST(StudyFlags, EachCheckOfTheListRefusesByName) {
       refusal(f).starts_with("--algo: unknown search algorithm 'annealing'; choose one of: grid, random"))
       << refusal(f);
   f = {};
-  f.prune.rule = "hyperband";
-  EXPECT_TRUE(refusal(f).starts_with("--prune: unknown pruning rule 'hyperband'")) << refusal(f);
+  f.prune.rule = "lottery";
+  EXPECT_TRUE(refusal(f).starts_with("--prune: unknown pruning rule 'lottery'")) << refusal(f);
   f = {};
   f.trials = 0;
   EXPECT_EQ(refusal(f), "--trials: 0 is not a positive number");

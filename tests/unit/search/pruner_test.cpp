@@ -134,7 +134,7 @@ TEST(PrunerOptions, ValidateNamesTheFlag) {
   EXPECT_THROW(o.validate(), std::invalid_argument);
   o.settings.set("reduction_factor", 3);
   EXPECT_EQ(PrunerOptions::from_json(o.to_json()).to_json(), o.to_json());
-  o.rule = "hyperband";
+  o.rule = "lottery";
   EXPECT_THROW(make_pruner(o), std::invalid_argument);
 }
 
