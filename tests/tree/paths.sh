@@ -123,4 +123,5 @@ else not_ok "every path a comment, page or script names exists" "$bad"; fi
 # file names make: a policy is built by adding its file.
 made=$(sh scripts/policy-files lib 2>&1)
 if [ "$made" = "$(cat lib/policy_files.am)" ]; then ok "lib/policy_files.am lists every policy file ($(grep -c '^	' lib/policy_files.am) files)"
-else not_ok "lib/policy_files.am is what scripts/policy-files makes" "$(diff <(echo "$made") lib/policy_files.am)"; fi
+else not_ok "lib/policy_files.am is what scripts/policy-files makes" "$(diff <(echo "$made") lib/policy_files.am)" \
+  "fix: scripts/setup (the README's commands run it), or scripts/policy-files lib >lib/policy_files.am"; fi
