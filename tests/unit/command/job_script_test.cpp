@@ -9,21 +9,12 @@
 #include <stdexcept>
 
 #include "command/submit_notes.hpp"
+#include "tests/unit/command/submit_fixture.hpp"
 
 namespace tune {
 namespace {
 
-SubmitOptions digits() {
-  SubmitOptions o;
-  o.name = "digits";
-  o.space_file = "/w/space.json";
-  o.history = "/w/digits.h5";
-  o.workdir = "/w";
-  o.trials = 40;
-  o.parallel = 3;
-  o.command = {"/w/train.py", "--lr", "{lr}"};
-  return o;
-}
+using testing_support::digits;
 
 bool has(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;

@@ -7,21 +7,12 @@
 #include <stdexcept>
 
 #include "command/job_script.hpp"
+#include "tests/unit/command/submit_fixture.hpp"
 
 namespace tune {
 namespace {
 
-SubmitOptions digits() {
-  SubmitOptions o;
-  o.name = "digits";
-  o.space_file = "/w/space.json";
-  o.history = "/w/digits.h5";
-  o.workdir = "/w";
-  o.trials = 40;
-  o.parallel = 3;
-  o.command = {"/w/train.py", "--lr", "{lr}"};
-  return o;
-}
+using testing_support::digits;
 
 TEST(SubmitNotes, WithoutTimeTheUserIsToldWhatLimitTheJobGetsAndWhatItLoses) {
   SubmitOptions o = digits();

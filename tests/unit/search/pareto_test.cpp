@@ -95,42 +95,5 @@ TEST(Pareto, RanksAreTheFrontsPeeledOffOneByOne) {
   EXPECT_TRUE(pareto_ranks({}).empty());
 }
 
-// What the inner sampler is fed: tpe gets each result's Pareto rank.
-class Recorder final : public Sampler {
- public:
-  explicit Recorder(std::vector<std::optional<double>>& seen) : seen_(seen) {}
-  std::string_view name() const override { return "recorder"; }
-  std::optional<Assignment> propose(std::uint64_t, std::span<const Assignment>) override {
-    return Assignment{0.5};
-  }
-  void observe(const Observation& o) override { seen_.push_back(o.objective); }
-
- private:
-  std::vector<std::optional<double>>& seen_;
-};
-
-class MultiObjectiveStudy : public testing_support::TempDirTest {
- protected:
-  StudyInfo info() const {
-    StudyInfo s;
-    s.name = "mo";
-    s.space = SearchSpace::parse(R"({"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]})");
-    s.objectives = {{"loss", true}, {"acc", false}};
-    s.minimize = true;
-    s.created = "2026-11-24T00:00:00Z";
-    s.tune_version = "test";
-    return s;
-  }
-  static TrialRun ended(const Trial& t) {
-    TrialRun r;
-    r.trial = t.id;
-    r.exited = true;
-    r.exit_code = 0;
-    r.start_time = t.start_time;
-    r.end_time = t.start_time + 1;
-    return r;
-  }
-};
-
 }  // namespace
 }  // namespace tune

@@ -94,28 +94,5 @@ TEST(ScalarisedSampler, ParetoRankPeelsFronts) {
   EXPECT_EQ(seen, (std::vector<std::optional<double>>{0.0, 0.0, 1.0, 2.0, 0.0, std::nullopt}));
 }
 
-class MultiObjectiveStudy : public testing_support::TempDirTest {
- protected:
-  StudyInfo info() const {
-    StudyInfo s;
-    s.name = "mo";
-    s.space = SearchSpace::parse(R"({"parameters": [{"name": "x", "type": "bound", "value": [0, 1]}]})");
-    s.objectives = {{"loss", true}, {"acc", false}};
-    s.minimize = true;
-    s.created = "2026-11-24T00:00:00Z";
-    s.tune_version = "test";
-    return s;
-  }
-  static TrialRun ended(const Trial& t) {
-    TrialRun r;
-    r.trial = t.id;
-    r.exited = true;
-    r.exit_code = 0;
-    r.start_time = t.start_time;
-    r.end_time = t.start_time + 1;
-    return r;
-  }
-};
-
 }  // namespace
 }  // namespace tune

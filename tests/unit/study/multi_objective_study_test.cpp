@@ -21,20 +21,6 @@
 namespace tune {
 namespace {
 
-// What the inner sampler is fed: tpe gets each result's Pareto rank.
-class Recorder final : public Sampler {
- public:
-  explicit Recorder(std::vector<std::optional<double>>& seen) : seen_(seen) {}
-  std::string_view name() const override { return "recorder"; }
-  std::optional<Assignment> propose(std::uint64_t, std::span<const Assignment>) override {
-    return Assignment{0.5};
-  }
-  void observe(const Observation& o) override { seen_.push_back(o.objective); }
-
- private:
-  std::vector<std::optional<double>>& seen_;
-};
-
 class MultiObjectiveStudy : public testing_support::TempDirTest {
  protected:
   StudyInfo info() const {

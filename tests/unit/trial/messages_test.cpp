@@ -13,12 +13,16 @@
 #include <vector>
 
 #include "tests/unit/temp_dir.hpp"
+#include "tests/unit/trial/recorded_inbox.hpp"
 #include "trial/runner_side.hpp"
 #include "trial/trial_dir.hpp"
 #include "trial/trial_json.hpp"
 
 namespace tune {
 namespace {
+
+using testing_support::framed;
+using testing_support::Recorded;
 
 using nlohmann::json;
 
@@ -66,33 +70,6 @@ TEST(TrialMessages, LaunchRunAndReportSurviveTheirJson) {
   EXPECT_EQ(rb.objective, 0.25);
   EXPECT_EQ(rb.last_step, 3);
   EXPECT_THROW(wire::launch_from_json(json::parse(R"({"trial":"x"})")), std::exception);
-}
-
-// Both sides' inboxes, recording what was delivered.
-struct Recorded : wire::AppCoreInbox, wire::RunnerInbox {
-  void ready(const json& hello) override { said.push_back("ready " + hello.dump()); }
-  void report(std::uint64_t trial, const Report& r) override {
-    said.push_back("report " + std::to_string(trial) + " step " + std::to_string(r.step.value_or(-1)));
-  }
-  void result(const TrialRun& run) override { said.push_back("result " + std::to_string(run.trial)); }
-  void bye() override { said.push_back("bye"); }
-  void launch(TrialLaunch l) override { said.push_back("launch " + std::to_string(l.trial)); }
-  void stop() override { said.push_back("stop"); }
-  void interrupt(std::optional<std::uint64_t> t) override {
-    said.push_back("interrupt " + (t ? std::to_string(*t) : std::string("any")));
-  }
-  void prune(std::uint64_t t) override { said.push_back("prune " + std::to_string(t)); }
-  void malformed(wire::Kind k, const std::string& why) override {
-    said.push_back("malformed " + std::string(wire::kind_name(k)) + ": " + why);
-  }
-  std::vector<std::string> said;
-};
-
-// A message through a channel frame, as the trial-jobs transport carries it.
-wire::Message framed(const wire::Message& m) {
-  auto back = wire::from_frame(json::parse(wire::to_frame(m).dump()));
-  EXPECT_TRUE(back);
-  return back ? *back : m;
 }
 
 TEST(TrialMessages, EachKindsBuilderIsDecodedByItsSideTheSameOverBothTransports) {
@@ -154,40 +131,6 @@ TEST(TrialMessages, AMalformedBodyIsNamedAndWhatAHandlerThrowsIsItsOwn) {
                std::runtime_error);
   EXPECT_TRUE(failing.said.empty());
 }
-
-// The AppCore's end, scripted: records what the runner sent, answers from a queue.
-class FakeLink : public RunnerLink {
- public:
-  bool send(const wire::Message& m) override {
-    sent.push_back(m);
-    if (m.kind == wire::Kind::Report && on_report) on_report(m.body, *this);
-    return true;
-  }
-  std::optional<wire::Message> poll() override {
-    ++polls;
-    if (inbox.empty()) return std::nullopt;
-    auto m = inbox.front();
-    inbox.pop_front();
-    return m;
-  }
-  std::vector<wire::Message> sent;
-  std::deque<wire::Message> inbox;
-  std::function<void(const json&, FakeLink&)> on_report;
-  int polls = 0;
-};
-
-class RunnerSide : public testing_support::TempDirTest {
- protected:
-  TrialLaunch launch(const std::string& script) const {
-    TrialLaunch l;
-    l.trial = 3;
-    l.argv = {"/bin/sh", "-c", script};
-    l.trial_dir = file("3");
-    l.params_json = "{}";
-    l.grace = 1;
-    return l;
-  }
-};
 
 }  // namespace
 }  // namespace tune

@@ -23,26 +23,6 @@ namespace {
 
 using nlohmann::json;
 
-// Both sides' inboxes, recording what was delivered.
-struct Recorded : wire::AppCoreInbox, wire::RunnerInbox {
-  void ready(const json& hello) override { said.push_back("ready " + hello.dump()); }
-  void report(std::uint64_t trial, const Report& r) override {
-    said.push_back("report " + std::to_string(trial) + " step " + std::to_string(r.step.value_or(-1)));
-  }
-  void result(const TrialRun& run) override { said.push_back("result " + std::to_string(run.trial)); }
-  void bye() override { said.push_back("bye"); }
-  void launch(TrialLaunch l) override { said.push_back("launch " + std::to_string(l.trial)); }
-  void stop() override { said.push_back("stop"); }
-  void interrupt(std::optional<std::uint64_t> t) override {
-    said.push_back("interrupt " + (t ? std::to_string(*t) : std::string("any")));
-  }
-  void prune(std::uint64_t t) override { said.push_back("prune " + std::to_string(t)); }
-  void malformed(wire::Kind k, const std::string& why) override {
-    said.push_back("malformed " + std::string(wire::kind_name(k)) + ": " + why);
-  }
-  std::vector<std::string> said;
-};
-
 // A result arrives three ways (live, in a reconnecting job's hello, saved
 // in the trial's directory while no AppCore listened): each is the same
 // Result message, decoded by deliver.

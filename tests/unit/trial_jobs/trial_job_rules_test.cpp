@@ -66,26 +66,6 @@ TEST(AppCoreFate, AStoppedAppCoresTrialsEndAndACrashedOnesFinish) {
         << job_end_name(e);
 }
 
-// slurmctld as a trial job's AppCore watch sees it: answers from a table,
-// or silence; cancels recorded.
-struct FakeLookup : JobQuery {
-  std::map<std::uint32_t, TrialJobInfo> jobs;
-  bool silent = false;
-  std::vector<std::vector<std::uint32_t>> asked;
-  std::vector<std::uint32_t> cancelled;
-  std::map<std::uint32_t, TrialJobInfo> look_up(const std::vector<std::uint32_t>& ids) override {
-    asked.push_back(ids);
-    if (silent) throw JobQueueError("Socket timed out on send/recv operation");
-    std::map<std::uint32_t, TrialJobInfo> out;
-    for (auto id : ids) out[id] = jobs.count(id) ? jobs[id] : TrialJobInfo{TrialJobInfo::State::Ended};
-    return out;
-  }
-  bool cancel(std::uint32_t id) override {
-    cancelled.push_back(id);
-    return true;
-  }
-};
-
 TEST(SavedResult, CountsOnlyForTheRunningTrialsLatestAttempt) {
   Trial t;
   t.id = 4, t.state = TrialState::Running, t.start_time = 1000;
