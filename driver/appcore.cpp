@@ -144,11 +144,12 @@ void AppCore::open() {
   trial_dir_ = trial_dir_of(options_.trial_dir, options_.history);
   const bool recovered = history_ && history_->recovered();
   const std::string recovery_warning = recovered ? history_->recovery_warning() : "";
-  if (!fresh && options_.trials && *options_.trials != s.trials) {
-    // Every check passed: keep the new --trials for later resumes (written
-    // while the file is not open for SWMR writing: reopened).
+  if (!fresh && ((options_.trials && *options_.trials != s.trials) || !s.ended.empty())) {
+    // Every check passed: keep the new --trials for later resumes, and drop
+    // how an earlier run ended the study (written while the file is not
+    // open for SWMR writing: reopened).
     history_.reset();
-    history_.emplace(History::resume(options_.history, options_.trials, *claim_));
+    history_.emplace(History::resume(options_.history, options_.trials, *claim_, true));
   }
   if (fresh) {
     history_.emplace(History::create(options_.history, *fresh, *claim_));
@@ -367,7 +368,8 @@ int AppCore::finish() {
   }
   poster_.flush(now_s());
   try {
-    history_->close();
+    if (const auto lost = history_->close_ended(ended_for_good(reason) ? s.stop_message() : std::string()))
+      say(*lost);
   } catch (const HistoryError& e) {
     if (!storage_errno(e.error())) throw;
     say(describe({e.error(), fs::absolute(history_->path()).string(), "the history"}) + ": " + e.what());

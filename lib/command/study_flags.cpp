@@ -2,6 +2,9 @@
 #include "command/study_flags.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 #include <utility>
@@ -149,6 +152,14 @@ std::vector<StudyFlag> listed_study_flags() {
       {.names = "--target",
        .help = "stop once the best objective reaches this value (one per objective: once a trial meets all)",
        .field = study_field<&F::target>()},
+      {.names = "--converged",
+       .help = "end the study once the trials --trials has left are unlikely to beat its best by MARGIN (in "
+               "the objective's units) or to reach --target",
+       .field = study_field<&F::converged>()},
+      {.names = "--converged-chance",
+       .help = "with --converged: end when that chance is below this",
+       .field = study_field<&F::converged_chance>(),
+       .show_default = true},
       {.names = "--max-failures",
        .help = "stop after this many failed trials in a row (0: never)",
        .field = study_field<&F::max_failures>(),
@@ -375,6 +386,25 @@ PrunerOptions pruner_options(const StudyFlags& f) {
   return o;
 }
 
+std::optional<ConvergenceRule> convergence_rule(const StudyFlags& f) {
+  const auto number = [](const std::string& text, const char* flag) {
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v))
+      throw std::invalid_argument(std::string(flag) + ": '" + text + "' is not a number");
+    return v;
+  };
+  if (f.converged.empty()) {
+    if (f.converged_chance != StudyFlags{}.converged_chance)
+      throw std::invalid_argument("--converged-chance is for --converged: give --converged MARGIN too");
+    return std::nullopt;
+  }
+  ConvergenceRule rule{number(f.converged, "--converged"), number(f.converged_chance, "--converged-chance")};
+  check_convergence_rule(rule);
+  return rule;
+}
+
 std::string StudyFlag::long_name() const {
   std::string all = names;
   std::size_t at = 0;
@@ -412,6 +442,7 @@ void check_study_flags(const StudyFlags& f, StudyCommand command) {
       }
     });
   }
+  (void)convergence_rule(f);
 }
 
 std::string study_run_arguments(const StudyFlags& f, std::string (*quote)(const std::string&)) {

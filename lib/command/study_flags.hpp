@@ -18,6 +18,7 @@
 #include <variant>
 #include <vector>
 
+#include "estimators/convergence.hpp"
 #include "registry/settings.hpp"
 #include "search/pruner.hpp"
 
@@ -46,6 +47,8 @@ struct StudyFlags {
   std::string grace = "10s";
   std::string drain = "60s";  // SIGUSR1: how long running trials may go on
   std::string target;         // a number, or one per named objective
+  std::string converged;  // --converged MARGIN: end once the rest of the budget is unlikely to improve by it
+  std::string converged_chance = "0.05";
   int max_failures = 10;
   std::string storage_wait = "10m";  // a full or failing storage: how long to wait for room
   std::string metric_regex;
@@ -157,6 +160,9 @@ void check_study_flags(const StudyFlags& f, StudyCommand command = StudyCommand:
 // check_study_flags first), and the pruning rule with its settings.
 Settings policy_settings(const StudyFlags& f);
 PrunerOptions pruner_options(const StudyFlags& f);
+// --converged and --converged-chance, or nothing without --converged.
+// Throws std::invalid_argument naming the flag.
+std::optional<ConvergenceRule> convergence_rule(const StudyFlags& f);
 
 // The study flags as `tune run` arguments, for a job script: each changed or
 // always-passed value (strings through `quote`), and with --trial-jobs its

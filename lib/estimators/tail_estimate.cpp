@@ -18,9 +18,17 @@ double any_of(double p, double h) {
 
 }  // namespace
 
-std::optional<TailEstimate> tail_estimate(const ProgressRecord& r, const TailOptions& o, double threshold) {
+bool tail_can_judge(const ProgressRecord& r, const TailOptions& o) {
+  return r.trials >= o.min_results && r.top.size() >= 2 && !(r.left && *r.left <= 0);
+}
+
+bool target_met(const ProgressRecord& r) {
+  return r.target && !r.top.empty() && meets_target(r.minimize, r.top[0], *r.target);
+}
+
+TailEstimate tail_chances(const ProgressRecord& r, const TailOptions& o, double matters, double improve_ahead,
+                          double target_ahead) {
   const std::int64_t n = r.trials;
-  if (n < o.min_results || r.top.size() < 2 || (r.left && *r.left <= 0)) return std::nullopt;
   const double sign = r.minimize ? -1 : 1;  // larger is better below
   const double best = sign * r.top[0];
   TailEstimate e;
@@ -46,11 +54,8 @@ std::optional<TailEstimate> tail_estimate(const ProgressRecord& r, const TailOpt
     return S > 0 ? std::pow(S / (S + need), spacings) / static_cast<double>(n + 1) : 0.0;
   };
 
-  double ahead = r.left ? static_cast<double>(*r.left) : static_cast<double>(o.horizon);
-  const double target_ahead = o.target_horizon > 0 ? std::min<double>(ahead, o.target_horizon) : ahead;
-  const double matters = gain_that_counts(threshold, best);
   const double need = gap ? std::min(matters, *gap) : matters;
-  e.p_improve = any_of(per_result(need), std::min(static_cast<double>(o.horizon), ahead));
+  e.p_improve = any_of(per_result(need), improve_ahead);
   if (gap) e.p_target = any_of(per_result(*gap), target_ahead);
   // Results tied at the best. On a metric that resolves differences far
   // finer than an improvement that matters (its smallest gap below
@@ -89,6 +94,15 @@ std::optional<TailEstimate> tail_estimate(const ProgressRecord& r, const TailOpt
   }
   e.p = std::max(e.p_improve, e.p_target);
   return e;
+}
+
+std::optional<TailEstimate> tail_estimate(const ProgressRecord& r, const TailOptions& o, double threshold) {
+  if (!tail_can_judge(r, o)) return std::nullopt;
+  if (target_met(r)) return TailEstimate{};
+  const double ahead = r.left ? static_cast<double>(*r.left) : static_cast<double>(o.horizon);
+  const double target_ahead = o.target_horizon > 0 ? std::min<double>(ahead, o.target_horizon) : ahead;
+  return tail_chances(r, o, gain_that_counts(threshold, r.top[0]), std::min<double>(o.horizon, ahead),
+                      target_ahead);
 }
 
 int tail_level(double p, const TailOptions& o, int max_level) {

@@ -62,6 +62,17 @@ struct TailEstimate {
 // whose best meets its target gets p = 1 (the study is ending).
 std::optional<TailEstimate> tail_estimate(const ProgressRecord& r, const TailOptions& o, double threshold);
 
+// What tail_estimate and the convergence stop (estimators/convergence) share.
+// Whether a record can be judged at all (see tail_estimate), and whether its
+// best meets its target.
+bool tail_can_judge(const ProgressRecord& r, const TailOptions& o);
+bool target_met(const ProgressRecord& r);
+// For a judged record: the chance of beating its best by `matters` (in the
+// objective's units, > 0; the gap to the target if that is smaller) within
+// `improve_ahead` results, and of reaching its target within `target_ahead`.
+TailEstimate tail_chances(const ProgressRecord& r, const TailOptions& o, double matters, double improve_ahead,
+                          double target_ahead);
+
 // The yield level for a chance p: 0 when p >= p_min, else
 // 1 + floor(log2(p_min / p)), at most max_level.
 int tail_level(double p, const TailOptions& o, int max_level);

@@ -111,7 +111,7 @@ History History::create(const std::string& path, const StudyInfo& study, const W
 }
 
 History History::resume(const std::string& path, std::optional<std::uint64_t> trials,
-                        const WriterClaim& claim) {
+                        const WriterClaim& claim, bool continues) {
   quiet_hdf5();
   if (claim.lock_path() != path + ".lock")
     throw std::logic_error("History::resume: the claim is not for " + path);
@@ -121,13 +121,17 @@ History History::resume(const std::string& path, std::optional<std::uint64_t> tr
   impl->path = path;
   impl->hdf5_locks = claim.kernel_locks();
   Id fapl = latest_format_fapl(path, impl->hdf5_locks);
-  if (trials && *trials > 0) {
+  if ((trials && *trials > 0) || continues) {
     // A new trial budget is written before SWMR writing starts (attributes
-    // cannot change under it); a file left open by a killed writer does not
-    // open here and gets it in its repaired copy below.
+    // cannot change under it), and an earlier end removed; a file left open
+    // by a killed writer does not open here and gets both in its repaired
+    // copy below.
     if (const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl.get()); f >= 0) {
       Id file(f, H5Fclose);
-      set_number_attr<std::uint64_t>(f, "trials", H5T_NATIVE_UINT64, *trials, path);
+      if (trials && *trials > 0)
+        set_number_attr<std::uint64_t>(f, "trials", H5T_NATIVE_UINT64, *trials, path);
+      if (continues && H5Aexists(f, "ended") > 0 && H5Adelete(f, "ended") < 0)
+        fail(path, "cannot remove the attribute ended");
     } else {
       H5Eclear2(H5E_DEFAULT);
     }
@@ -155,6 +159,7 @@ History History::resume(const std::string& path, std::optional<std::uint64_t> tr
   HistorySnapshot snap = read_history(path);
   impl->recovery_warning = snap.warning;
   if (trials && *trials > 0) snap.study.trials = *trials;
+  if (continues) snap.study.ended.clear();
   const std::string tmp = path + ".recovering";
   std::filesystem::remove(tmp);
   build_file(*impl, tmp, snap);
@@ -323,22 +328,45 @@ bool History::retry() {
 }
 
 void History::close() {
-  if (!impl_) return;
-  if (impl_->file.valid()) {
-    const bool written = retry();
-    if (!written) {
-      const int error = *impl_->stalled;
-      impl_->close_file();
-      if (impl_->own_claim) impl_->own_claim->release();
-      throw HistoryError(
-          impl_->path + ": cannot write its last " + std::to_string(impl_->queued_trials.size()) +
-              " trial change(s): " + std::strerror(error) + " (the file holds everything recorded before)",
-          error);
+  (void)close_ended({});
+}
+
+std::optional<std::string> History::close_ended(const std::string& how) {
+  if (!impl_) return std::nullopt;
+  struct Release {  // done writing, however this ends: another process may resume now
+    Impl& im;
+    ~Release() {
+      if (im.own_claim) im.own_claim->release();
     }
-    impl_->flush();
+  } release{*impl_};
+  if (!impl_->file.valid()) return std::nullopt;
+  if (!retry()) {
+    const int error = *impl_->stalled;
     impl_->close_file();
+    throw HistoryError(
+        impl_->path + ": cannot write its last " + std::to_string(impl_->queued_trials.size()) +
+            " trial change(s): " + std::strerror(error) + " (the file holds everything recorded before)",
+        error);
   }
-  if (impl_->own_claim) impl_->own_claim->release();  // done writing: another process may resume now
+  impl_->flush();
+  impl_->close_file();
+  if (how.empty()) return std::nullopt;
+  // Attributes cannot change under SWMR writing: the closed file is opened
+  // once more, without it, for this one attribute.
+  const std::string& path = impl_->path;
+  try {
+    Id fapl = latest_format_fapl(path, impl_->hdf5_locks);
+    Id file =
+        checked(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl.get()), H5Fclose, path, "cannot open it again");
+    if (H5Aexists(file.get(), "ended") > 0 && H5Adelete(file.get(), "ended") < 0)
+      fail(path, "cannot replace the attribute ended");
+    write_string_attr(file.get(), "ended", how, path);
+    impl_->study.ended = how;
+  } catch (const HistoryError& e) {
+    H5Eclear2(H5E_DEFAULT);
+    return std::string("how the study ended is not kept in the history: ") + e.what();
+  }
+  return std::nullopt;
 }
 
 std::vector<ReportRow> History::reports() const {

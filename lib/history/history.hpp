@@ -76,6 +76,10 @@ struct StudyInfo {
   // --trials the study was created or last resumed with (0: no limit); a
   // resumed run without --trials runs to it.
   std::uint64_t trials = 0;
+  // How its last run ended it for good (all trials done, target reached,
+  // converged: the run's closing line); "" while it may go on. Written when
+  // that run closed the file, removed by a run that continues the study.
+  std::string ended;
 };
 
 // One intermediate metric value of one trial.
@@ -97,8 +101,10 @@ class History {
   // Opens FILE to continue its study. A file left by a killed writer is
   // repaired first (the old file is kept as FILE.before-recovery). `trials`:
   // a new trial budget (--trials again), kept for later resumes.
+  // `continues`: the study goes on (every check of the run passed), so how
+  // an earlier run ended it (StudyInfo::ended) no longer holds and is removed.
   static History resume(const std::string& path, std::optional<std::uint64_t> trials,
-                        const WriterClaim& claim);
+                        const WriterClaim& claim, bool continues = false);
   static History resume(const std::string& path, std::optional<std::uint64_t> trials = std::nullopt);
 
   History(History&&) noexcept;
@@ -135,6 +141,10 @@ class History {
   // HistoryError with the storage's errno if they fail: the file then holds
   // what was flushed before.
   void close();
+  // close(), then keeps `how` as the way the study ended for good
+  // (StudyInfo::ended). Throws as close() does; returns a message when the
+  // file is closed whole but `how` could not be added to it.
+  std::optional<std::string> close_ended(const std::string& how);
 
   struct Impl;  // opaque: the HDF5 handles and the in-memory copy
 

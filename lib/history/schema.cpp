@@ -162,6 +162,7 @@ StudyInfo read_study(hid_t file, const std::string& path) {
   if (H5Aexists(file, "enqueued") > 0) s.enqueued = read_string_attr(file, "enqueued", path);
   if (H5Aexists(file, "trials") > 0)
     s.trials = read_number_attr<std::uint64_t>(file, "trials", H5T_NATIVE_UINT64, path);
+  if (H5Aexists(file, "ended") > 0) s.ended = read_string_attr(file, "ended", path);
   if (H5Aexists(file, "objectives") > 0) {
     try {
       for (const auto& o : nlohmann::json::parse(read_string_attr(file, "objectives", path)))

@@ -168,6 +168,7 @@ void write_study_json(const HistorySnapshot& h, std::ostream& out) {
                 {"program_version", s.program_version},
                 {"created", s.created},
                 {"tune_version", s.tune_version}};
+  if (!s.ended.empty()) study["ended"] = s.ended;
   out << json{{"study", study}, {"trials", trials}, {"reports", reports}}.dump(2) << "\n";
 }
 

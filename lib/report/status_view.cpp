@@ -109,6 +109,7 @@ std::string status_text(const HistorySnapshot& h, int top, const std::optional<J
     out += "enqueued:  trials " + std::to_string(s.imported) + "-" + std::to_string(s.imported + n - 1) +
            " (--enqueue)\n";
   }
+  if (!s.ended.empty()) out += "ended:     " + s.ended + "\n";
   if (jobs) out += trial_jobs_text(*jobs, now);
   if (s.multi_objective()) return out + front_text(h, top);
   const auto best = ranked_trials(h);

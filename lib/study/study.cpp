@@ -8,6 +8,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "estimators/study_progress.hpp"
 #include "history/direction.hpp"
 #include "search/pareto.hpp"
 #include "study/front.hpp"
@@ -21,6 +22,7 @@ std::string_view stop_reason_name(StopReason r) {
     case StopReason::TrialsDone: return "all trials done";
     case StopReason::SpaceExhausted: return "search space exhausted";
     case StopReason::TargetReached: return "target reached";
+    case StopReason::Converged: return "converged";
     case StopReason::TimeLimit: return "time limit reached";
     case StopReason::TooManyFailures: return "too many failures";
     case StopReason::Storage: return "storage full or failing";
@@ -31,7 +33,8 @@ std::string_view stop_reason_name(StopReason r) {
 }
 
 bool ended_for_good(StopReason r) {
-  return r == StopReason::TargetReached || r == StopReason::TrialsDone || r == StopReason::SpaceExhausted;
+  return r == StopReason::TargetReached || r == StopReason::Converged || r == StopReason::TrialsDone ||
+         r == StopReason::SpaceExhausted;
 }
 
 Study::Study(History& history, Sampler& sampler, StudyLimits limits, double now, Sampler* stand_in)
@@ -286,6 +289,7 @@ const Trial& Study::on_result(const TrialRun& run, int rank, const std::string& 
       rerun_.push_back(t.id);
     }
   } else {
+    ++outcomes_;
     observe(observation(t));
     if (pruner_) pruner_->finished(t.id, t.state == TrialState::Ok);
     if (t.state == TrialState::Ok) {
@@ -315,6 +319,7 @@ void Study::on_lost(std::uint64_t trial, TrialState state, const std::string& me
   if (state == TrialState::Interrupted) {
     if (!stopping()) rerun_.insert(rerun_.begin(), trial);
   } else {
+    ++outcomes_;
     observe({t.id, t.params, std::nullopt, false});
     if (pruner_) pruner_->finished(t.id, false);
     ++consecutive_failures_;
@@ -361,10 +366,25 @@ void Study::check_stop_rules() {
   if (stopping()) return;
   if (limits_.max_failures > 0 && consecutive_failures_ >= limits_.max_failures)
     return stop(StopReason::TooManyFailures);
+  if (auto line = check_convergence()) {
+    converged_line_ = std::move(*line);
+    return stop(StopReason::Converged);
+  }
   if (running_.empty() && rerun_.empty()) {
     if (exhausted_) return stop(StopReason::SpaceExhausted);
     if (limits_.trials && next_id_ >= *limits_.trials) return stop(StopReason::TrialsDone);
   }
+}
+
+std::optional<std::string> Study::check_convergence() {
+  if (!limits_.converged || history_.study().multi_objective() || judged_at_ == outcomes_)
+    return std::nullopt;
+  judged_at_ = outcomes_;
+  const ProgressRecord r =
+      progress_of({}, history_.trials(), history_.study().minimize, {limits_.target, limits_.trials});
+  const auto check = convergence_check(r, *limits_.converged);
+  if (!check || !converged(*check, *limits_.converged)) return std::nullopt;
+  return convergence_line(r, *check, *limits_.converged);
 }
 
 void Study::stop(StopReason why) {
@@ -393,6 +413,7 @@ bool Study::finished() const {
 }
 
 std::string Study::stop_message() const {
+  if (reason_ == StopReason::Converged) return converged_line_;
   std::string m(stop_reason_name(reason_));
   if (reason_ == StopReason::Storage && storage_.last()) {
     char waited[32];

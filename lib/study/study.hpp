@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "estimators/convergence.hpp"
 #include "history/history.hpp"
 #include "search/pruner.hpp"
 #include "search/sampler.hpp"
@@ -28,6 +29,9 @@ struct StudyLimits {
   std::vector<double> targets{};          // several objectives: stop once one ok trial meets them all
   int max_failures = 10;                  // --max-failures: consecutive non-ok outcomes; 0 = never stop
   double storage_wait = 600;              // --storage-wait: seconds to wait for a full or failing storage
+  // --converged: end once the trials left are unlikely to beat the best by
+  // its margin or to reach the target (needs `trials`, one objective).
+  std::optional<ConvergenceRule> converged{};
 };
 
 enum class StopReason {
@@ -35,6 +39,7 @@ enum class StopReason {
   TrialsDone,      // every trial of --trials ran
   SpaceExhausted,  // the grid has no more points
   TargetReached,
+  Converged,  // --converged: the trials left are unlikely to improve the best by its margin
   TimeLimit,  // --time-limit of this run
   TooManyFailures,
   Signal,   // SIGTERM/SIGUSR1: stop, and come back with --resume
@@ -149,6 +154,8 @@ class Study {
   Observation observation(const Trial& t) const;
   std::optional<double> pruning_value(const Report& report) const;
   void check_stop_rules();
+  // --converged, judged once per new outcome: the line that ends the study, if it has converged.
+  std::optional<std::string> check_convergence();
   // Whether a new trial (not a rerun) may be handed out; counts a proposal under way.
   bool may_propose() const;
   std::vector<Assignment> pending() const;
@@ -192,6 +199,9 @@ class Study {
   bool sampler_note_changed_ = false;
   std::map<std::uint64_t, std::string> prune_reason_;  // running trials the pruner stopped
   StopReason reason_ = StopReason::None;
+  std::string converged_line_;  // why it converged (--converged)
+  std::uint64_t outcomes_ = 0;  // final outcomes recorded by this run, so that --converged judges each once
+  std::uint64_t judged_at_ = ~0ull;
   StorageWait storage_;
 };
 

@@ -22,6 +22,13 @@ StudyLimits study_limits(const StudyFlags& flags, const std::string& time_limit,
   limits.targets = objectives.targets;
   limits.max_failures = flags.max_failures;
   limits.storage_wait = parse_duration(flags.storage_wait, "--storage-wait");
+  if ((limits.converged = convergence_rule(flags))) {
+    if (!limits.trials)
+      throw std::invalid_argument("--converged judges the trials a budget has left: give --trials too");
+    if (study.multi_objective())
+      throw std::invalid_argument(
+          "--converged is for one objective; a study of several ends with --trials or --target");
+  }
   return limits;
 }
 

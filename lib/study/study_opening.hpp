@@ -19,8 +19,9 @@
 namespace tune {
 
 // This run's limits: the trial budget (--trials, else the study's own),
-// --time-limit, the targets, --max-failures and --storage-wait. Throws
-// std::invalid_argument naming a bad duration.
+// --time-limit, the targets, --max-failures, --storage-wait and
+// --converged. Throws std::invalid_argument naming a bad duration, or a
+// --converged without a budget or with several objectives.
 StudyLimits study_limits(const StudyFlags& flags, const std::string& time_limit, const StudyInfo& study,
                          const ObjectiveFlags& objectives);
 

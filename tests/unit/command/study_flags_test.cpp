@@ -90,6 +90,25 @@ TEST(StudyFlags, EachCheckOfTheListRefusesByName) {
   f = {};
   f.settings["reduction_factor"] = "1";
   EXPECT_EQ(refusal(f), "--reduction-factor: 1 is not a whole number in [2 - 1000]");
+  f = {};
+  f.converged = "soon";
+  EXPECT_EQ(refusal(f), "--converged: 'soon' is not a number");
+  f.converged = "-0.1";
+  EXPECT_EQ(refusal(f),
+            "--converged: -0.1 is not a number above 0 (an improvement, in the objective's units)");
+  f.converged = "0.01";
+  f.converged_chance = "1.5";
+  EXPECT_EQ(refusal(f), "--converged-chance: 1.5 is not a chance between 0 and 1");
+  f.converged = "";
+  f.converged_chance = "0.1";
+  EXPECT_EQ(refusal(f), "--converged-chance is for --converged: give --converged MARGIN too");
+  f.converged = "0.01";
+  EXPECT_EQ(refusal(f), "");
+  const auto rule = convergence_rule(f);
+  ASSERT_TRUE(rule);
+  EXPECT_EQ(rule->margin, 0.01);
+  EXPECT_EQ(rule->chance, 0.1);
+  EXPECT_FALSE(convergence_rule(StudyFlags{}));
 }
 
 class StudyFlagFiles : public testing_support::TempDirTest {};
@@ -132,6 +151,8 @@ TEST(StudyFlags, TheScriptsArgumentsReadBackAsTheSameStudy) {
   f.trial_time_limit = "15m";
   f.grace = "5";
   f.target = "0.1,20";
+  f.converged = "0.002";
+  f.converged_chance = "0.01";
   f.max_failures = 0;
   f.metric_regex = "loss=([0-9.]+)";
   f.gpus_per_trial = 2;

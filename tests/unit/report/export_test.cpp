@@ -103,6 +103,19 @@ TEST(Export, AMultiObjectiveStudyHasADirectionAndValuesPerObjective) {
     }
 }
 
+TEST(Export, TheJsonSaysHowAStudyEndedOnlyWhenItDid) {
+  HistorySnapshot h = snapshot();
+  const auto study = [](const HistorySnapshot& h) {
+    std::ostringstream out;
+    write_study_json(h, out);
+    return json::parse(out.str())["study"];
+  };
+  EXPECT_FALSE(study(h).contains("ended"));
+  h.study.ended = "converged: the 3 trials left have a 0.5% chance of beating the best (0.9) by 0.01";
+  EXPECT_EQ(study(h)["ended"], h.study.ended);
+  EXPECT_EQ(study(h)["name"], "s");
+}
+
 TEST(Export, TheCsvFilesHaveTheDocumentedColumnsAndQuoteWhatNeedsIt) {
   const HistorySnapshot h = snapshot();
   std::ostringstream trials, curves;

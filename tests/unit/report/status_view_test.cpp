@@ -51,6 +51,15 @@ TEST(StatusView, TheStudyItsTrialsByStateAndItsBest) {
   EXPECT_NE(t.find("  1      0.25         0.2              12.5  n1\n"), std::string::npos) << t;
   EXPECT_EQ(t.find("  0      0.5"), std::string::npos) << "only the top 1:\n" << t;
   EXPECT_EQ(t.find("trial jobs"), std::string::npos) << "no jobs file";
+  EXPECT_EQ(t.find("ended:"), std::string::npos) << "still open to more trials";
+}
+
+TEST(StatusView, AStudyThatEndedItselfSaysHow) {
+  HistorySnapshot h = snapshot();
+  h.study.ended = "converged: the 6 trials left have a 1.2% chance of beating the best (0.25) by 0.01";
+  const std::string t = status_text(h, 1, std::nullopt, 0);
+  EXPECT_NE(t.find("\nended:     converged: the 6 trials left have a 1.2% chance"), std::string::npos) << t;
+  EXPECT_LT(t.find("ended:"), t.find("best:")) << t;
 }
 
 TEST(StatusView, TrialJobsWithTheLimitThatHoldsThem) {

@@ -50,6 +50,31 @@ TEST(StudyOpening, LimitsAndTimesFromTheFlagsDurationsAsSlurmReadsThem) {
   }
 }
 
+TEST(StudyOpening, ConvergedNeedsABudgetAndOneObjective) {
+  const auto refusal = [](const StudyFlags& f, const StudyInfo& s) {
+    try {
+      study_limits(f, "", s, {});
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  StudyFlags f;
+  f.converged = "0.01";
+  EXPECT_EQ(refusal(f, study()), "");
+  EXPECT_EQ(study_limits(f, "", study(), {}).converged->margin, 0.01);
+  StudyInfo open_ended = study();
+  open_ended.trials = 0;
+  EXPECT_EQ(refusal(f, open_ended), "--converged judges the trials a budget has left: give --trials too");
+  f.trials = 30;
+  EXPECT_EQ(refusal(f, open_ended), "");
+  StudyInfo two = study();
+  two.objectives = {{"loss", true}, {"latency", true}};
+  EXPECT_EQ(refusal(f, two),
+            "--converged is for one objective; a study of several ends with --trials or --target");
+  EXPECT_FALSE(study_limits(StudyFlags{}, "", two, {}).converged);
+}
+
 TEST(StudyOpening, TheTrialDirectoryIsAbsoluteNormalisedWithoutATrailingSlash) {
   const std::string cwd = std::filesystem::current_path().string();
   EXPECT_EQ(trial_dir_of("", "runs/h.h5"), cwd + "/runs/h.trials");

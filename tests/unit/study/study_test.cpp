@@ -427,6 +427,63 @@ TEST_F(StudyTest, ReachingTheTargetWhileDrainingEndsTheStudyForGood) {
   EXPECT_TRUE(study.finished());
 }
 
+// Results that climb, then tie at a ceiling (accuracy on a few hundred examples).
+double plateau(std::uint64_t i) {
+  static const double climb[] = {0.5, 0.7, 0.8, 0.85};
+  return i < 4 ? climb[i] : 0.9;
+}
+
+TEST_F(StudyTest, ConvergedEndsAStudyAtItsCeilingForGoodAndSaysWhy) {
+  info_.minimize = false;
+  auto h = History::create(path(), info_);
+  auto sampler = make_sampler("random", info_.space, {.seed = 1});
+  Study study(h, *sampler, {.trials = 100, .converged = ConvergenceRule{0.01}}, 0);
+  std::uint64_t ran = 0;
+  while (const auto t = study.next_trial(1, "n", 0)) study.on_result(ok(*t, plateau(ran++)), 1, "n");
+  EXPECT_EQ(study.stop_reason(), StopReason::Converged);
+  EXPECT_TRUE(ended_for_good(StopReason::Converged));
+  EXPECT_LT(ran, 20u) << "a study tied at its ceiling ends well before its 100 trials";
+  EXPECT_GE(ran, 5u) << "not before the tail estimator judges";
+  EXPECT_TRUE(
+      study.stop_message().starts_with("converged: the " + std::to_string(100 - ran) + " trials left"))
+      << study.stop_message();
+  EXPECT_EQ(study.remaining(), 0u);
+  EXPECT_EQ(*study.best()->objective, 0.9);
+  // Its history says how it ended; a resume that does not continue it keeps that.
+  EXPECT_FALSE(h.close_ended(study.stop_message()));
+  EXPECT_EQ(read_history(path()).study.ended, study.stop_message());
+  auto again = History::resume(path());
+  EXPECT_EQ(again.study().ended, study.stop_message());
+  auto sampler2 = make_sampler("random", info_.space, {.seed = 1});
+  Study resumed(again, *sampler2, {.trials = 100, .converged = ConvergenceRule{0.01}}, 0);
+  EXPECT_EQ(resumed.stop_reason(), StopReason::Converged) << "the same budget: nothing to run";
+  again.close();
+  // A run that continues it (every check passed: here a larger budget) drops it.
+  const auto claim = WriterClaim::take(path());
+  auto on = History::resume(path(), 200, claim, true);
+  EXPECT_EQ(on.study().ended, "");
+  on.close();
+  EXPECT_EQ(read_history(path()).study.ended, "");
+}
+
+TEST_F(StudyTest, ConvergedLeavesAStudyThatStillImprovesAndOneWithout) {
+  info_.minimize = false;
+  auto h = History::create(path(), info_);
+  auto sampler = make_sampler("random", info_.space, {.seed = 1});
+  Study improving(h, *sampler, {.trials = 100, .converged = ConvergenceRule{0.01}}, 0);
+  for (int i = 0; i < 30; ++i)
+    improving.on_result(ok(*improving.next_trial(1, "n", 0), 0.5 + 0.01 * i), 1, "n");
+  EXPECT_FALSE(improving.stopping()) << improving.stop_message();
+  h.close();
+  fs::remove(path());
+  auto h2 = History::create(path(), info_);
+  auto sampler2 = make_sampler("random", info_.space, {.seed = 1});
+  Study without(h2, *sampler2, {.trials = 100}, 0);
+  for (std::uint64_t i = 0; i < 30; ++i)
+    without.on_result(ok(*without.next_trial(1, "n", 0), plateau(i)), 1, "n");
+  EXPECT_FALSE(without.stopping()) << "no --converged: the budget runs";
+}
+
 TEST_F(StudyTest, AFailingTrialIsAnOutcomeButABrokenProgramStopsTheStudy) {
   auto h = History::create(path(), info_);
   auto sampler = make_sampler("random", info_.space, {.seed = 1});
