@@ -100,13 +100,30 @@ void apply_study_setting(SimStudy& s, const std::string& key, const std::string&
   } else if (key == "time-limit") {
     s.time_limit = s.appcore_time_limit = duration(value, key, spec);
     if (s.time_limit <= 0) throw WorkloadError("--study " + spec + ": time-limit must be above 0");
+  } else if (key == "converged" || key == "converged-chance") {
+    ConvergenceRule rule = s.converged.value_or(ConvergenceRule{});
+    (key == "converged" ? rule.margin : rule.chance) = number(value, key, spec, -1e300, 1e300);
+    s.converged = rule;
   } else if (key == "time-scale") {
     const double f = number(value, key, spec, 1e-6, 1e6);
     for (auto& t : s.trials) t.duration *= f;
   } else {
     throw WorkloadError("--study " + spec + ": unknown key '" + key +
                         "': use target, account, user, submit, parallel, trials-per-job, cpus, gpus, mem, "
-                        "trial-time-limit, time-limit or time-scale");
+                        "trial-time-limit, time-limit, time-scale, converged or converged-chance");
+  }
+}
+
+void check_study_settings(const SimStudy& s, const std::string& spec) {
+  if (!s.converged) return;
+  if (s.converged->margin == 0)
+    throw WorkloadError("--study " + spec + ": converged-chance is for converged: give converged=MARGIN too");
+  try {
+    check_convergence_rule(*s.converged);
+  } catch (const std::invalid_argument& e) {
+    std::string why = e.what();  // "--converged: ..." as the flags say it
+    if (why.starts_with("--")) why.erase(0, 2);
+    throw WorkloadError("--study " + spec + ": " + why);
   }
 }
 
@@ -136,6 +153,7 @@ SimStudy read_study(const std::string& spec) {
       throw WorkloadError("--study " + spec + ": '" + parts[i] + "' is not key=value");
     apply_study_setting(s, trim(parts[i].substr(0, eq)), trim(parts[i].substr(eq + 1)), spec);
   }
+  check_study_settings(s, spec);
   return s;
 }
 
@@ -165,7 +183,12 @@ bool StudyReplay::record(std::size_t t, bool timed_out, double now) {
     if (!best_ || better(s_->minimize, *tr.objective, *best_)) best_ = tr.objective;
     if (reached_ < 0 && meets_target(*s_, *tr.objective)) reached_ = now;
   }
-  return reached_ >= 0;
+  // Judged once per outcome, as Study::on_result judges the live study.
+  if (reached_ < 0 && converged_ < 0 && s_->converged) {
+    const auto check = convergence_check(progress(StudyRole::Study), *s_->converged);
+    if (check && tune::converged(*check, *s_->converged)) converged_ = now;
+  }
+  return reached_ >= 0 || converged_ >= 0;
 }
 
 ProgressRecord StudyReplay::progress(StudyRole role) const {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "estimators/convergence.hpp"
 #include "estimators/progress_record.hpp"
 #include "history/history.hpp"
 #include "history/trial.hpp"
@@ -27,7 +28,10 @@ struct SimStudy {
   std::string source;  // the history file
   std::string account, user;
   bool minimize = true;
-  std::optional<double> target;    // the study stops once its best meets it
+  std::optional<double> target;  // the study stops once its best meets it
+  // tune run --converged: the study ends once the trials its budget has left
+  // are unlikely to beat its best by the margin (lib/estimators/convergence).
+  std::optional<ConvergenceRule> converged;
   double submit = 0;               // seconds from the workload's start
   int parallel = 1;                // trial jobs at once, or runner slots of one allocation
   int trials_per_job = 1;          // trials one trial job runs back to back (tune run --trials-per-job)
@@ -43,7 +47,8 @@ struct SimStudy {
 // account (default: the study's name), user, submit (seconds, or a Slurm
 // duration), parallel (default: the most trials the history ran at once),
 // trials-per-job (default 1), cpus, gpus, mem (MB per trial), trial-time-limit and time-limit (Slurm
-// durations), time-scale (multiplies every trial's duration). Throws WorkloadError naming
+// durations), time-scale (multiplies every trial's duration), converged (a margin, as
+// --converged) and converged-chance (as --converged-chance). Throws WorkloadError naming
 // the spec, the key and the fix.
 SimStudy read_study(const std::string& spec);
 // The same from an already-read history; `source` names it in messages.
@@ -51,6 +56,9 @@ SimStudy study_from_history(const HistorySnapshot& h, const std::string& source)
 // Applies one "key=value" of a spec.
 void apply_study_setting(SimStudy& s, const std::string& key, const std::string& value,
                          const std::string& spec);
+// Refuses settings that only make sense together (converged-chance without
+// converged) or out of range, naming the spec.
+void check_study_settings(const SimStudy& s, const std::string& spec);
 
 // Whether `best` meets the study's target.
 bool meets_target(const SimStudy& s, double best);
@@ -73,7 +81,8 @@ class StudyReplay {
   bool started(std::size_t t) const;
 
   // Trial t's result arrives at `now` (cut at its time limit: a timeout).
-  // Returns true once the study has met its target.
+  // Returns true once the study has ended itself: met its target, or
+  // converged (with SimStudy::converged), as Study::on_result judges it.
   bool record(std::size_t t, bool timed_out, double now);
   ProgressRecord progress(StudyRole role) const;
 
@@ -81,6 +90,7 @@ class StudyReplay {
   int results() const { return static_cast<int>(done_.size()); }
   const std::optional<double>& best() const { return best_; }
   double reached() const { return reached_; }               // -1: not yet
+  double converged() const { return converged_; }           // when it ended as converged; -1: it did not
   const std::vector<Trial>& done() const { return done_; }  // results in the order they arrived
 
  private:
@@ -91,6 +101,7 @@ class StudyReplay {
   std::vector<Trial> done_;  // for its progress record, as the AppCore keeps them
   std::optional<double> best_;
   double reached_ = -1;
+  double converged_ = -1;
 };
 
 // Time to target of the study alone on an idle cluster: its trials handed

@@ -93,6 +93,7 @@ struct JobResult {
 struct StudyResult {
   double submitted = 0, started = -1;  // started: its AppCore or first allocation
   double reached = -1;                 // when its best first met the target; -1: never
+  double converged = -1;               // when it ended itself as converged (converged=MARGIN); -1: never
   double ended = -1;                   // its last job's end
   int trials = 0;                      // results recorded
   int interrupted = 0;                 // trials cut short by a yield or the study's stop

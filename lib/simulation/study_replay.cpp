@@ -70,7 +70,7 @@ bool Sim::record_result(int s, std::size_t t, bool timed_out) {
   StudyReplay& r = studies_[s].replay;
   const bool met = r.record(t, timed_out, now_);
   StudyResult& res = study_res_[s];
-  res.trials = r.results(), res.best = r.best(), res.reached = r.reached();
+  res.trials = r.results(), res.best = r.best(), res.reached = r.reached(), res.converged = r.converged();
   return met;
 }
 
@@ -301,7 +301,7 @@ void ReplayHost::record(const TrialRun& run, const std::string&, const std::stri
     return;
   }
   if (sim_.record_result(s_, run.trial, run.timed_out) && reason_ == StopReason::None)
-    reason_ = StopReason::TargetReached;
+    reason_ = sim_.study_res_[s_].reached >= 0 ? StopReason::TargetReached : StopReason::Converged;
 }
 
 std::string ReplayHost::trial_comment() {
@@ -333,8 +333,10 @@ void ReplayHost::on_lost(std::uint64_t trial, TrialState state, const std::strin
   if (state == TrialState::Interrupted) {  // runs again
     sim_.studies_[s_].replay.hand_back(trial);
     ++sim_.study_res_[s_].interrupted;
-  } else {  // the job's time limit was the trial's: no objective
-    sim_.record_result(s_, trial, true);
+  } else if (sim_.record_result(s_, trial, true) && reason_ == StopReason::None) {
+    // the job's time limit was the trial's: no objective, but an outcome
+    // that may leave the study converged
+    reason_ = StopReason::Converged;
   }
 }
 

@@ -228,7 +228,7 @@ std::string format_by_gpus(const std::vector<Summary>& rows) {
 
 void write_studies_csv(std::ostream& out, const Workload& w, const SimResult& r) {
   out << "study,account,target,reached,best,results,last_improvement,last_improvement_time,first_lowered,"
-         "first_lowered_time,lag,lag_seconds,max_level,lowerings,false_lowerings\n";
+         "first_lowered_time,lag,lag_seconds,max_level,lowerings,false_lowerings,converged\n";
   const auto csv = [](const std::string& s) {
     if (s.find_first_of(",\"\n") == std::string::npos) return s;
     std::string q = "\"";
@@ -260,7 +260,8 @@ void write_studies_csv(std::ostream& out, const Workload& w, const SimResult& r)
           << x.lowered_time.front() - x.last_improvement_time << ',';
     else
       out << ",,";
-    out << x.max_level << ',' << x.lowered_at.size() << ',' << x.false_lowerings << '\n';
+    out << x.max_level << ',' << x.lowered_at.size() << ',' << x.false_lowerings << ',' << since(x.converged)
+        << '\n';
   }
 }
 

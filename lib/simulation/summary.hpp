@@ -97,7 +97,8 @@ void write_jobs_csv(std::ostream& out, const Workload& w, const SimResult& r, co
 // With studies, one row per study, the yield as it acted on it:
 // study,account,target,reached,best,results,last_improvement,
 // last_improvement_time,first_lowered,first_lowered_time,lag,lag_seconds,
-// max_level,lowerings,false_lowerings. reached and the times are seconds
+// max_level,lowerings,false_lowerings,converged. reached, converged (when
+// it ended itself as converged) and the times are seconds
 // after the study's submission (empty: never); last_improvement and
 // first_lowered count its results then, lag their difference (empty
 // unless the study never met its target and was lowered).

@@ -102,6 +102,20 @@ TEST_F(SimulationStudies, ReadFromAHistoryWithItsConcurrencyAndTheSpecsSettings)
   EXPECT_DOUBLE_EQ(read_study(path + ",submit=5").submit, 300);
   EXPECT_DOUBLE_EQ(read_study(path + ",submit=90s,trial-time-limit=2").trial_time_limit, 120);
   EXPECT_NE(message(file("absent.h5")).find("cannot read"), std::string::npos);
+  // tune run --converged and --converged-chance, by the same rule.
+  const SimStudy c = read_study(path + ",converged=0.01,converged-chance=0.1");
+  ASSERT_TRUE(c.converged);
+  EXPECT_EQ(c.converged->margin, 0.01);
+  EXPECT_EQ(c.converged->chance, 0.1);
+  EXPECT_FALSE(read_study(path).converged);
+  EXPECT_EQ(message(path + ",converged-chance=0.1"),
+            "--study " + path +
+                ",converged-chance=0.1: converged-chance is for converged: give converged=MARGIN too");
+  EXPECT_EQ(message(path + ",converged=-1"), "--study " + path +
+                                                 ",converged=-1: converged: -1 is not a number above 0 (an "
+                                                 "improvement, in the objective's units)");
+  EXPECT_NE(message(path + ",converged=0.01,converged-chance=2").find("converged-chance: 2 is not a chance"),
+            std::string::npos);
 }
 
 TEST_F(SimulationStudies, TrialJobsStopAtTheTargetAndLeaveNoJobBehind) {
@@ -193,6 +207,46 @@ TEST_F(SimulationStudies, SchedTunePutsAPlateauedStudysTrialJobsBehindAnImprovin
   EXPECT_LT(tn.studies[1].reached, 0.8 * fifo.studies[1].reached)
       << "fifo " << fifo.studies[1].reached << " s, sched/tune " << tn.studies[1].reached << " s";
   EXPECT_EQ(tn.studies[0].trials, 60) << "the plateaued study still runs every trial";
+}
+
+TEST_F(SimulationStudies, AConvergedStudyEndsItselfAndItsGpusGoToTheOthers) {
+  // The plateaued study of flat_and_rising with tune run --converged: it ends
+  // long before its 60 trials in both modes, leaves no job behind, and the
+  // improving study meets its target sooner than beside the full budget.
+  // Its results tie at 0.5 with a few below, as accuracies at a ceiling do.
+  for (const std::string mode : {"trials", "whole"}) {
+    Workload w = flat_and_rising();
+    for (std::size_t i = 0; i < w.studies[0].trials.size(); i += 4) w.studies[0].trials[i].objective = 0.45;
+    const Cluster c = gpu_cluster(1, mode == "whole" ? 2 : 1);  // a whole study holds its 2 GPUs at once
+    const SimResult full = run_studies(c, w, "drf", mode);
+    w.studies[0].converged = ConvergenceRule{0.01};
+    const SimResult ended = run_studies(c, w, "drf", mode);
+    const StudyResult& flat = ended.studies[0];
+    EXPECT_LT(full.studies[0].converged, 0) << mode;
+    ASSERT_GE(flat.converged, 0) << mode;
+    EXPECT_LT(flat.reached, 0) << mode;
+    EXPECT_LT(flat.trials, 30) << mode;
+    EXPECT_GE(flat.trials, 5) << mode << ": not before the tail estimator judges";
+    EXPECT_EQ(full.studies[0].trials, 60) << mode;
+    EXPECT_GE(flat.ended, flat.converged) << mode;
+    EXPECT_LE(flat.ended, flat.converged + 120) << mode << ": a running trial is ended, not waited for";
+    ASSERT_GE(ended.studies[1].reached, 0) << mode;
+    EXPECT_LT(ended.studies[1].reached, full.studies[1].reached) << mode;
+    for (std::size_t i = 0; i < ended.jobs.size(); ++i) {
+      if (ended.study_jobs.empty() || job_of(w, ended, i).study != 0) continue;
+      EXPECT_TRUE(ended.jobs[i].cancelled || ended.jobs[i].start >= 0)
+          << mode << ": job " << i << " left pending";
+      EXPECT_LE(ended.jobs[i].end, flat.ended + 1e-9) << mode;
+    }
+    std::ostringstream csv;
+    write_studies_csv(csv, w, ended);
+    std::istringstream in(csv.str());
+    std::string header, row;
+    std::getline(in, header), std::getline(in, row);
+    std::ostringstream since;
+    since << flat.converged - flat.submitted;
+    EXPECT_EQ(row.substr(row.rfind(',') + 1), since.str()) << row;
+  }
 }
 
 TEST_F(SimulationStudies, SiteFactorTuneUnderMultifactorPutsThePlateauedStudyBehind) {
@@ -340,7 +394,7 @@ TEST_F(SimulationStudies, TheStudiesCsvShowsTheLagFromTheLastImprovementToTheFir
   std::getline(in, header), std::getline(in, row_flat), std::getline(in, row_rising);
   EXPECT_EQ(header,
             "study,account,target,reached,best,results,last_improvement,last_improvement_time,first_lowered,"
-            "first_lowered_time,lag,lag_seconds,max_level,lowerings,false_lowerings");
+            "first_lowered_time,lag,lag_seconds,max_level,lowerings,false_lowerings,converged");
   const auto fields = [](const std::string& line) {
     std::vector<std::string> out;
     std::stringstream ss(line);
@@ -349,8 +403,8 @@ TEST_F(SimulationStudies, TheStudiesCsvShowsTheLagFromTheLastImprovementToTheFir
     return out;
   };
   const auto a = fields(row_flat), b = fields(row_rising);
-  ASSERT_EQ(a.size(), 15u) << row_flat;
-  ASSERT_EQ(b.size(), 15u) << row_rising;
+  ASSERT_EQ(a.size(), 16u) << row_flat;
+  ASSERT_EQ(b.size(), 16u) << row_rising;
   EXPECT_EQ(a[0], "flat");
   EXPECT_EQ(a[3], "") << "never reached";
   EXPECT_EQ(a[6], "3");
@@ -360,6 +414,7 @@ TEST_F(SimulationStudies, TheStudiesCsvShowsTheLagFromTheLastImprovementToTheFir
   EXPECT_EQ(b[0], "rising");
   EXPECT_NE(b[3], "") << "reached";
   EXPECT_EQ(b[10], "") << "a study that met its target has no lag";
+  EXPECT_EQ(a[15], "") << "no converged=: it ran its budget";
 }
 
 TEST_F(SimulationStudies, DrfIsSchedTuneWithItsAdaptivePriorityOff) {
