@@ -179,7 +179,8 @@ void AppCore::open() {
       .remaining = study_->remaining(),
       .trials_so_far = history_->trials().size(),
       .runners = runners_,
-      .trial_jobs = options_.trial_jobs};
+      .trial_jobs = options_.trial_jobs,
+      .converged = study_->stop_reason() == StopReason::Converged};
   for (const std::string& line : opening_lines(opened)) say(line);
 }
 

@@ -81,7 +81,11 @@ std::vector<std::string> opening_lines(const OpenedStudy& s) {
       ", " + std::to_string(std::max(1, s.runners)) +
       (s.trial_jobs ? " trial job(s) at once" : " runner(s)") + "; history " + s.history +
       (s.trials_so_far == 0 ? "" : " (" + std::to_string(s.trials_so_far) + " trials so far)"));
-  if (s.resumed && !s.trials_flag && s.trials && s.remaining == 0)
+  if (s.converged)
+    out.push_back(
+        "it has converged by its --converged already; to run more, give a smaller --converged "
+        "MARGIN, a larger --trials, or leave --converged out");
+  else if (s.resumed && !s.trials_flag && s.trials && s.remaining == 0)
     out.push_back("its " + std::to_string(*s.trials) +
                   " trials (its last --trials) are done; give --trials N (a total, more than " +
                   std::to_string(std::max<std::uint64_t>(*s.trials, s.trials_so_far)) + ") to run more");

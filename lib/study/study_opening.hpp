@@ -55,6 +55,7 @@ struct OpenedStudy {
   std::size_t trials_so_far = 0;
   int runners = 1;
   bool trial_jobs = false;
+  bool converged = false;  // its --converged already holds: it ends before a trial runs
 };
 std::vector<std::string> opening_lines(const OpenedStudy& s);
 

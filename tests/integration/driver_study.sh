@@ -3,7 +3,7 @@
 # tune run with real mpirun and real processes: outcomes of misbehaving trials,
 # bad input, kill -9 at random moments, and a signal followed by --resume.
 source "$(dirname "$0")/tap.sh"
-plan 24
+plan 25
 tune=$TOP_BUILDDIR/driver/tune
 behave=$TOP_SRCDIR/tests/integration/programs/behave.sh
 branin=$TOP_SRCDIR/examples/synthetic/branin.py
@@ -445,3 +445,29 @@ if [ $rc -eq 0 ] && [ "$check" = "12 True True" ] && [ "$epochs" = 240 ] && [ $s
   ok "a study on a recorded training table: 12 trials of 20 recorded epochs, replayed under multifactor with the stagnation rule; a missing table named"
 else not_ok "a study on a recorded training table" "exit $rc: $out" "check: $check" "epochs: $epochs" "exit $sim_rc: $sim" \
   "exit $missing_rc: $missing"; fi
+
+# 25. --converged on the same recorded table: the study ends itself before its
+# 60 trials, through mpirun, and says so (its summary, tune status, the
+# history's ended attribute, the JSON export); a resume with the same flags
+# runs nothing and says how to run more; a larger --trials continues it and
+# drops how it ended; --converged without a budget is refused, nothing created.
+conv() { TABLE_EPOCH=0 mpi 3 "$tune" run --direction max "$@" -- "$TOP_SRCDIR/bench/programs/table_curve.py" "$table"; }
+out=$(conv --history conv.h5 --space "$TOP_SRCDIR/data/workloads/space.json" --trials 60 --seed 3 --converged 0.01 2>&1); rc=$?
+n=$(state_of conv.h5 | grep -c ':ok$')  # one more may have been running: interrupted, not run
+status=$("$tune" status conv.h5 2>&1)
+attr=$(/usr/bin/python3 -c "import h5py; print(h5py.File('conv.h5', 'r').attrs['ended'].decode()[:10])" 2>&1)
+json=$("$tune" export conv.h5 --json | /usr/bin/python3 -c "import json, sys; print(json.load(sys.stdin)['study']['ended'][:10])" 2>&1)
+again=$(conv --resume --history conv.h5 --converged 0.01 2>&1); rc2=$?
+n2=$(state_of conv.h5 | grep -c ':ok$')
+more=$(conv --resume --history conv.h5 --trials 70 -q 2>&1); rc3=$?
+status3=$("$tune" status conv.h5 2>&1)
+refused=$(conv --history open.h5 --space "$TOP_SRCDIR/data/workloads/space.json" --converged 0.01 2>&1); rc4=$?
+if [ $rc -eq 0 ] && [ "$n" -ge 5 ] && [ "$n" -lt 60 ] &&
+   grep -q "study 'conv' converged: the $((60 - n)) trials left have a .*% chance of beating the best (.*) by 0.01 (--converged)" <<<"$out" &&
+   grep -q "^ended: *converged: the $((60 - n)) trials left" <<<"$status" && [ "$attr" = "converged:" ] && [ "$json" = "converged:" ] &&
+   [ $rc2 -eq 0 ] && [ "$n2" -eq "$n" ] && grep -q "it has converged by its --converged already; to run more" <<<"$again" &&
+   [ $rc3 -eq 0 ] && [ "$(state_of conv.h5 | grep -c ':ok$')" -eq 70 ] && grep -q "^ended: *all trials done" <<<"$status3" &&
+   [ $rc4 -ne 0 ] && grep -q -- "--converged judges the trials a budget has left: give --trials too" <<<"$refused" && [ ! -e open.h5 ]; then
+  ok "--converged ended the study after $n of 60 trials and said so in its summary, status, history and export; resumed alike it ran nothing; --trials 70 ran on"
+else not_ok "--converged" "exit $rc ($n trials): $out" "$status" "attr: $attr" "json: $json" "exit $rc2 ($n2): $again" \
+  "exit $rc3: $more" "$status3" "exit $rc4: $refused"; fi

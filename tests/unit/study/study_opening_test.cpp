@@ -137,6 +137,14 @@ TEST(StudyOpening, WhatTheAppCoreSaysOnceTheStudyIsOpen) {
   EXPECT_EQ(
       more[1],
       "its 40 trials (its last --trials) are done; give --trials N (a total, more than 40) to run more");
+  // Resumed converged, with trials left: not "done", and how to run them.
+  done.trials_so_far = 31;
+  done.converged = true;
+  const auto converged = opening_lines(done);
+  ASSERT_EQ(converged.size(), 2u);
+  EXPECT_EQ(converged[1],
+            "it has converged by its --converged already; to run more, give a smaller --converged MARGIN, a "
+            "larger --trials, or leave --converged out");
 }
 
 }  // namespace
