@@ -5,10 +5,11 @@
 # exactly their own GPUs and nodes; the AppCore killed with -9 and resumed
 # (every trial finished exactly once); a trial job scancelled and one on a
 # node set DOWN are re-run; a forged connection is refused; a study stops at
-# its target leaving no job; two studies under sched/tune: the plateaued
+# its target leaving no job, another ends itself once converged (--converged);
+# two studies under sched/tune: the plateaued
 # study's pending trial jobs are passed by the other's.
 source "$(dirname "$0")/tap.sh"
-plan 9
+plan 10
 user_tools  # $tune and $programs, reachable by the test users
 studies_setup
 # 5 CPUs a node: one 4-CPU trial job and one AppCore job fit side by side.
@@ -116,6 +117,20 @@ left=$(squeue -h -n target.trial)
 if grep -q "target reached" <<<"$out" && [ -z "$left" ] && [ "$(count_final target.h5)" -lt 40 ]; then
   ok "the study stopped at its target after $(count_final target.h5) ok trials; no trial job left in squeue"
 else not_ok "stop at target, nothing left" "$out" "left: $left"; fi
+
+# 6b. --converged in trial-jobs mode, on a recorded training table (it
+# plateaus below its budget): the study ends itself, says so in tune status,
+# and leaves no trial job in squeue.
+cp "$TOP_SRCDIR/bench/programs/table_curve.py" "$TOP_SRCDIR/data/workloads/digits-mlp4.json" "$TOP_SRCDIR/data/workloads/space.json" .
+out=$(TABLE_EPOCH=0 "$tune" run --trial-jobs --seed 3 --space space.json --trials 60 --parallel 4 --direction max --converged 0.02 \
+  --slurm-poll 1s --history conv.h5 -- ./table_curve.py digits-mlp4.json 2>&1)
+sleep 1
+left=$(squeue -h -n conv.trial)
+status=$("$tune" status conv.h5 2>&1)
+if grep -q "study 'conv' converged: the [0-9]* trials left" <<<"$out" && [ -z "$left" ] && [ "$(count_final conv.h5)" -lt 60 ] &&
+   grep -q "^ended: *converged:" <<<"$status"; then
+  ok "--converged ended the study of trial jobs after $(count_final conv.h5) of 60 trials; no trial job left in squeue"
+else not_ok "--converged with trial jobs" "$out" "left: $left" "$status"; fi
 
 # 7. Bad input: no readable slurm.conf (nothing created), a partition Slurm refuses (named, nothing left).
 noconf=$(SLURM_CONF=/nonexistent/slurm.conf "$tune" run --trial-jobs --space branin.json --trials 2 --history noconf.h5 -- ./where.sh 2>&1); rc1=$?
