@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "command/text_input.hpp"
+
 namespace tune {
 namespace {
 
@@ -44,14 +46,6 @@ bool direction_of(const std::string& d, bool& minimize) {
   return true;
 }
 
-double number(const std::string& s, std::string_view flag) {
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (s.empty() || *end != '\0' || !std::isfinite(v))
-    throw std::invalid_argument(std::string(flag) + ": '" + s + "' is not a number");
-  return v;
-}
-
 }  // namespace
 
 ObjectiveFlags parse_objective_flags(std::string_view objective, std::string_view direction,
@@ -67,7 +61,7 @@ ObjectiveFlags parse_objective_flags(std::string_view objective, std::string_vie
       if (items(target).size() > 1)
         throw std::invalid_argument(
             "--target: one value for the one objective (several need --objective with their names)");
-      out.target = number(std::string(target), "--target");
+      out.target = parse_number(std::string(target), "--target");
     }
     return out;
   }
@@ -97,7 +91,7 @@ ObjectiveFlags parse_objective_flags(std::string_view objective, std::string_vie
       throw std::invalid_argument("--target: give one value per objective (" +
                                   std::to_string(out.objectives.size()) +
                                   "); the study stops once one trial meets them all");
-    for (const auto& t : ts) out.targets.push_back(number(t, "--target"));
+    for (const auto& t : ts) out.targets.push_back(parse_number(t, "--target"));
     if (out.objectives.size() == 1) out.target = out.targets[0], out.targets.clear();
   }
   return out;

@@ -2,9 +2,6 @@
 #include "command/study_flags.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 #include <utility>
@@ -387,20 +384,13 @@ PrunerOptions pruner_options(const StudyFlags& f) {
 }
 
 std::optional<ConvergenceRule> convergence_rule(const StudyFlags& f) {
-  const auto number = [](const std::string& text, const char* flag) {
-    char* end = nullptr;
-    errno = 0;
-    const double v = std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v))
-      throw std::invalid_argument(std::string(flag) + ": '" + text + "' is not a number");
-    return v;
-  };
   if (f.converged.empty()) {
     if (f.converged_chance != StudyFlags{}.converged_chance)
       throw std::invalid_argument("--converged-chance is for --converged: give --converged MARGIN too");
     return std::nullopt;
   }
-  ConvergenceRule rule{number(f.converged, "--converged"), number(f.converged_chance, "--converged-chance")};
+  ConvergenceRule rule{parse_number(f.converged, "--converged"),
+                       parse_number(f.converged_chance, "--converged-chance")};
   check_convergence_rule(rule);
   return rule;
 }

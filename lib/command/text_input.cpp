@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 
 namespace tune {
 namespace {
@@ -67,6 +69,16 @@ std::optional<double> read_duration(std::string_view text) {
     s = parts[2];
   }
   return static_cast<double>(((days * 24 + h) * 60 + m) * 60 + s);
+}
+
+double parse_number(std::string_view text, std::string_view what) {
+  const std::string s(text);
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+    throw std::invalid_argument(std::string(what) + ": '" + s + "' is not a number");
+  return v;
 }
 
 double parse_duration(std::string_view text, std::string_view what) {

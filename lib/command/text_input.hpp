@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Values people type: durations in Slurm's forms and a command line split
-// into words without a shell.
+// Values people type: numbers, durations in Slurm's forms and a command
+// line split into words without a shell.
 #pragma once
 
 #include <optional>
@@ -21,6 +21,10 @@ std::optional<double> read_duration(std::string_view text);
 // read_duration, or std::invalid_argument naming `what` (the flag) and the
 // accepted forms.
 double parse_duration(std::string_view text, std::string_view what);
+
+// A finite number written whole ("0.01", "-4.8", "1e-3"), or
+// std::invalid_argument "WHAT: 'TEXT' is not a number".
+double parse_number(std::string_view text, std::string_view what);
 
 // A memory size as Slurm takes it: "512", "512M", "4G", "1T" (MB when bare),
 // in MB. Throws std::invalid_argument naming `what` and the accepted forms.
