@@ -209,6 +209,10 @@ TrialLaunch AppCore::launch_for(const Trial& t) {
   l.env.emplace_back("TUNE_TRIAL_ID", std::to_string(t.id));
   l.env.emplace_back("TUNE_TRIAL_DIR", l.trial_dir);
   l.checkpoint_dir = checkpoint_dir_of(t.id);
+  if (t.from) {
+    l.checkpoint_from = checkpoint_dir_of(*t.from);
+    l.from_trial = t.from;
+  }
   l.env.emplace_back("TUNE_STUDY", s.name);
   if (!python_dir_.empty()) {
     const char* old = std::getenv("PYTHONPATH");
@@ -310,9 +314,13 @@ void AppCore::record(const TrialRun& run, int rank, const std::string& host, con
         ". The study hands out no trial until it has room (running trials go " +
         "on), trying again with a growing pause for at most " + bound + " s (--storage-wait)");
   }
-  if (drop_checkpoint_on_result(t.state, options_.keep_checkpoints)) {
-    std::error_code ec;
-    fs::remove_all(checkpoint_dir_of(t.id), ec);
+  if (!options_.keep_checkpoints) {
+    std::vector<std::uint64_t> drop = study_->take_released_checkpoints();
+    if (drop_checkpoint_on_result(t.state, false) && !study_->checkpoint_needed(t.id)) drop.push_back(t.id);
+    for (const auto id : drop) {
+      std::error_code ec;
+      fs::remove_all(checkpoint_dir_of(id), ec);
+    }
   }
   post_progress();
   if (options_.quiet) return;
@@ -363,7 +371,11 @@ int AppCore::finish() {
     say("best: trial " + std::to_string(best->id) + " objective=" + brief(*best->objective) +
         parameter_values(info, *best));
   const auto reason = s.stop_reason();
-  for (const auto id : checkpoints_to_drop_at_end(history_->trials(), reason, options_.keep_checkpoints)) {
+  auto at_end = checkpoints_to_drop_at_end(history_->trials(), reason, options_.keep_checkpoints);
+  // Those kept for trials to come: none come now.
+  if (!options_.keep_checkpoints && ended_for_good(reason))
+    for (const auto id : s.kept_checkpoints()) at_end.push_back(id);
+  for (const auto id : at_end) {
     std::error_code ec;
     fs::remove_all(checkpoint_dir_of(id), ec);
   }

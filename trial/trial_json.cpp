@@ -30,7 +30,9 @@ json to_json(const TrialLaunch& l) {
           {"grace", l.grace},
           {"metric_regex", l.metric_regex},
           {"reports_in_file", l.reports_in_file},
-          {"checkpoint_dir", l.checkpoint_dir}};
+          {"checkpoint_dir", l.checkpoint_dir},
+          {"checkpoint_from", l.checkpoint_from},
+          {"from_trial", l.from_trial ? json(*l.from_trial) : json(nullptr)}};
 }
 
 TrialLaunch launch_from_json(const json& j) {
@@ -46,6 +48,9 @@ TrialLaunch launch_from_json(const json& j) {
   l.metric_regex = j.at("metric_regex").get<std::string>();
   l.reports_in_file = j.value("reports_in_file", false);
   l.checkpoint_dir = j.value("checkpoint_dir", std::string());
+  l.checkpoint_from = j.value("checkpoint_from", std::string());
+  if (const auto it = j.find("from_trial"); it != j.end() && !it->is_null())
+    l.from_trial = it->get<std::uint64_t>();
   return l;
 }
 

@@ -234,6 +234,33 @@ std::optional<std::string> prepare_trial_dir(const TrialLaunch& l, bool& fresh,
   return "cannot write the trial's files in " + l.trial_dir + ": " + std::strerror(error);
 }
 
+// The checkpoint the trial starts from (TrialLaunch::checkpoint_from), copied
+// into its own checkpoint directory unless that holds something already.
+// Nothing: copied, or nothing to copy (a source that kept no checkpoint:
+// the trial starts from scratch). A copy the storage refuses is its fault.
+std::optional<std::string> copy_start_checkpoint(const TrialLaunch& l, std::optional<StorageFault>& fault) {
+  namespace fs = std::filesystem;
+  if (l.checkpoint_from.empty() || l.checkpoint_dir.empty()) return std::nullopt;
+  std::error_code ec;
+  if (fs::is_directory(l.checkpoint_dir, ec) && !fs::is_empty(l.checkpoint_dir, ec)) return std::nullopt;
+  if (!fs::is_directory(l.checkpoint_from, ec) || fs::is_empty(l.checkpoint_from, ec)) return std::nullopt;
+  const std::string part = l.checkpoint_dir + ".copy";
+  fs::remove_all(part, ec);  // what an attempt cut off while copying left
+  ec.clear();
+  fs::copy(l.checkpoint_from, part, fs::copy_options::recursive, ec);
+  if (!ec) {
+    fs::remove(l.checkpoint_dir, ec);  // empty, if there
+    ec.clear();
+    fs::rename(part, l.checkpoint_dir, ec);
+  }
+  if (!ec) return std::nullopt;
+  const int error = ec.value();
+  fs::remove_all(part, ec);
+  if (is_storage_error(error)) fault = StorageFault{error, l.checkpoint_dir, "the checkpoint it starts from"};
+  return "cannot copy the checkpoint " + l.checkpoint_from + " to " + l.checkpoint_dir + ": " +
+         std::strerror(error);
+}
+
 // The program's environment: ours with the launch's variables over it, and
 // the checkpoint directory's (what an earlier attempt left, a signal, a
 // requeue, a lost node, is the program's to continue from; an empty or new
@@ -258,6 +285,7 @@ std::vector<std::string> trial_environment(const TrialLaunch& l, bool fresh) {
         !(fresh && inside) && fs::is_directory(l.checkpoint_dir, ec) && !fs::is_empty(l.checkpoint_dir, ec);
     env.push_back("TUNE_CHECKPOINT_DIR=" + fs::absolute(l.checkpoint_dir).string());
     env.push_back(std::string("TUNE_CHECKPOINT_RESTORED=") + (restored ? "1" : "0"));
+    if (l.from_trial) env.push_back("TUNE_CHECKPOINT_FROM=" + std::to_string(*l.from_trial));
   }
   return env;
 }
@@ -446,6 +474,10 @@ TrialRun TrialProcess::run(const TrialLaunch& l, const ReportSink& on_report, co
     run.launch_error = "empty command";
   else
     run.launch_error = prepare_trial_dir(l, fresh, run.storage_fault);
+  if (!run.launch_error && !run.storage_fault && !l.checkpoint_from.empty()) {
+    run.launch_error = copy_start_checkpoint(l, run.storage_fault);
+    fresh = false;  // the checkpoint directory may hold the copy now: look
+  }
   if (run.storage_fault) run.launch_error.reset();  // not the program's: run again
   if (run.launch_error || run.storage_fault) {
     run.end_time = now_s();

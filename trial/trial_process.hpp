@@ -3,7 +3,9 @@
 // (the policy that judges the result lives in lib/study/outcome).
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +30,13 @@ struct TrialLaunch {
   // Kept across attempts of the trial (TUNE_CHECKPOINT_DIR); created if
   // missing. An attempt that finds it non-empty is told TUNE_CHECKPOINT_RESTORED=1.
   std::string checkpoint_dir;
+  // Another trial's checkpoint directory this trial starts from (a sampler's
+  // Sampler::start_from): copied into checkpoint_dir when that is missing or
+  // empty, through a temporary directory renamed into place, so an attempt
+  // that finds checkpoint_dir non-empty (the copy, or what it wrote since)
+  // copies nothing again. The program is told TUNE_CHECKPOINT_FROM=trial.
+  std::string checkpoint_from;
+  std::optional<std::uint64_t> from_trial;
 };
 
 class TrialProcess {

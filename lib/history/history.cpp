@@ -141,9 +141,10 @@ History History::resume(const std::string& path, std::optional<std::uint64_t> tr
     impl->file = Id(fid, H5Fclose);
     impl->study = read_study(fid, path);
     impl->open_tables();
-    // A file from before checksums is continued without them (rows match the file's).
+    // A file from before checksums (or lineage) is continued without them (rows match the file's).
     impl->trial_layout = std::make_unique<TrialLayout>(impl->study.space, impl->study.objectives,
-                                                       has_member(impl->trials_dset.get(), "check"));
+                                                       has_member(impl->trials_dset.get(), "check"),
+                                                       has_member(impl->trials_dset.get(), "from"));
     impl->report_layout = ReportLayout(has_member(impl->reports_dset.get(), "check"));
     const auto rows = read_rows(impl->trials_dset.get(), impl->trial_layout->row_type.get(),
                                 impl->trial_layout->size, path);

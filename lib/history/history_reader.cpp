@@ -74,7 +74,8 @@ Read read_once(const std::string& path, bool with_reports, bool hdf5_locks) {
   Read r;
   r.snap.study = read_study(file.get(), path);
   Id trials = checked(H5Dopen2(file.get(), "trials", H5P_DEFAULT), H5Dclose, path, "no /trials dataset");
-  TrialLayout tl(r.snap.study.space, r.snap.study.objectives, has_member(trials.get(), "check"));
+  TrialLayout tl(r.snap.study.space, r.snap.study.objectives, has_member(trials.get(), "check"),
+                 has_member(trials.get(), "from"));
   const auto rows = read_rows(trials.get(), tl.row_type.get(), tl.size, path);
   for (std::size_t i = 0; i < rows.size() / tl.size; ++i) {
     const char* row = rows.data() + i * tl.size;

@@ -47,6 +47,9 @@ struct Trial {
   std::int64_t peak_rss_kb = -1;
   std::int64_t last_step = -1;  // highest step reported
   std::string message;          // why it failed / was invalid, for people
+  // The trial whose checkpoint this one started from (Sampler::start_from):
+  // its lineage. Nothing: it started from scratch.
+  std::optional<std::uint64_t> from;
 
   double wall_time() const { return end_time > 0 ? end_time - start_time : 0; }
 };

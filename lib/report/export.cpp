@@ -103,7 +103,7 @@ void write_trials_csv(const HistorySnapshot& h, std::ostream& out) {
   out << "id,state,objective";
   for (const auto& o : h.study.objectives) out << "," << csv_field(o.name);
   for (const auto& p : ps) out << "," << csv_field(p.name);
-  out << ",start_time,end_time,wall_time,rank,host,exit_code,signal,peak_rss_kb,last_step,message\n";
+  out << ",start_time,end_time,wall_time,rank,host,exit_code,signal,peak_rss_kb,last_step,from,message\n";
   for (const auto& t : h.trials) {
     out << t.id << "," << state_name(t.state) << "," << (t.objective ? num(*t.objective) : "");
     for (std::size_t k = 0; k < h.study.objectives.size(); ++k)
@@ -111,7 +111,8 @@ void write_trials_csv(const HistorySnapshot& h, std::ostream& out) {
     for (const auto& v : t.params) out << "," << csv_field(to_string(v));
     out << "," << num(t.start_time) << "," << num(t.end_time) << "," << num(t.wall_time()) << "," << t.rank
         << "," << csv_field(t.host) << "," << t.exit_code << "," << t.signal << "," << t.peak_rss_kb << ","
-        << t.last_step << "," << csv_field(t.message) << "\n";
+        << t.last_step << "," << (t.from ? std::to_string(*t.from) : "") << "," << csv_field(t.message)
+        << "\n";
   }
 }
 
@@ -145,6 +146,7 @@ void write_study_json(const HistorySnapshot& h, std::ostream& out) {
                       {"signal", t.signal},
                       {"peak_rss_kb", t.peak_rss_kb},
                       {"last_step", t.last_step},
+                      {"from", t.from ? json(*t.from) : json(nullptr)},
                       {"message", t.message}});
   }
   json reports = json::array();

@@ -286,9 +286,12 @@ Eigen::VectorXd BayesSampler::model_proposal(std::uint64_t trial, std::span<cons
   const Eigen::Index fit_n = std::min<Eigen::Index>(n, kFitCap);
   // Refitted while the data is small, then each time it has grown by a tenth:
   // with 8 runners finishing together, 8 proposals in a row share one fit.
+  // While it is small, each fit starts afresh rather than from the last one,
+  // so a resumed study (no last fit) proposes what the uninterrupted one does.
   if (!hyper_ || static_cast<double>(n) >= 1.1 * static_cast<double>(fitted_on_) || n < 30) {
-    hyper_ = GaussianProcess::fit(X.topRows(fit_n), y.head(fit_n),
-                                  hyper_.value_or(GpHyper::initial(feature_dims_)));
+    hyper_ = GaussianProcess::fit(
+        X.topRows(fit_n), y.head(fit_n),
+        n < 30 ? GpHyper::initial(feature_dims_) : hyper_.value_or(GpHyper::initial(feature_dims_)));
     fitted_on_ = static_cast<std::size_t>(n);
   }
   noise_share_ = std::exp(hyper_->log_noise) / (std::exp(hyper_->log_noise) + std::exp(hyper_->log_signal));

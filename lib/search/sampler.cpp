@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "search/bayes_sampler.hpp"
+#include "search/bohb_sampler.hpp"
 #include "search/cmaes_sampler.hpp"
 #include "search/grid_sampler.hpp"
 #include "search/qmc_sampler.hpp"
@@ -68,6 +69,12 @@ const Registry<SamplerEntry>& samplers() {
            "tree-structured Parzen estimators, as Optuna's default sampler",
            learning<TpeSampler>,
            M::ParetoRank},
+          {"bohb",
+           {},
+           "a model per budget (reported step), as BOHB; with --prune hyperband",
+           learning<BohbSampler>,
+           M::Refused,
+           "--algo bohb models one objective; with several (--objective) use tpe or bayes"},
           // CMA-ES ranks one objective: fed Pareto ranks (ties, and ranks
           // that change as the front grows) it searched worse than random on
           // ZDT1, so it is refused.

@@ -38,6 +38,17 @@ struct Observation {
   std::optional<std::size_t> known{};
 };
 
+// An intermediate report of a running (or, on resume, a finished) trial as a
+// sampler learns from it: the value of the study's pruning metric (its
+// --prune-metric, else the reported objective) at `step`, as reported (the
+// study's direction applies), with the trial's parameters.
+struct Progress {
+  std::uint64_t trial = 0;
+  std::int64_t step = 0;
+  double value = 0;
+  Assignment params{};
+};
+
 struct SamplerOptions {
   std::uint64_t seed = 0;
   bool minimize = true;  // direction, for samplers that learn
@@ -62,6 +73,21 @@ class Sampler {
 
   // A finished trial. Resuming a study replays every finished trial here.
   virtual void observe(const Observation& /*done*/) {}
+
+  // An intermediate report, as it arrives. Resuming a study replays every
+  // stored report here, before the finished trials' observe().
+  virtual void observe_progress(const Progress& /*report*/) {}
+
+  // The trial (a study's trial id, as observe() names them) whose checkpoint
+  // the trial just proposed as number `trial` starts from: its
+  // TUNE_CHECKPOINT_DIR is copied into the new trial's before its first
+  // attempt. Nothing: the trial starts without one. Asked once, right after
+  // propose(trial) returned parameters.
+  virtual std::optional<std::uint64_t> start_from(std::uint64_t /*trial*/) { return std::nullopt; }
+  // Whether a finished trial's checkpoint must be kept because a trial yet
+  // to be proposed may start from it (see start_from); the study drops it
+  // otherwise, unless --keep-checkpoints.
+  virtual bool needs_checkpoint(std::uint64_t /*trial*/) const { return false; }
 
   // How many distinct proposals exist, if finite (the grid's size).
   virtual std::optional<std::uint64_t> size() const { return std::nullopt; }

@@ -97,8 +97,8 @@ double TpeSampler::Parzen::sample(std::mt19937_64& rng) const {
   return std::clamp(mu[k] + sigma[k] * 0.5 * (a + b), 0.0, 1.0);
 }
 
-TpeSampler::TpeSampler(const SearchSpace& space, std::uint64_t seed, bool minimize)
-    : space_(space), seed_(seed), minimize_(minimize) {}
+TpeSampler::TpeSampler(const SearchSpace& space, std::uint64_t seed, bool minimize, std::uint64_t startup)
+    : space_(space), seed_(seed), minimize_(minimize), startup_(startup) {}
 
 std::size_t TpeSampler::good_count(std::size_t n) {
   return std::min<std::size_t>((n + 9) / 10, 25);
@@ -130,8 +130,8 @@ std::optional<Assignment> TpeSampler::propose(std::uint64_t trial, std::span<con
   auto rng = trial_rng(seed_, trial, 0x79e5u);
   const auto& ps = space_.parameters();
   Assignment out;
-  // Random until kStartup results are known (a warm-started study may know them before its first proposal).
-  if (points_.size() < kStartup) {
+  // Random until `startup` results are known (a warm-started study may know them before its first proposal).
+  if (points_.size() < startup_) {
     for (const auto& p : ps) out.push_back(p.decode(unit_draw(rng)));
     return space_.prune_inactive(std::move(out));
   }

@@ -27,7 +27,9 @@ class TpeSampler final : public Sampler {
   static constexpr std::uint64_t kStartup = 10;  // random trials before the densities
   static constexpr int kCandidates = 24;         // draws from l scored by l/g
 
-  TpeSampler(const SearchSpace& space, std::uint64_t seed, bool minimize);
+  // `startup`: random proposals until that many results are known (BOHB
+  // decides that itself, and asks for none).
+  TpeSampler(const SearchSpace& space, std::uint64_t seed, bool minimize, std::uint64_t startup = kStartup);
   std::string_view name() const override { return "tpe"; }
   std::optional<Assignment> propose(std::uint64_t trial, std::span<const Assignment> pending) override;
   void observe(const Observation& done) override;
@@ -61,6 +63,7 @@ class TpeSampler final : public Sampler {
   const SearchSpace& space_;
   std::uint64_t seed_;
   bool minimize_;
+  std::uint64_t startup_;
   std::vector<Point> points_;
 };
 

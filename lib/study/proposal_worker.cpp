@@ -26,6 +26,13 @@ void ProposalWorker::observe(const Observation& o) {
     sampler_.observe(o);
 }
 
+void ProposalWorker::observe_progress(const Progress& p) {
+  if (job_.valid())
+    held_.push_back(p);
+  else
+    sampler_.observe_progress(p);
+}
+
 void ProposalWorker::wait_for(double seconds) const {
   if (job_.valid()) job_.wait_for(std::chrono::duration<double>(seconds));
 }
@@ -34,7 +41,12 @@ std::optional<ProposalWorker::Done> ProposalWorker::take() {
   if (!job_.valid() || job_.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
     return std::nullopt;
   Done out{job_.get(), rank_, std::move(host_), known_};
-  for (const auto& o : held_) sampler_.observe(o);
+  for (const auto& h : held_) {
+    if (const auto* o = std::get_if<Observation>(&h))
+      sampler_.observe(*o);
+    else
+      sampler_.observe_progress(std::get<Progress>(h));
+  }
   held_.clear();
   rank_ = -1;
   return out;

@@ -2,13 +2,14 @@
 // A sampler's costly proposal made on a worker thread, so that a loop
 // serving several runners or trial jobs never waits for it. Results that
 // arrive meanwhile are held from the sampler (the worker is inside it) and
-// given to it once its proposal is taken.
+// given to it once its proposal is taken, in the order they came.
 #pragma once
 
 #include <cstdint>
 #include <future>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "search/sampler.hpp"
@@ -30,6 +31,8 @@ class ProposalWorker {
              std::size_t known);
   // A result for the sampler: at once, or held while it proposes.
   void observe(const Observation& o);
+  // An intermediate report for the sampler: the same.
+  void observe_progress(const Progress& p);
   // Waits at most `seconds` for the proposal (a loop's idle wait).
   void wait_for(double seconds) const;
 
@@ -49,7 +52,7 @@ class ProposalWorker {
   int rank_ = -1;
   std::string host_;
   std::size_t known_ = 0;
-  std::vector<Observation> held_;
+  std::vector<std::variant<Observation, Progress>> held_;  // in the order they came
 };
 
 }  // namespace tune

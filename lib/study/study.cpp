@@ -47,11 +47,17 @@ Study::Study(History& history, Sampler& sampler, StudyLimits limits, double now,
       answer_(history, limits.targets),
       pruner_(make_pruner(history.study().pruner)),
       storage_(limits.storage_wait) {
-  if (pruner_) {
-    // The pruner's memory is the reports: every value of its metric, in order.
-    const std::string& metric = history_.study().pruner.metric;
-    for (const auto& r : history_.reports())
-      if (r.metric == metric && r.step >= 0) (void)pruner_->report(r.trial, r.step, r.value);
+  // The pruner's and the sampler's memory of running trials is the reports:
+  // every value of the metric, in order.
+  const std::string& metric = progress_metric();
+  for (const auto& r : history_.reports()) {
+    if (r.metric != metric || r.step < 0) continue;
+    if (pruner_) (void)pruner_->report(r.trial, r.step, r.value);
+    if (r.trial < history_.trials().size()) {
+      const Progress p{r.trial, r.step, r.value, history_.trials()[r.trial].params};
+      worker_.observe_progress(p);
+      if (stand_in_) stand_in_->observe_progress(p);
+    }
   }
   // Warm starts: --trials counts the trials this study runs, not the imported ones.
   const StudyInfo& info = history_.study();
@@ -88,6 +94,8 @@ Study::Study(History& history, Sampler& sampler, StudyLimits limits, double now,
     if (t->state == TrialState::Ok) answer_.note_ok(*t);
   }
   for (const auto id : rerun_) known_at_start_[id] = known_at(history_.trials()[id].start_time);
+  for (const Trial* t : finished)
+    if (sampler_.needs_checkpoint(t->id)) kept_checkpoints_.insert(t->id);
   next_id_ = history_.trials().size();
   check_stop_rules();
 }
@@ -139,6 +147,10 @@ std::optional<Trial> Study::start_new(std::optional<Assignment> params, Sampler&
   t.id = next_id_++;
   t.params = std::move(*params);
   known_at_start_[t.id] = known;
+  if (&by == &sampler_ && t.id >= first_proposal_) {
+    // Only from a trial before it: a sampler's lineage runs back in time.
+    if (const auto from = sampler_.start_from(t.id - first_proposal_); from && *from < t.id) t.from = from;
+  }
   if (&by == &sampler_) {
     if (auto note = sampler_.note(); note != sampler_note_) {
       sampler_note_ = std::move(note);
@@ -221,8 +233,14 @@ std::optional<Study::Collected> Study::collect(double now) {
   return out;
 }
 
-std::optional<double> Study::pruning_value(const Report& report) const {
+const std::string& Study::progress_metric() const {
+  static const std::string objective = "objective";
   const std::string& metric = history_.study().pruner.metric;
+  return metric.empty() ? objective : metric;
+}
+
+std::optional<double> Study::pruning_value(const Report& report) const {
+  const std::string& metric = progress_metric();
   if (metric == "objective") return report.objective;
   for (const auto& [key, value] : report.metrics)
     if (key == metric) return value;
@@ -230,12 +248,17 @@ std::optional<double> Study::pruning_value(const Report& report) const {
 }
 
 bool Study::on_report(std::uint64_t trial, const Report& report, double now) {
-  if (!running_.count(trial)) return false;  // a late report of a trial already ended
+  const auto running = running_.find(trial);
+  if (running == running_.end()) return false;  // a late report of a trial already ended
   history_.add_report(trial, report, now);
   answer_.note_report(trial, report);
-  if (!pruner_ || !report.step || prune_reason_.count(trial) || stopping()) return false;
-  const auto value = pruning_value(report);
-  if (!value) return false;
+  const auto value = report.step ? pruning_value(report) : std::nullopt;
+  if (value) {
+    const Progress p{trial, *report.step, *value, running->second};
+    worker_.observe_progress(p);
+    if (stand_in_) stand_in_->observe_progress(p);
+  }
+  if (!pruner_ || !value || prune_reason_.count(trial) || stopping()) return false;
   auto why = pruner_->report(trial, *report.step, *value);
   if (!why) return false;
   prune_reason_[trial] = std::move(*why);
@@ -303,6 +326,27 @@ const Trial& Study::on_result(const TrialRun& run, int rank, const std::string& 
   }
   check_stop_rules();
   return history_.trials()[t.id];
+}
+
+bool Study::checkpoint_needed(std::uint64_t trial) {
+  // While the worker is inside the sampler, ask again later (take_released_checkpoints).
+  if (!worker_.busy() && !sampler_.needs_checkpoint(trial)) return false;
+  kept_checkpoints_.insert(trial);
+  return true;
+}
+
+std::vector<std::uint64_t> Study::take_released_checkpoints() {
+  std::vector<std::uint64_t> out;
+  if (worker_.busy()) return out;
+  for (auto it = kept_checkpoints_.begin(); it != kept_checkpoints_.end();) {
+    if (sampler_.needs_checkpoint(*it)) {
+      ++it;
+    } else {
+      out.push_back(*it);
+      it = kept_checkpoints_.erase(it);
+    }
+  }
+  return out;
 }
 
 void Study::on_lost(std::uint64_t trial, TrialState state, const std::string& message, double now) {

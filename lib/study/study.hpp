@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,14 @@ class Study {
   bool on_report(std::uint64_t trial, const Report& report, double now);
   // Records the outcome; returns it.
   const Trial& on_result(const TrialRun& run, int rank, const std::string& host);
+  // Checkpoints: whether a finished trial's must stay because a trial yet to
+  // come may start from it (Sampler::needs_checkpoint); and the kept ones
+  // the sampler has since let go of, once each (the caller removes them).
+  bool checkpoint_needed(std::uint64_t trial);
+  std::vector<std::uint64_t> take_released_checkpoints();
+  std::vector<std::uint64_t> kept_checkpoints() const {
+    return {kept_checkpoints_.begin(), kept_checkpoints_.end()};
+  }
 
   // A running trial whose runner was lost without a result (its trial job
   // ended through the cluster): Interrupted queues it to run again with the
@@ -152,6 +161,9 @@ class Study {
 
  private:
   Observation observation(const Trial& t) const;
+  // The metric the pruner and the sampler's observe_progress() follow: the
+  // pruner's --prune-metric, else the reported objective.
+  const std::string& progress_metric() const;
   std::optional<double> pruning_value(const Report& report) const;
   void check_stop_rules();
   // --converged, judged once per new outcome: the line that ends the study, if it has converged.
@@ -203,6 +215,7 @@ class Study {
   std::uint64_t outcomes_ = 0;  // final outcomes recorded by this run, so that --converged judges each once
   std::uint64_t judged_at_ = ~0ull;
   StorageWait storage_;
+  std::set<std::uint64_t> kept_checkpoints_;  // finished trials whose checkpoint the sampler still needs
 };
 
 }  // namespace tune

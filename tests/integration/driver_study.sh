@@ -3,7 +3,7 @@
 # tune run with real mpirun and real processes: outcomes of misbehaving trials,
 # bad input, kill -9 at random moments, and a signal followed by --resume.
 source "$(dirname "$0")/tap.sh"
-plan 25
+plan 26
 tune=$TOP_BUILDDIR/driver/tune
 behave=$TOP_SRCDIR/tests/integration/programs/behave.sh
 branin=$TOP_SRCDIR/examples/synthetic/branin.py
@@ -471,3 +471,25 @@ if [ $rc -eq 0 ] && [ "$n" -ge 5 ] && [ "$n" -lt 60 ] &&
   ok "--converged ended the study after $n of 60 trials and said so in its summary, status, history and export; resumed alike it ran nothing; --trials 70 ran on"
 else not_ok "--converged" "exit $rc ($n trials): $out" "$status" "attr: $attr" "json: $json" "exit $rc2 ($n2): $again" \
   "exit $rc3: $more" "$status3" "exit $rc4: $refused"; fi
+
+# 26. BOHB through mpirun on the same recorded table: --algo bohb with
+# --prune hyperband, its model fed every trial's epoch reports. The study
+# runs its 24 trials (Hyperband stops some at a rung, the rest run their 20
+# epochs), says when the model takes over from random proposals, and a
+# resume to 30 replays the reports and runs 6 more; bohb with two objectives
+# is refused before a history exists.
+bohb() { TABLE_EPOCH=0 mpi 3 "$tune" run --direction max "$@" -- "$TOP_SRCDIR/bench/programs/table_curve.py" "$table"; }
+out=$(bohb --history bohb.h5 --space "$TOP_SRCDIR/data/workloads/space.json" --trials 24 --seed 5 --algo bohb \
+  --prune hyperband --prune-metric accuracy --min-resource 1 --reduction-factor 3 2>&1); rc=$?
+states=$(state_of bohb.h5 | cut -d: -f2 | sort | uniq -c | awk '{print $2 "=" $1}' | paste -sd' ')
+more=$(bohb --resume --history bohb.h5 --trials 30 --prune hyperband --prune-metric accuracy -q 2>&1); rc2=$?
+n2=$(state_of bohb.h5 | grep -c ':ok$\|:pruned$')
+refused=$(bohb --history two.h5 --space "$TOP_SRCDIR/data/workloads/space.json" --trials 4 --algo bohb \
+  --objective accuracy,loss 2>&1); rc3=$?
+if [ $rc -eq 0 ] && grep -q "pruned=" <<<"$states" && grep -q "ok=" <<<"$states" &&
+   [ "$(state_of bohb.h5 | head -24 | grep -c ':ok$\|:pruned$')" -eq 24 ] &&
+   grep -q "bohb: random until 5 trials reach one budget" <<<"$out" &&
+   [ $rc2 -eq 0 ] && [ "$n2" -eq 30 ] &&
+   [ $rc3 -ne 0 ] && grep -q -- "--algo bohb models one objective" <<<"$refused" && [ ! -e two.h5 ]; then
+  ok "bohb with hyperband through mpirun: 24 trials ($states), its model after 5 reached a budget; resumed to 30; two objectives refused"
+else not_ok "bohb with hyperband" "exit $rc: $out" "states: $states" "exit $rc2 ($n2): $more" "exit $rc3: $refused"; fi

@@ -171,6 +171,50 @@ TEST_P(EverySampler, AResumedStudyLearnsWhatTheLiveOneLearnt) {
   }
 }
 
+// Intermediate reports (observe_progress), as a study with a pruner feeds
+// them: each trial's curve while it runs, then its end. A resumed study gets
+// every stored report first, then the finished trials, and must propose what
+// the live one does; every proposal stays in the space, and a trial started
+// from another's checkpoint names one it has seen.
+TEST_P(EverySampler, LearnsFromIntermediateReportsAsTheResumedStudyDoes) {
+  const auto space = mixed_space();
+  auto live = make(space, 33);
+  std::vector<Progress> reports;
+  std::vector<Observation> done;
+  const std::uint64_t n = trials(*live, 24);
+  for (std::uint64_t k = 0; k < n; ++k) {
+    const auto a = live->propose(k, {});
+    ASSERT_TRUE(a);
+    ASSERT_NO_THROW(space.check(*a, GetParam())) << "trial " << k;
+    if (const auto from = live->start_from(k)) EXPECT_LT(*from, k) << "trial " << k;
+    const std::int64_t steps = k % 3 == 1 ? 1 + static_cast<std::int64_t>(k % 2) * 3 : 10;
+    for (std::int64_t step = 1; step <= steps; ++step) {
+      const double value =
+          step == 5 && k == 6 ? std::nan("") : bowl(space, *a) + 1.0 / static_cast<double>(step);
+      reports.push_back({k, step, value, *a});
+      live->observe_progress(reports.back());
+    }
+    // Trials that stopped short were pruned; a third of them (bayes's warm-
+    // started fit makes its resume exact only while most trials have results).
+    const bool pruned = k % 3 == 1;
+    Observation o{k, *a, pruned ? std::nullopt : std::optional<double>(bowl(space, *a) + 0.1), pruned};
+    live->observe(o);
+    done.push_back(o);
+  }
+  auto resumed = make(space, 33);
+  for (const auto& r : reports) resumed->observe_progress(r);
+  for (const auto& o : done) resumed->observe(o);
+  for (std::uint64_t k = n; k < n + 3; ++k) {
+    const auto l = live->propose(k, {}), r = resumed->propose(k, {});
+    ASSERT_EQ(l.has_value(), r.has_value());
+    if (!l) break;
+    EXPECT_EQ(*l, *r) << "trial " << k;
+    EXPECT_EQ(live->start_from(k), resumed->start_from(k)) << "trial " << k;
+    live->observe({k, *l, bowl(space, *l)});
+    resumed->observe({k, *r, bowl(space, *r)});
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Registry, EverySampler, testing::ValuesIn(samplers().names()),
                          [](const testing::TestParamInfo<std::string>& p) { return p.param; });
 

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "search/bohb_sampler.hpp"
+
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "search/draws.hpp"
+#include "search/tpe_sampler.hpp"
+
+namespace tune {
+
+namespace {
+// The budget of trials that report no step: their final objective.
+constexpr std::int64_t kFinal = std::numeric_limits<std::int64_t>::max();
+}  // namespace
+
+BohbSampler::BohbSampler(const SearchSpace& space, std::uint64_t seed, bool minimize)
+    : space_(space), seed_(seed), minimize_(minimize) {}
+
+void BohbSampler::observe_progress(const Progress& report) {
+  Curve& c = curves_[report.trial];
+  if (c.done) return;  // a finished trial's reports came with it (a resume replays them first)
+  if (c.params.empty()) c.params = report.params;
+  c.values[report.step] = report.value;
+}
+
+void BohbSampler::observe(const Observation& done) {
+  Curve& c = curves_[done.trial];
+  c.params = done.params;
+  c.done = true;
+  if (!done.objective && !done.pruned) {
+    curves_.erase(done.trial);  // failed: what it reported may be what made it fail
+    return;
+  }
+  if (c.values.empty() && done.objective) c.final_objective = done.objective;
+  if (c.values.empty() && !c.final_objective) curves_.erase(done.trial);
+}
+
+std::optional<double> BohbSampler::value_at(const Curve& c, std::int64_t step) {
+  if (c.values.empty()) return step == kFinal ? c.final_objective : std::nullopt;
+  const auto it = c.values.lower_bound(step);
+  if (it == c.values.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<BohbSampler::Budget> BohbSampler::model_budget() const {
+  const std::size_t needed = space_.parameters().size() + 3;
+  std::set<std::int64_t> budgets;
+  for (const auto& [id, c] : curves_) {
+    for (const auto& [step, value] : c.values) budgets.insert(step);
+    if (c.values.empty() && c.final_objective) budgets.insert(kFinal);
+  }
+  for (auto b = budgets.rbegin(); b != budgets.rend(); ++b) {
+    std::size_t n = 0;
+    for (const auto& [id, c] : curves_) n += value_at(c, *b).has_value();
+    if (n >= needed) return Budget{*b, n};
+  }
+  return std::nullopt;
+}
+
+std::optional<Assignment> BohbSampler::propose(std::uint64_t trial, std::span<const Assignment> pending) {
+  auto rng = trial_rng(seed_, trial, 0xb0b5u);
+  const auto budget = model_budget();
+  if (!budget || unit_draw(rng) < kRandomFraction) {
+    note_ = budget ? ""
+                   : "bohb: random until " + std::to_string(space_.parameters().size() + 3) +
+                         " trials reach one budget";
+    Assignment out;
+    for (const auto& p : space_.parameters()) out.push_back(p.decode(unit_draw(rng)));
+    return space_.prune_inactive(std::move(out));
+  }
+  note_.clear();
+  // The densities on this budget's values; a value that is not finite ranks last.
+  TpeSampler model(space_, seed_ ^ 0xb0b5b0b5ull, minimize_, 0);
+  for (const auto& [id, c] : curves_)
+    if (const auto v = value_at(c, budget->step)) {
+      Observation o{id, c.params, *v, false};
+      if (!std::isfinite(*v)) o.objective.reset(), o.pruned = true;
+      model.observe(o);
+    }
+  return model.propose(trial, pending);
+}
+
+}  // namespace tune
