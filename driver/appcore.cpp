@@ -213,6 +213,7 @@ TrialLaunch AppCore::launch_for(const Trial& t) {
     l.checkpoint_from = checkpoint_dir_of(*t.from);
     l.from_trial = t.from;
   }
+  if (t.step_limit) l.env.emplace_back("TUNE_STEP_LIMIT", std::to_string(*t.step_limit));
   l.env.emplace_back("TUNE_STUDY", s.name);
   if (!python_dir_.empty()) {
     const char* old = std::getenv("PYTHONPATH");

@@ -19,7 +19,7 @@ void RankDispatch::run() {
       interrupted_at_ = host_.now();
     }
     if (auto done = study_.collect(host_.now())) hand_out(done->rank, done->trial);
-    if (!held_.empty() && (!study_.storage_waiting() || study_.stopping())) offer_to_held();
+    if (!held_.empty() && (!study_.holding() || study_.stopping())) offer_to_held();
     auto msg = poll_runners();
     if (!msg) {
       if (give_up_on_silent_runners()) continue;
@@ -83,7 +83,7 @@ void RankDispatch::ready(const nlohmann::json& hello) {
 }
 
 // A trial for `rank` now, later (its proposal under way: collect()), or once
-// the storage has room again (held).
+// the study stops holding (its storage has room again, its sampler a proposal).
 void RankDispatch::offer_to(int rank) {
   const auto offer = study_.offer_trial(rank, hosts_[rank], host_.now());
   if (offer.held)

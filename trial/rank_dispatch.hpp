@@ -79,7 +79,7 @@ class RankDispatch : private wire::AppCoreInbox {
   std::map<int, std::string> hosts_;   // rank -> node
   std::map<int, double> heard_;        // rank -> when its last message came
   std::set<int> lost_;                 // ranks given up on (give_up_on_silent_runners)
-  std::set<int> held_;                 // ranks idle while the study waits for its storage
+  std::set<int> held_;                 // ranks idle while the study holds (Study::holding)
   int runners_;
   int active_;
   int next_poll_ = 0;

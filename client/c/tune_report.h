@@ -93,4 +93,11 @@ static inline int tune_restored(void) {
   return v && strcmp(v, "1") == 0;
 }
 
+/* The last step this trial should train to (TUNE_STEP_LIMIT: a segment of
+ * population-based training, --algo pbt), else `fallback`. */
+static inline long tune_step_limit(long fallback) {
+  const char *v = getenv("TUNE_STEP_LIMIT");
+  return v && *v ? strtol(v, NULL, 10) : fallback;
+}
+
 #endif

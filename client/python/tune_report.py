@@ -11,7 +11,9 @@
 Checkpoints: tune.checkpoint_dir() is the trial's own directory, kept when
 the trial is interrupted (a signal, a requeue, a yield, a lost node) and
 given back when it runs again; tune.restored() says whether this attempt
-found something there to continue from.
+found something there to continue from. A trial that continues another's
+training (--algo pbt) finds that trial's checkpoint there, and
+tune.step_limit() is the last step it should train to.
 
 Lines go to the file descriptor named in TUNE_REPORT_FD as `key=value`
 pairs (see tune(1), TRIAL CONTRACT); a trial started on several nodes with
@@ -93,6 +95,16 @@ def checkpoint_dir():
 
 
 def restored():
-    """True when this attempt of the trial found checkpoints an earlier,
-    interrupted attempt left in checkpoint_dir()."""
+    """True when this attempt of the trial found checkpoints in
+    checkpoint_dir(): an earlier, interrupted attempt's, or those of the
+    trial it continues (--algo pbt)."""
     return os.environ.get("TUNE_CHECKPOINT_RESTORED") == "1"
+
+
+def step_limit(default=None):
+    """The last step this trial should train to (TUNE_STEP_LIMIT: a segment
+    of population-based training), else `default`. tune ends a trial that
+    reports a step beyond it; one that stops there itself ends as ok, with
+    its objective."""
+    value = os.environ.get("TUNE_STEP_LIMIT")
+    return int(value) if value else default

@@ -105,7 +105,9 @@ struct TrialLayout {
   std::vector<Id> choice_types;
   std::size_t id, state, objective, start_time, end_time, wall_time, rank, exit_code, signal, peak_rss_kb,
       last_step, host, message, params, active = 0, values = 0;
-  std::optional<std::size_t> from;  // absent in files written before trials could start from a checkpoint
+  // Lineage (Trial::from, member, step_limit; -1: none): absent in files
+  // written before trials could start from a checkpoint.
+  std::optional<std::size_t> from, member, step_limit;
   std::vector<std::size_t> value_offsets;  // named objectives
   std::vector<std::size_t> param_offsets;
   std::vector<std::optional<std::size_t>> active_offsets;  // of conditional parameters
@@ -114,7 +116,7 @@ struct TrialLayout {
   std::optional<std::size_t> check;  // absent in files written before tune kept checksums
 
   TrialLayout(const SearchSpace& space, const std::vector<ObjectiveSpec>& objectives, bool with_check = true,
-              bool with_from = true) {
+              bool with_lineage = true) {
     state_type = Id(H5Tenum_create(H5T_NATIVE_UINT8), H5Tclose);
     for (int s = 0; s < kTrialStates; ++s) {
       const auto v = static_cast<std::uint8_t>(s);
@@ -175,8 +177,11 @@ struct TrialLayout {
       objectives_type = objectives_layout.build();
       values = row.add("objectives", objectives_type.get());
     }
-    // The trial it started from (Trial::from), -1: none.
-    if (with_from) from = row.add("from", H5T_NATIVE_INT64);
+    if (with_lineage) {
+      from = row.add("from", H5T_NATIVE_INT64);
+      member = row.add("member", H5T_NATIVE_INT64);
+      step_limit = row.add("step_limit", H5T_NATIVE_INT64);
+    }
     if (with_check) check = row.add("check", H5T_NATIVE_UINT32);
     row_type = row.build();
     size = row.size();
@@ -227,7 +232,11 @@ struct TrialLayout {
         default: put<double>(buf, at, std::get<double>(v)); break;
       }
     }
-    if (from) put<std::int64_t>(buf, *from, t.from ? static_cast<std::int64_t>(*t.from) : -1);
+    if (from) {
+      put<std::int64_t>(buf, *from, t.from ? static_cast<std::int64_t>(*t.from) : -1);
+      put<std::int64_t>(buf, *member, t.member ? static_cast<std::int64_t>(*t.member) : -1);
+      put<std::int64_t>(buf, *step_limit, t.step_limit.value_or(-1));
+    }
     if (check) put<std::uint32_t>(buf, *check, row_checksum(buf.data(), *check));
     return buf;
   }
@@ -253,8 +262,11 @@ struct TrialLayout {
     t.last_step = get<std::int64_t>(buf, last_step);
     t.host = read_fixed(buf + host, kHostLen);
     t.message = read_fixed(buf + message, kMessageLen);
-    if (from)
+    if (from) {
       if (const auto f = get<std::int64_t>(buf, *from); f >= 0) t.from = static_cast<std::uint64_t>(f);
+      if (const auto m = get<std::int64_t>(buf, *member); m >= 0) t.member = static_cast<std::uint32_t>(m);
+      if (const auto l = get<std::int64_t>(buf, *step_limit); l >= 0) t.step_limit = l;
+    }
     for (std::size_t k = 0; k < value_offsets.size(); ++k) {
       const double v = get<double>(buf, values + value_offsets[k]);
       if (std::isnan(v)) {

@@ -47,9 +47,12 @@ struct Trial {
   std::int64_t peak_rss_kb = -1;
   std::int64_t last_step = -1;  // highest step reported
   std::string message;          // why it failed / was invalid, for people
-  // The trial whose checkpoint this one started from (Sampler::start_from):
-  // its lineage. Nothing: it started from scratch.
+  // Its lineage (Sampler::lineage): the trial whose checkpoint it started
+  // from (nothing: from scratch), the population member it continues, and
+  // the last step it trains to (nothing: to its own end).
   std::optional<std::uint64_t> from;
+  std::optional<std::uint32_t> member;
+  std::optional<std::int64_t> step_limit;
 
   double wall_time() const { return end_time > 0 ? end_time - start_time : 0; }
 };

@@ -7,6 +7,7 @@
 #include "search/bohb_sampler.hpp"
 #include "search/cmaes_sampler.hpp"
 #include "search/grid_sampler.hpp"
+#include "search/pbt_sampler.hpp"
 #include "search/qmc_sampler.hpp"
 #include "search/random_sampler.hpp"
 #include "search/scalarised_sampler.hpp"
@@ -75,6 +76,47 @@ const Registry<SamplerEntry>& samplers() {
            learning<BohbSampler>,
            M::Refused,
            "--algo bohb models one objective; with several (--objective) use tpe or bayes"},
+          {"pbt",
+           {},
+           "population-based training: members train in segments; the worst copy the best's checkpoints",
+           [](const SearchSpace& s, const SamplerOptions& o) {
+             return std::make_unique<PbtSampler>(
+                 s, o.seed, o.minimize,
+                 PbtSampler::Options{static_cast<std::uint32_t>(o.settings.at("population")),
+                                     static_cast<std::int64_t>(o.settings.at("pbt_interval")),
+                                     o.settings.at("pbt_quantile"), o.settings.at("pbt_resample")});
+           },
+           M::Refused,
+           "--algo pbt ranks its members by one objective; with several (--objective) use tpe or bayes",
+           "",
+           {{.key = "population",
+             .flag = "--population",
+             .help = "pbt: members trained side by side",
+             .fallback = 8,
+             .lo = 2,
+             .hi = 10000},
+            {.key = "pbt_interval",
+             .flag = "--pbt-interval",
+             .help = "pbt: steps a member trains between exploit and explore",
+             .fallback = 4,
+             .lo = 1,
+             .hi = 1e9},
+            {.key = "pbt_quantile",
+             .flag = "--pbt-quantile",
+             .help = "pbt: the share of members that copy the best (and that are copied)",
+             .fallback = 0.25,
+             .lo = 0.01,
+             .hi = 0.5,
+             .integer = false,
+             .metavar = "Q"},
+            {.key = "pbt_resample",
+             .flag = "--pbt-resample",
+             .help = "pbt: the chance that explore draws a parameter afresh rather than moving it",
+             .fallback = 0.25,
+             .lo = 0,
+             .hi = 1,
+             .integer = false,
+             .metavar = "P"}}},
           // CMA-ES ranks one objective: fed Pareto ranks (ties, and ranks
           // that change as the front grows) it searched worse than random on
           // ZDT1, so it is refused.

@@ -49,6 +49,20 @@ struct Progress {
   Assignment params{};
 };
 
+// Where a trial stands in a sampler's lineage (population-based training).
+struct Lineage {
+  // The trial (a study's trial id, as observe() names them) whose checkpoint
+  // it starts from: that trial's TUNE_CHECKPOINT_DIR is copied into its own
+  // before its first attempt. Nothing: it starts without one.
+  std::optional<std::uint64_t> from{};
+  // The member of the sampler's population it continues.
+  std::optional<std::uint32_t> member{};
+  // The last step it trains to (TUNE_STEP_LIMIT): the study ends it once it
+  // reports a step beyond. Nothing: it runs to its own end.
+  std::optional<std::int64_t> step_limit{};
+  bool operator==(const Lineage&) const = default;
+};
+
 struct SamplerOptions {
   std::uint64_t seed = 0;
   bool minimize = true;  // direction, for samplers that learn
@@ -78,16 +92,22 @@ class Sampler {
   // stored report here, before the finished trials' observe().
   virtual void observe_progress(const Progress& /*report*/) {}
 
-  // The trial (a study's trial id, as observe() names them) whose checkpoint
-  // the trial just proposed as number `trial` starts from: its
-  // TUNE_CHECKPOINT_DIR is copied into the new trial's before its first
-  // attempt. Nothing: the trial starts without one. Asked once, right after
-  // propose(trial) returned parameters.
-  virtual std::optional<std::uint64_t> start_from(std::uint64_t /*trial*/) { return std::nullopt; }
+  // Where the trial just proposed as number `trial` stands in the sampler's
+  // lineage (Lineage); asked once, right after propose(trial) returned
+  // parameters. Empty: a trial of its own, from scratch, to its end.
+  virtual Lineage lineage(std::uint64_t /*trial*/) { return {}; }
+  // The study started trial `id` with these parameters and this lineage (a
+  // proposal of this sampler or of its stand-in). Resuming a study replays
+  // every trial it proposed here, in id order, before any report or result.
+  virtual void proposed(std::uint64_t /*id*/, const Assignment& /*params*/, const Lineage& /*lineage*/) {}
   // Whether a finished trial's checkpoint must be kept because a trial yet
-  // to be proposed may start from it (see start_from); the study drops it
+  // to be proposed may start from it (Lineage::from); the study drops it
   // otherwise, unless --keep-checkpoints.
   virtual bool needs_checkpoint(std::uint64_t /*trial*/) const { return false; }
+  // Whether the sampler has nothing to propose until a running trial
+  // finishes (a population whose members all train): the study then holds
+  // a runner that asks, and asks again once a result came.
+  virtual bool waiting() const { return false; }
 
   // How many distinct proposals exist, if finite (the grid's size).
   virtual std::optional<std::uint64_t> size() const { return std::nullopt; }

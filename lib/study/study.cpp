@@ -47,8 +47,20 @@ Study::Study(History& history, Sampler& sampler, StudyLimits limits, double now,
       answer_(history, limits.targets),
       pruner_(make_pruner(history.study().pruner)),
       storage_(limits.storage_wait) {
-  // The pruner's and the sampler's memory of running trials is the reports:
-  // every value of the metric, in order.
+  // Warm starts: --trials counts the trials this study runs, not the imported ones.
+  const StudyInfo& info = history_.study();
+  if (!info.enqueued.empty()) enqueued_ = enqueued_from_json(info.enqueued, info.space);
+  first_proposal_ = info.imported + enqueued_.size();
+  if (limits_.trials) *limits_.trials += info.imported;
+  // The sampler's own trials first, with their lineage (a population's
+  // members), then the pruner's and the sampler's memory of running trials,
+  // the reports: every value of the metric, in order.
+  for (const auto& t : history_.trials())
+    if (t.id >= first_proposal_) {
+      const Lineage l{t.from, t.member, t.step_limit};
+      sampler_.proposed(t.id, t.params, l);
+      if (stand_in_) stand_in_->proposed(t.id, t.params, l);
+    }
   const std::string& metric = progress_metric();
   for (const auto& r : history_.reports()) {
     if (r.metric != metric || r.step < 0) continue;
@@ -59,11 +71,6 @@ Study::Study(History& history, Sampler& sampler, StudyLimits limits, double now,
       if (stand_in_) stand_in_->observe_progress(p);
     }
   }
-  // Warm starts: --trials counts the trials this study runs, not the imported ones.
-  const StudyInfo& info = history_.study();
-  if (!info.enqueued.empty()) enqueued_ = enqueued_from_json(info.enqueued, info.space);
-  first_proposal_ = info.imported + enqueued_.size();
-  if (limits_.trials) *limits_.trials += info.imported;
   // The finished trials are replayed in the order they finished, the order
   // the samplers learnt them in, each with the results that had finished
   // when it started (an imported trial: with every one before it). With
@@ -147,9 +154,14 @@ std::optional<Trial> Study::start_new(std::optional<Assignment> params, Sampler&
   t.id = next_id_++;
   t.params = std::move(*params);
   known_at_start_[t.id] = known;
-  if (&by == &sampler_ && t.id >= first_proposal_) {
-    // Only from a trial before it: a sampler's lineage runs back in time.
-    if (const auto from = sampler_.start_from(t.id - first_proposal_); from && *from < t.id) t.from = from;
+  if (t.id >= first_proposal_) {
+    Lineage l = by.lineage(t.id - first_proposal_);
+    if (l.from && *l.from >= t.id) l.from.reset();  // a lineage runs back in time
+    t.from = l.from;
+    t.member = l.member;
+    t.step_limit = l.step_limit;
+    sampler_.proposed(t.id, t.params, l);
+    if (stand_in_) stand_in_->proposed(t.id, t.params, l);
   }
   if (&by == &sampler_) {
     if (auto note = sampler_.note(); note != sampler_note_) {
@@ -189,8 +201,17 @@ std::optional<Trial> Study::next_trial(int rank, const std::string& host, double
   tick(now);
   if (stopping() || storage_.waiting()) return std::nullopt;
   if (auto t = start_rerun(rank, host, now)) return t;
-  if (!may_propose()) return std::nullopt;
+  if (!may_propose() || sampler_waits()) return std::nullopt;
   return start_new(propose(sampler_), sampler_, results_seen_, rank, host, now);
+}
+
+bool Study::sampler_waits() const {
+  return !worker_.busy() && next_id_ >= first_proposal_ && sampler_.waiting();
+}
+
+bool Study::holding() const {
+  if (storage_.waiting()) return true;
+  return !stopping() && rerun_.empty() && may_propose() && sampler_waits();
 }
 
 std::optional<Assignment> Study::propose(Sampler& by) {
@@ -204,7 +225,7 @@ bool Study::costly_next() const {
 
 Study::Offer Study::offer_trial(int rank, const std::string& host, double now) {
   tick(now);
-  if (!stopping() && storage_.waiting()) return {std::nullopt, false, true};
+  if (!stopping() && holding()) return {std::nullopt, false, true};
   if (!stand_in_ || (!worker_.busy() && !costly_next())) return {next_trial(rank, host, now)};
   tick(now);
   if (stopping()) return {};
@@ -252,16 +273,29 @@ bool Study::on_report(std::uint64_t trial, const Report& report, double now) {
   if (running == running_.end()) return false;  // a late report of a trial already ended
   history_.add_report(trial, report, now);
   answer_.note_report(trial, report);
-  const auto value = report.step ? pruning_value(report) : std::nullopt;
+  if (!report.step) return false;
+  const auto value = pruning_value(report);
   if (value) {
     const Progress p{trial, *report.step, *value, running->second};
     worker_.observe_progress(p);
     if (stand_in_) stand_in_->observe_progress(p);
   }
-  if (!pruner_ || !value || prune_reason_.count(trial) || stopping()) return false;
+  if (prune_reason_.count(trial) || stopping()) return false;
+  if (past_step_limit(trial, *report.step)) return true;
+  if (!pruner_ || !value) return false;
   auto why = pruner_->report(trial, *report.step, *value);
   if (!why) return false;
   prune_reason_[trial] = std::move(*why);
+  return true;
+}
+
+bool Study::past_step_limit(std::uint64_t trial, std::int64_t step) {
+  const auto& limit = history_.trials()[trial].step_limit;
+  if (!limit || step <= *limit) return false;
+  // Its segment's steps are done (Lineage::step_limit): the checkpoint of
+  // step `limit` was written before this step's report.
+  prune_reason_[trial] =
+      "trained to step " + std::to_string(*limit) + ", its segment's end (TUNE_STEP_LIMIT)";
   return true;
 }
 

@@ -77,7 +77,7 @@ class Study {
   struct Offer {
     std::optional<Trial> trial;
     bool wait = false;
-    bool held = false;  // the study waits for its storage: ask again once storage_waiting() ends
+    bool held = false;  // the study waits (holding()): ask again once that ends
   };
   Offer offer_trial(int rank, const std::string& host, double now);
   // The rank whose proposal the worker finished, with its trial (nothing: the
@@ -128,6 +128,9 @@ class Study {
   // caller probes the storage when storage_probe_due() and says how that
   // went; a wait longer than --storage-wait stops the study (Storage).
   bool storage_waiting() const { return storage_.waiting(); }
+  // A runner that asks now is held (Offer::held): the storage waits, or the
+  // sampler has nothing until a running trial finishes (Sampler::waiting).
+  bool holding() const;
   // A write of the study's own (its history) failed for the storage's fault:
   // the wait starts (true) or goes on.
   bool storage_fault(const StorageFault& fault, double now) { return storage_.fault(fault, now); }
@@ -165,11 +168,15 @@ class Study {
   // pruner's --prune-metric, else the reported objective.
   const std::string& progress_metric() const;
   std::optional<double> pruning_value(const Report& report) const;
+  // A step beyond the trial's step limit (Lineage::step_limit) ends it: true, its reason noted.
+  bool past_step_limit(std::uint64_t trial, std::int64_t step);
   void check_stop_rules();
   // --converged, judged once per new outcome: the line that ends the study, if it has converged.
   std::optional<std::string> check_convergence();
   // Whether a new trial (not a rerun) may be handed out; counts a proposal under way.
   bool may_propose() const;
+  // The sampler has nothing to propose until a running trial finishes.
+  bool sampler_waits() const;
   std::vector<Assignment> pending() const;
   // Records a trial with these parameters (or the sampler's exhaustion) as running.
   // `known`: the results (counts_as_result) given to the samplers when

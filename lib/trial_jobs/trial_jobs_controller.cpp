@@ -135,7 +135,7 @@ void TrialJobsController::adopt(const std::map<std::uint32_t, std::optional<std:
 void TrialJobsController::tick() {
   const double now = host_.now();
   collect(now);
-  if (!storage_held_.empty() && (!host_.study().storage_waiting() || host_.study().stopping())) {
+  if (!storage_held_.empty() && (!host_.study().holding() || host_.study().stopping())) {
     const std::set<JobLinks::Conn> held = std::move(storage_held_);
     storage_held_.clear();
     for (const auto c : held) on_ready(c);

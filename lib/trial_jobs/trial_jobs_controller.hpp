@@ -139,8 +139,9 @@ class LoopStudy {
   // The next trial for a job on `node`: at once, recorded as running; or
   // later (`wait`: a costly proposal is under way on the sampler's worker,
   // and collect() hands it out), so that the loop serves its other jobs
-  // meanwhile; or once the study's storage has room again (`held`: the job
-  // idles and asks again); none of these: none to hand out.
+  // meanwhile; or once the study stops holding (`held`: its storage is full,
+  // or its sampler has nothing until a running trial finishes; the job idles
+  // and asks again); none of these: none to hand out.
   struct Offer {
     std::optional<Trial> trial;
     bool wait = false;
@@ -149,6 +150,8 @@ class LoopStudy {
   virtual Offer offer_trial(const std::string& node, double now) = 0;
   // The study waits for its storage (lib/study/storage_wait.hpp): no new jobs.
   virtual bool storage_waiting() const { return false; }
+  // A job that asks now is held (Offer::held): the storage, or the sampler, waits.
+  virtual bool holding() const { return storage_waiting(); }
   // The proposal offer_trial() left under way has finished: its trial
   // (nothing inside: the study stopped meanwhile). Never blocks.
   virtual std::optional<std::optional<Trial>> collect(double /*now*/) { return std::nullopt; }
@@ -173,6 +176,7 @@ class LiveStudy final : public LoopStudy {
     return {std::move(o.trial), o.wait, o.held};
   }
   bool storage_waiting() const override { return s_.storage_waiting(); }
+  bool holding() const override { return s_.holding(); }
   std::optional<std::optional<Trial>> collect(double now) override {
     if (auto done = s_.collect(now)) return std::move(done->trial);
     return std::nullopt;
@@ -300,7 +304,7 @@ class TrialJobsController {
   std::set<std::uint32_t> leaving_;
   std::map<JobLinks::Conn, std::uint32_t> conn_job_;
   std::optional<std::uint32_t> awaiting_;  // the job whose trial the sampler's worker proposes
-  std::set<JobLinks::Conn> storage_held_;  // jobs idle while the study waits for its storage
+  std::set<JobLinks::Conn> storage_held_;  // jobs idle while the study holds (LoopStudy::holding)
   std::vector<double> slurm_start_, binding_, result_;
   std::size_t submitted_ = 0;
   std::string held_;

@@ -52,6 +52,25 @@ class EverySampler : public testing::TestWithParam<std::string> {
     return make_sampler(GetParam(), space,
                         {.seed = seed, .minimize = true, .settings = Settings({{"grid_points", 3}})});
   }
+  // A proposal as a study makes one: propose, the lineage, then proposed()
+  // (a trial's id is its number here); kept in `made` to replay on resume.
+  struct Made {
+    std::uint64_t id;
+    Assignment params;
+    Lineage lineage;
+  };
+  static std::optional<Assignment> ask(Sampler& s, std::uint64_t k, std::span<const Assignment> pending = {},
+                                       std::vector<Made>* made = nullptr) {
+    auto a = s.propose(k, pending);
+    if (!a) return a;
+    const Lineage l = s.lineage(k);
+    s.proposed(k, *a, l);
+    if (made) made->push_back({k, *a, l});
+    return a;
+  }
+  static void replay(Sampler& s, const std::vector<Made>& made) {
+    for (const auto& m : made) s.proposed(m.id, m.params, m.lineage);
+  }
   // How many trials a test runs: a model-fitting sampler's proposals cost
   // milliseconds, a whole grid may be smaller.
   static std::uint64_t trials(const Sampler& s, std::uint64_t want) {
@@ -64,7 +83,7 @@ TEST_P(EverySampler, ProposesOnlyValuesOfTheSpace) {
   auto s = make(space, 11);
   EXPECT_EQ(s->name(), GetParam());
   for (std::uint64_t k = 0; k < trials(*s, 40); ++k) {
-    const auto a = s->propose(k, {});
+    const auto a = ask(*s, k);
     ASSERT_TRUE(a) << "trial " << k;
     ASSERT_NO_THROW(space.check(*a, GetParam())) << "trial " << k;
     s->observe({k, *a, bowl(space, *a)});
@@ -75,7 +94,7 @@ TEST_P(EverySampler, TheSameSeedAndResultsGiveTheSameStudy) {
   const auto space = mixed_space();
   auto a = make(space, 5), b = make(space, 5);
   for (std::uint64_t k = 0; k < trials(*a, 30); ++k) {
-    const auto pa = a->propose(k, {}), pb = b->propose(k, {});
+    const auto pa = ask(*a, k), pb = ask(*b, k);
     ASSERT_TRUE(pa && pb);
     ASSERT_EQ(*pa, *pb) << "trial " << k;
     a->observe({k, *pa, bowl(space, *pa)});
@@ -88,7 +107,7 @@ TEST_P(EverySampler, GivesExactlyTheActiveParametersOfAConditionalSpace) {
   auto s = make(space, 3);
   std::map<std::string, int> branches;
   for (std::uint64_t k = 0; k < trials(*s, 40); ++k) {
-    const auto a = s->propose(k, {});
+    const auto a = ask(*s, k);
     ASSERT_TRUE(a) << "trial " << k;
     ASSERT_NO_THROW(space.check(*a, GetParam())) << "trial " << k;
     ++branches[std::get<std::string>((*a)[0])];
@@ -111,7 +130,7 @@ TEST_P(EverySampler, KeepsProposalsApartFromPendingTrials) {
   std::vector<Assignment> pending;
   std::uint64_t k = 0;
   for (; k < trials(*s, 12); ++k) {  // after the first results, four runners busy at a time
-    const auto a = s->propose(k, pending);
+    const auto a = ask(*s, k, pending);
     ASSERT_TRUE(a);
     for (const auto& p : pending) EXPECT_NE(*a, p) << "trial " << k << " repeats a running trial";
     pending.push_back(*a);
@@ -132,7 +151,7 @@ TEST_P(EverySampler, ASmallDiscreteSpaceEndsOrStaysValid) {
   std::set<Assignment> seen;
   const std::uint64_t n = s->size().value_or(20);
   for (std::uint64_t k = 0; k < n; ++k) {
-    const auto a = s->propose(k, {});
+    const auto a = ask(*s, k);
     ASSERT_TRUE(a) << "trial " << k << " of " << n;
     ASSERT_NO_THROW(space.check(*a, GetParam()));
     seen.insert(*a);
@@ -150,9 +169,10 @@ TEST_P(EverySampler, AResumedStudyLearnsWhatTheLiveOneLearnt) {
   const auto space = mixed_space();
   auto live = make(space, 21);
   std::vector<Observation> done;
+  std::vector<Made> made, live_next, resumed_next;
   const std::uint64_t n = trials(*live, 25);
   for (std::uint64_t k = 0; k < n; ++k) {
-    const auto a = live->propose(k, {});
+    const auto a = ask(*live, k, {}, &made);
     ASSERT_TRUE(a);
     // Some trials fail and some are pruned: the replay carries them too.
     Observation o{k, *a, k % 7 == 3 ? std::nullopt : std::optional<double>(bowl(space, *a)), k % 5 == 4};
@@ -160,12 +180,14 @@ TEST_P(EverySampler, AResumedStudyLearnsWhatTheLiveOneLearnt) {
     done.push_back(o);
   }
   auto resumed = make(space, 21);
+  replay(*resumed, made);
   for (const auto& o : done) resumed->observe(o);
   for (std::uint64_t k = n; k < n + 3; ++k) {
-    const auto l = live->propose(k, {}), r = resumed->propose(k, {});
+    const auto l = ask(*live, k, {}, &live_next), r = ask(*resumed, k, {}, &resumed_next);
     ASSERT_EQ(l.has_value(), r.has_value());
     if (!l) break;
     EXPECT_EQ(*l, *r) << "trial " << k;
+    EXPECT_EQ(live_next.back().lineage, resumed_next.back().lineage) << "trial " << k;
     live->observe({k, *l, bowl(space, *l)});
     resumed->observe({k, *r, bowl(space, *r)});
   }
@@ -181,12 +203,13 @@ TEST_P(EverySampler, LearnsFromIntermediateReportsAsTheResumedStudyDoes) {
   auto live = make(space, 33);
   std::vector<Progress> reports;
   std::vector<Observation> done;
+  std::vector<Made> made, live_next, resumed_next;
   const std::uint64_t n = trials(*live, 24);
   for (std::uint64_t k = 0; k < n; ++k) {
-    const auto a = live->propose(k, {});
+    const auto a = ask(*live, k, {}, &made);
     ASSERT_TRUE(a);
     ASSERT_NO_THROW(space.check(*a, GetParam())) << "trial " << k;
-    if (const auto from = live->start_from(k)) EXPECT_LT(*from, k) << "trial " << k;
+    if (const auto from = made.back().lineage.from) EXPECT_LT(*from, k) << "trial " << k;
     const std::int64_t steps = k % 3 == 1 ? 1 + static_cast<std::int64_t>(k % 2) * 3 : 10;
     for (std::int64_t step = 1; step <= steps; ++step) {
       const double value =
@@ -202,14 +225,15 @@ TEST_P(EverySampler, LearnsFromIntermediateReportsAsTheResumedStudyDoes) {
     done.push_back(o);
   }
   auto resumed = make(space, 33);
+  replay(*resumed, made);
   for (const auto& r : reports) resumed->observe_progress(r);
   for (const auto& o : done) resumed->observe(o);
   for (std::uint64_t k = n; k < n + 3; ++k) {
-    const auto l = live->propose(k, {}), r = resumed->propose(k, {});
+    const auto l = ask(*live, k, {}, &live_next), r = ask(*resumed, k, {}, &resumed_next);
     ASSERT_EQ(l.has_value(), r.has_value());
     if (!l) break;
     EXPECT_EQ(*l, *r) << "trial " << k;
-    EXPECT_EQ(live->start_from(k), resumed->start_from(k)) << "trial " << k;
+    EXPECT_EQ(live_next.back().lineage, resumed_next.back().lineage) << "trial " << k;
     live->observe({k, *l, bowl(space, *l)});
     resumed->observe({k, *r, bowl(space, *r)});
   }
