@@ -13,6 +13,9 @@ and data where the comments say.
 - Every epoch it saves a checkpoint in the trial's checkpoint directory
   (TUNE_CHECKPOINT_DIR); a trial that was interrupted (a yield, a requeue,
   the job's time limit) and runs again continues from it.
+- With --algo pbt a trial continues another's training: its checkpoint
+  directory holds that trial's checkpoint, and it trains to the epoch
+  tune.step_limit() names, with its own learning rate and momentum.
 
 The data here is scikit-learn's bundled digits (8x8 images, 1797 samples;
 nothing is downloaded), so the example runs anywhere.
@@ -64,11 +67,13 @@ if ckpt and tune.restored() and os.path.exists(ckpt):
     state = torch.load(ckpt, map_location=device)
     model.load_state_dict(state["model"])
     opt.load_state_dict(state["opt"])
+    for group in opt.param_groups:  # this trial's, when it continues another's training (--algo pbt)
+        group["lr"], group["momentum"] = lr, momentum
     best, first = state["best"], state["epoch"] + 1
     print("resumed from %s at epoch %d" % (ckpt, first), flush=True)
 
 # --- train, report every epoch, checkpoint every epoch -----------------------
-for epoch in range(first, epochs + 1):
+for epoch in range(first, min(epochs, tune.step_limit(epochs)) + 1):
     model.train()
     order = torch.randperm(len(X_train), device=device)
     for start in range(0, len(order), batch_size):

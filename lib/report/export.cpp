@@ -103,7 +103,9 @@ void write_trials_csv(const HistorySnapshot& h, std::ostream& out) {
   out << "id,state,objective";
   for (const auto& o : h.study.objectives) out << "," << csv_field(o.name);
   for (const auto& p : ps) out << "," << csv_field(p.name);
-  out << ",start_time,end_time,wall_time,rank,host,exit_code,signal,peak_rss_kb,last_step,from,message\n";
+  out << ",start_time,end_time,wall_time,rank,host,exit_code,signal,peak_rss_kb,last_step,from,member,step_"
+         "limit,"
+         "message\n";
   for (const auto& t : h.trials) {
     out << t.id << "," << state_name(t.state) << "," << (t.objective ? num(*t.objective) : "");
     for (std::size_t k = 0; k < h.study.objectives.size(); ++k)
@@ -111,8 +113,9 @@ void write_trials_csv(const HistorySnapshot& h, std::ostream& out) {
     for (const auto& v : t.params) out << "," << csv_field(to_string(v));
     out << "," << num(t.start_time) << "," << num(t.end_time) << "," << num(t.wall_time()) << "," << t.rank
         << "," << csv_field(t.host) << "," << t.exit_code << "," << t.signal << "," << t.peak_rss_kb << ","
-        << t.last_step << "," << (t.from ? std::to_string(*t.from) : "") << "," << csv_field(t.message)
-        << "\n";
+        << t.last_step << "," << (t.from ? std::to_string(*t.from) : "") << ","
+        << (t.member ? std::to_string(*t.member) : "") << ","
+        << (t.step_limit ? std::to_string(*t.step_limit) : "") << "," << csv_field(t.message) << "\n";
   }
 }
 
@@ -147,6 +150,8 @@ void write_study_json(const HistorySnapshot& h, std::ostream& out) {
                       {"peak_rss_kb", t.peak_rss_kb},
                       {"last_step", t.last_step},
                       {"from", t.from ? json(*t.from) : json(nullptr)},
+                      {"member", t.member ? json(*t.member) : json(nullptr)},
+                      {"step_limit", t.step_limit ? json(*t.step_limit) : json(nullptr)},
                       {"message", t.message}});
   }
   json reports = json::array();
@@ -248,6 +253,10 @@ void write_optuna_journal(const HistorySnapshot& h, std::ostream& out) {
                    {"message", t->message}}},
                  {"system_attrs", json::object()},
                  {"intermediate_values", intermediate.count(t->id) ? intermediate[t->id] : json::object()}};
+    // Its lineage (population-based training), where it has one.
+    if (t->from) line["user_attrs"]["tune_from"] = *t->from;
+    if (t->member) line["user_attrs"]["tune_member"] = *t->member;
+    if (t->step_limit) line["user_attrs"]["tune_step_limit"] = *t->step_limit;
     if (state != 0 && state != 4 && t->end_time > 0) line["datetime_complete"] = optuna_time(t->end_time);
     out << line.dump() << "\n";
   }

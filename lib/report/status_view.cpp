@@ -73,6 +73,38 @@ std::string front_text(const HistorySnapshot& h, int top) {
 
 }  // namespace
 
+// A trial's lineage (--algo pbt): the trials whose checkpoints it goes on
+// from, oldest first, each with the steps it trained and its parameters, so
+// the best member's parameter schedule reads top to bottom.
+std::string lineage_text(const HistorySnapshot& h, const Trial& best) {
+  std::vector<const Trial*> chain{&best};
+  while (chain.back()->from && *chain.back()->from < h.trials.size() && chain.size() <= h.trials.size())
+    chain.push_back(&h.trials[*chain.back()->from]);
+  if (chain.size() < 2) return {};
+  constexpr std::size_t kShown = 12;
+  std::string out = "\nlineage of trial " + std::to_string(best.id) + " (its parameters as it trained" +
+                    (chain.size() > kShown ? ", the last " + std::to_string(kShown) + " trials" : "") +
+                    "):\n";
+  const auto row = [&out](std::string line) {  // columns padded, no trailing blanks
+    line.erase(line.find_last_not_of(' ') + 1);
+    out += line + "\n";
+  };
+  std::string head = strf("  %-11s %-6s %-7s", "steps", "trial", "member");
+  for (const auto& p : h.study.space.parameters()) head += strf(" %-12s", p.name.c_str());
+  row(head);
+  for (std::size_t k = std::min(chain.size(), kShown); k-- > 0;) {
+    const Trial& t = *chain[k];
+    const std::int64_t first = t.from ? h.trials[*t.from].last_step + 1 : 1;
+    const std::string steps =
+        t.last_step >= first ? std::to_string(first) + "-" + std::to_string(t.last_step) : "-";
+    std::string line = strf("  %-11s %-6llu %-7s", steps.c_str(), static_cast<unsigned long long>(t.id),
+                            t.member ? std::to_string(*t.member).c_str() : "-");
+    for (const auto& v : t.params) line += strf(" %-12s", brief(v).c_str());
+    row(line);
+  }
+  return out;
+}
+
 std::string status_text(const HistorySnapshot& h, int top, const std::optional<JobsFile>& jobs, double now) {
   const auto& s = h.study;
   std::string out;
@@ -127,7 +159,7 @@ std::string status_text(const HistorySnapshot& h, int top, const std::optional<J
     for (const auto& v : t.params) out += strf(" %-12s", brief(v).c_str());
     out += strf(" %8.1f  %s\n", t.wall_time(), t.host.c_str());
   }
-  return out;
+  return out + lineage_text(h, *best[0]);
 }
 
 }  // namespace tune

@@ -61,6 +61,18 @@ std::int64_t PbtSampler::last_step(std::uint64_t id) const {
   return std::max<std::int64_t>(0, s.step_limit - o_.interval);  // where it started
 }
 
+std::optional<double> PbtSampler::value_at(std::uint64_t id, std::int64_t step) const {
+  // The checkpoint's history: this segment's reports, then those of the one it started from.
+  for (std::optional<std::uint64_t> at = id; at;) {
+    const auto it = segments_.find(*at);
+    if (it == segments_.end()) break;
+    if (const auto v = it->second.values.find(step); v != it->second.values.end())
+      return oriented(v->second, minimize_);
+    at = it->second.from;
+  }
+  return std::nullopt;
+}
+
 bool PbtSampler::waiting() const {
   if (latest_.size() < o_.population) return false;
   bool running = false;
@@ -141,15 +153,23 @@ std::optional<Assignment> PbtSampler::propose(std::uint64_t trial, std::span<con
   }
   if (!next) return std::nullopt;  // every member has trained to its end
   const std::uint32_t m = *next;
-  // The members ranked by their newest finished segment's value, best first.
+  // The members ranked, best first, by their value at the step this member
+  // has reached (their lineage's report there): members ahead of it are
+  // not favoured for having trained longer; those behind are left out.
+  const std::uint64_t own = latest_[m];
+  const std::int64_t at_step = last_step(own);
   std::vector<std::pair<double, std::uint32_t>> ranked;
-  for (std::uint32_t k = 0; k < latest_.size(); ++k)
-    if (const auto f = newest_finished(k))
-      ranked.emplace_back(segments_.at(*f).score.value_or(std::numeric_limits<double>::infinity()), k);
+  for (std::uint32_t k = 0; k < latest_.size(); ++k) {
+    const auto f = newest_finished(k);
+    if (!f || (k != m && last_step(*f) < at_step)) continue;
+    const Segment& seg = segments_.at(*f);
+    double score = std::numeric_limits<double>::infinity();
+    if (seg.score) score = k == m ? *seg.score : value_at(*f, at_step).value_or(*seg.score);
+    ranked.emplace_back(score, k);
+  }
   std::sort(ranked.begin(), ranked.end());
   const auto quantile = std::max<std::size_t>(
       1, static_cast<std::size_t>(std::floor(o_.quantile * static_cast<double>(ranked.size()))));
-  const std::uint64_t own = latest_[m];
   Lineage l{own, m, 0};
   Assignment params = segments_.at(own).params;
   note_.clear();
@@ -218,8 +238,11 @@ void PbtSampler::observe(const Observation& o) {
     else if (o.objective)
       s.score = oriented(*o.objective, minimize_);
   }
-  // A segment that reported no step says nothing of where its training is: not done.
-  s.ended_training = o.objective && !o.pruned && !s.values.empty() && last_step(o.trial) < s.step_limit;
+  // Short of its step limit, its training is over; unless no step was ever
+  // reported in its lineage (a program that reports none: nothing to tell).
+  const bool steps =
+      !s.values.empty() || (s.from && segments_.count(*s.from) && !segments_.at(*s.from).values.empty());
+  s.ended_training = o.objective && !o.pruned && steps && last_step(o.trial) < s.step_limit;
 }
 
 bool PbtSampler::needs_checkpoint(std::uint64_t trial) const {

@@ -6,8 +6,9 @@
 // copied into its TUNE_CHECKPOINT_DIR) and trains to the step limit
 // (TUNE_STEP_LIMIT), where the study ends it if the program does not stop
 // by itself. When a member's segment has finished, its next segment is
-// decided against the latest finished segments of every member, ranked by
-// the value last reported (the pruning metric, else the objective):
+// decided against the newest finished segments of the members that have
+// trained as far, ranked by the value their lineage reported at the step it
+// reached (the pruning metric, else the objective):
 //   exploit  a member in the worst --pbt-quantile copies the checkpoint of a
 //            member drawn from the best quantile ...
 //   explore  ... and that member's parameters, each resampled with
@@ -70,6 +71,9 @@ class PbtSampler final : public Sampler {
   const Segment* newest(std::uint32_t member) const;
   std::optional<std::uint64_t> newest_finished(std::uint32_t member) const;
   std::int64_t last_step(std::uint64_t id) const;
+  // The oriented value trial `id`'s checkpoint had at `step`: its report
+  // there, or that of the trial it started from, and so on back.
+  std::optional<double> value_at(std::uint64_t id, std::int64_t step) const;
   // The member's parameters moved for `trial` (explore).
   Assignment explore(const Assignment& from, std::uint64_t trial) const;
 

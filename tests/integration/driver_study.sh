@@ -3,7 +3,7 @@
 # tune run with real mpirun and real processes: outcomes of misbehaving trials,
 # bad input, kill -9 at random moments, and a signal followed by --resume.
 source "$(dirname "$0")/tap.sh"
-plan 26
+plan 27
 tune=$TOP_BUILDDIR/driver/tune
 behave=$TOP_SRCDIR/tests/integration/programs/behave.sh
 branin=$TOP_SRCDIR/examples/synthetic/branin.py
@@ -493,3 +493,45 @@ if [ $rc -eq 0 ] && grep -q "pruned=" <<<"$states" && grep -q "ok=" <<<"$states"
    [ $rc3 -ne 0 ] && grep -q -- "--algo bohb models one objective" <<<"$refused" && [ ! -e two.h5 ]; then
   ok "bohb with hyperband through mpirun: 24 trials ($states), its model after 5 reached a budget; resumed to 30; two objectives refused"
 else not_ok "bohb with hyperband" "exit $rc: $out" "states: $states" "exit $rc2 ($n2): $more" "exit $rc3: $refused"; fi
+
+# 27. Population-based training through mpirun (two runners) on the PBT
+# paper's toy problem: 4 members, 4 steps a segment, 16 segments. Every trial
+# names its member and step limit; a segment starts from its member's last
+# (or, exploiting, a better member's) checkpoint, so its steps go on from
+# there; the worst copy the best at least once; a resume to 20 goes on with
+# the same members; no checkpoint is left once the study has ended. A
+# program that ignores TUNE_STEP_LIMIT is ended at it.
+toy=$TOP_SRCDIR/bench/programs/pbt_toy.py
+pbt() { TOY_STEPS=40 mpi 3 "$tune" run --direction max --prune-metric q "$@" -- "$toy"; }
+out=$(pbt --history pbt.h5 --space "$TOP_SRCDIR/bench/programs/pbt_toy.json" --trials 16 --seed 3 --algo pbt \
+  --population 4 --pbt-interval 4 2>&1); rc=$?
+more=$(pbt --resume --history pbt.h5 --trials 20 -q 2>&1); rc2=$?
+lineage=$("$tune" export pbt.h5 --csv | /usr/bin/python3 -c "
+import csv, sys
+rows = list(csv.DictReader(sys.stdin))
+by = {int(r['id']): r for r in rows}
+bad, exploits = [], 0
+for r in rows:
+    i, m, limit = int(r['id']), r['member'], r['step_limit']
+    if r['state'] != 'ok' or m == '' or limit == '': bad.append('trial %d: %s member=%r limit=%r' % (i, r['state'], m, limit)); continue
+    if i < 4:
+        if r['from'] != '' or int(m) != i or int(limit) != 4: bad.append('first trial %d' % i)
+        continue
+    f = by[int(r['from'])]
+    if int(r['from']) >= i: bad.append('trial %d from a later one' % i)
+    exploits += f['member'] != m
+    # Its steps go on from where its source's checkpoint stood.
+    if int(f['last_step']) >= 0 and int(limit) != int(f['last_step']) + 4:
+        bad.append('trial %d limit %s after %s at step %s' % (i, limit, f['id'], f['last_step']))
+print('%d trials, %d exploits; %s' % (len(rows), exploits, '; '.join(bad) or 'ok'))
+")
+left=$(find pbt.trials -name checkpoint.json | wc -l)
+ignore=$(TOY_IGNORE_LIMIT=1 pbt --history ignore.h5 --space "$TOP_SRCDIR/bench/programs/pbt_toy.json" --trials 4 \
+  --algo pbt --population 2 --pbt-interval 4 -q 2>&1); rc3=$?
+ended=$("$tune" export ignore.h5 --csv | grep -c 'pruned,.*trained to step 4, its segment')
+if [ $rc -eq 0 ] && [ $rc2 -eq 0 ] && grep -q "^20 trials, [1-9][0-9]* exploits; ok$" <<<"$lineage" &&
+   grep -q "pbt: member . takes member .'s checkpoint" <<<"$out" && [ "$left" -eq 0 ] &&
+   [ $rc3 -eq 0 ] && [ "$ended" -ge 2 ]; then
+  ok "pbt through mpirun: $lineage; resumed to 20; no checkpoint left; a program past its step limit ended there ($ended)"
+else not_ok "pbt through mpirun" "exit $rc: $out" "exit $rc2: $more" "lineage: $lineage" "checkpoints left: $left" \
+  "exit $rc3 ($ended): $ignore" "$("$tune" export ignore.h5 --csv 2>&1 | head -5)"; fi

@@ -119,6 +119,8 @@ TEST(Export, TheJsonSaysHowAStudyEndedOnlyWhenItDid) {
 TEST(Export, TheCsvFilesHaveTheDocumentedColumnsAndQuoteWhatNeedsIt) {
   HistorySnapshot h = snapshot();
   h.trials[1].from = 0;
+  h.trials[1].member = 3;
+  h.trials[1].step_limit = 8;
   h.trials[1].last_step = 1;
   std::ostringstream trials, curves;
   write_trials_csv(h, trials);
@@ -126,11 +128,11 @@ TEST(Export, TheCsvFilesHaveTheDocumentedColumnsAndQuoteWhatNeedsIt) {
   EXPECT_EQ(
       trials.str().substr(0, trials.str().find('\n')),
       "id,state,objective,lr,opt,w,n,start_time,end_time,wall_time,rank,host,exit_code,signal,peak_rss_kb,"
-      "last_step,from,message");
+      "last_step,from,member,step_limit,message");
   EXPECT_NE(trials.str().find(",\"exit code 2, \"\"bad\"\"\"\n"), std::string::npos);
-  // The lineage: trial 1 started from trial 0's checkpoint; the others from none.
-  EXPECT_NE(trials.str().find(",-1,0,-1,1,0,\n"), std::string::npos) << trials.str();
-  EXPECT_NE(trials.str().find(",-1,0,-1,-1,,\n"), std::string::npos) << trials.str();
+  // The lineage: trial 1, member 3 to step 8, started from trial 0's checkpoint; the others from none.
+  EXPECT_NE(trials.str().find(",-1,0,-1,1,0,3,8,\n"), std::string::npos) << trials.str();
+  EXPECT_NE(trials.str().find(",-1,0,-1,-1,,,,\n"), std::string::npos) << trials.str();
   EXPECT_EQ(curves.str().substr(0, curves.str().find('\n')), "trial,step,time,metric,value");
   EXPECT_NE(curves.str().find("\n0,2,1700000002,acc,0.9\n"), std::string::npos);
 }

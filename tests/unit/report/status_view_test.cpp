@@ -62,6 +62,29 @@ TEST(StatusView, AStudyThatEndedItselfSaysHow) {
   EXPECT_LT(t.find("ended:"), t.find("best:")) << t;
 }
 
+// --algo pbt: the best trial's lineage, oldest first, is its parameter schedule.
+TEST(StatusView, TheBestTrialsLineageShowsItsParametersStepByStep) {
+  HistorySnapshot h = snapshot();
+  h.study.sampler = "pbt";
+  h.trials = {trial(0, TrialState::Ok, 0.5, 0.1), trial(1, TrialState::Ok, 0.4, 0.2),
+              trial(2, TrialState::Ok, 0.3, 0.24), trial(3, TrialState::Ok, 0.1, 0.288)};
+  for (std::uint64_t k = 0; k < 4; ++k) {
+    h.trials[k].member = k < 2 ? static_cast<std::uint32_t>(k) : 0u;
+    h.trials[k].last_step = k < 2 ? 4 : static_cast<std::int64_t>(4 * k);
+  }
+  h.trials[2].from = 1;  // member 0 took member 1's checkpoint
+  h.trials[3].from = 2;
+  const std::string t = status_text(h, 1, std::nullopt, 0);
+  const auto at = t.find("lineage of trial 3 (its parameters as it trained):\n");
+  ASSERT_NE(at, std::string::npos) << t;
+  EXPECT_NE(t.find("  1-4         1      1       0.2\n", at), std::string::npos) << t;
+  EXPECT_NE(t.find("  5-8         2      0       0.24\n", at), std::string::npos) << t;
+  EXPECT_NE(t.find("  9-12        3      0       0.288\n", at), std::string::npos) << t;
+  EXPECT_LT(t.find("0.2\n", at), t.find("0.288\n", at)) << "oldest first";
+  EXPECT_EQ(status_text(snapshot(), 1, std::nullopt, 0).find("lineage"), std::string::npos)
+      << "no lineage: no section";
+}
+
 TEST(StatusView, TrialJobsWithTheLimitThatHoldsThem) {
   JobsFile f;
   f.updated = 90;
