@@ -6,10 +6,11 @@
 # (every trial finished exactly once); a trial job scancelled and one on a
 # node set DOWN are re-run; a forged connection is refused; a study stops at
 # its target leaving no job, another ends itself once converged (--converged);
+# population-based training runs each segment as a trial job;
 # two studies under sched/tune: the plateaued
 # study's pending trial jobs are passed by the other's.
 source "$(dirname "$0")/tap.sh"
-plan 10
+plan 11
 user_tools  # $tune and $programs, reachable by the test users
 studies_setup
 # 5 CPUs a node: one 4-CPU trial job and one AppCore job fit side by side.
@@ -131,6 +132,29 @@ if grep -q "study 'conv' converged: the [0-9]* trials left" <<<"$out" && [ -z "$
    grep -q "^ended: *converged:" <<<"$status"; then
   ok "--converged ended the study of trial jobs after $(count_final conv.h5) of 60 trials; no trial job left in squeue"
 else not_ok "--converged with trial jobs" "$out" "left: $left" "$status"; fi
+
+# 6c. Population-based training with trial jobs (the PBT paper's toy): every
+# segment a job of its own, starting from its member's or a better member's
+# checkpoint (copied across trial jobs), to its step limit; no trial job and
+# no checkpoint left once the study has ended.
+cp "$TOP_SRCDIR/bench/programs/pbt_toy.py" "$TOP_SRCDIR/bench/programs/pbt_toy.json" .
+out=$(TOY_STEPS=40 "$tune" run --trial-jobs --seed 4 --space pbt_toy.json --trials 9 --parallel 2 --direction max \
+  --prune-metric q --algo pbt --population 3 --pbt-interval 4 --slurm-poll 1s --history pbt.h5 -- ./pbt_toy.py 2>&1)
+sleep 1
+left=$(squeue -h -n pbt.trial)
+lineage=$("$tune" export pbt.h5 --csv | /usr/bin/python3 -c "
+import csv, sys
+rows = list(csv.DictReader(sys.stdin))
+by = {int(r['id']): r for r in rows}
+bad = [r['id'] for r in rows if r['state'] != 'ok' or r['member'] == '' or
+       (int(r['id']) >= 3 and (r['from'] == '' or int(r['step_limit']) != int(by[int(r['from'])]['last_step']) + 4))]
+print('%d trials, best q %s; %s' % (len(rows), max(float(r['objective']) for r in rows if r['objective']),
+                                   'bad: ' + ' '.join(bad) if bad else 'ok'))
+")
+kept=$(find pbt.trials -name checkpoint.json 2>/dev/null | wc -l)
+if grep -q "^9 trials, best q .*; ok$" <<<"$lineage" && [ -z "$left" ] && [ "$kept" -eq 0 ]; then
+  ok "pbt with trial jobs: $lineage; no trial job and no checkpoint left"
+else not_ok "pbt with trial jobs" "$out" "lineage: $lineage" "left: $left" "checkpoints: $kept"; fi
 
 # 7. Bad input: no readable slurm.conf (nothing created), a partition Slurm refuses (named, nothing left).
 noconf=$(SLURM_CONF=/nonexistent/slurm.conf "$tune" run --trial-jobs --space branin.json --trials 2 --history noconf.h5 -- ./where.sh 2>&1); rc1=$?
