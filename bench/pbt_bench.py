@@ -107,6 +107,8 @@ def main():
             continue
         p = paired(regret[name], regret["random"])
         print("%-8s %14.5f %22.3f %10.4f %8s" % (name, med, p.ratio, p.p, p.verdict))
+    p = paired(regret["pbt"], regret["asha"])
+    print("pbt against asha: median regret ratio %.3f, p %.4f, %s" % (p.ratio, p.p, p.verdict))
 
 
 if __name__ == "__main__":
