@@ -31,7 +31,7 @@ struct TrialLaunch {
   // missing. An attempt that finds it non-empty is told TUNE_CHECKPOINT_RESTORED=1.
   std::string checkpoint_dir;
   // Another trial's checkpoint directory this trial starts from (a sampler's
-  // Sampler::start_from): copied into checkpoint_dir when that is missing or
+  // Lineage::from): copied into checkpoint_dir when that is missing or
   // empty, through a temporary directory renamed into place, so an attempt
   // that finds checkpoint_dir non-empty (the copy, or what it wrote since)
   // copies nothing again. The program is told TUNE_CHECKPOINT_FROM=trial.
