@@ -6,6 +6,7 @@
 #include <set>
 
 #include "search/draws.hpp"
+#include "search/random_sampler.hpp"
 #include "search/tpe_sampler.hpp"
 
 namespace tune {
@@ -66,9 +67,7 @@ std::optional<Assignment> BohbSampler::propose(std::uint64_t trial, std::span<co
     note_ = budget ? ""
                    : "bohb: random until " + std::to_string(space_.parameters().size() + 3) +
                          " trials reach one budget";
-    Assignment out;
-    for (const auto& p : space_.parameters()) out.push_back(p.decode(unit_draw(rng)));
-    return space_.prune_inactive(std::move(out));
+    return uniform_assignment(space_, rng);
   }
   note_.clear();
   // The densities on this budget's values; a value that is not finite ranks last.

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "search/draws.hpp"
+#include "search/random_sampler.hpp"
 
 namespace tune {
 
@@ -138,11 +139,9 @@ Assignment PbtSampler::explore(const Assignment& from, std::uint64_t trial) cons
 std::optional<Assignment> PbtSampler::propose(std::uint64_t trial, std::span<const Assignment>) {
   if (latest_.size() < o_.population) {  // a new member, from scratch, random
     auto rng = trial_rng(seed_, trial, kSalt);
-    Assignment a;
-    for (const auto& p : space_.parameters()) a.push_back(p.decode(unit_draw(rng)));
     decided_[trial] = {std::nullopt, static_cast<std::uint32_t>(latest_.size()), o_.interval};
     note_.clear();
-    return space_.prune_inactive(std::move(a));
+    return uniform_assignment(space_, rng);
   }
   // The member that has waited longest since its segment finished.
   std::optional<std::uint32_t> next;

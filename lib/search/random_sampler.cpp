@@ -7,13 +7,15 @@
 
 namespace tune {
 
+Assignment uniform_assignment(const SearchSpace& space, std::mt19937_64& rng) {
+  Assignment out;
+  for (const auto& p : space.parameters()) out.push_back(p.decode(unit_draw(rng)));
+  return space.prune_inactive(std::move(out));
+}
+
 std::optional<Assignment> RandomSampler::propose(std::uint64_t trial, std::span<const Assignment>) {
   auto rng = trial_rng(seed_, trial);
-  Assignment out;
-  // Every parameter draws, active or not, so a seed gives the same values
-  // to the parameters a space shares with its conditional variant.
-  for (const auto& p : space_.parameters()) out.push_back(p.decode(unit_draw(rng)));
-  return space_.prune_inactive(std::move(out));
+  return uniform_assignment(space_, rng);
 }
 
 }  // namespace tune

@@ -4,9 +4,17 @@
 // draws exactly what an uninterrupted one would have.
 #pragma once
 
+#include <random>
+
 #include "search/sampler.hpp"
 
 namespace tune {
+
+// Each parameter drawn uniformly on its own scale from `rng`, active or not
+// (so a seed gives the same values to the parameters a space shares with its
+// conditional variant), then the inactive ones made absent: random search's
+// proposal, and the random ones of the samplers that learn.
+Assignment uniform_assignment(const SearchSpace& space, std::mt19937_64& rng);
 
 class RandomSampler final : public Sampler {
  public:

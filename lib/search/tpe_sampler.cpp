@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "search/draws.hpp"
+#include "search/random_sampler.hpp"
 
 namespace tune {
 namespace {
@@ -131,10 +132,7 @@ std::optional<Assignment> TpeSampler::propose(std::uint64_t trial, std::span<con
   const auto& ps = space_.parameters();
   Assignment out;
   // Random until `startup` results are known (a warm-started study may know them before its first proposal).
-  if (points_.size() < startup_) {
-    for (const auto& p : ps) out.push_back(p.decode(unit_draw(rng)));
-    return space_.prune_inactive(std::move(out));
-  }
+  if (points_.size() < startup_) return uniform_assignment(space_, rng);
   // A constant liar (Optuna's TPESampler(constant_liar=True)): a running
   // trial counts as a result worse than any, as a pruned one does, so the
   // trials proposed while it runs go elsewhere instead of where it already is.
