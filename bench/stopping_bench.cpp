@@ -18,15 +18,11 @@
 // and the share of all studies whose stop gives up more than the noise.
 //   bench/stopping_bench [--budget N] [--seeds A-B] [--algos random,tpe]
 //                        [--margins noise,0.01] [--chance P] TABLE.json...
-#include <zlib.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -35,81 +31,20 @@
 #include "history/history.hpp"
 #include "search/sampler.hpp"
 #include "study/study.hpp"
+#include "workload_table.hpp"
 
 using namespace tune;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Point {
-  double lr = 0, momentum = 0;
-  std::vector<double> finals;  // final accuracy of each seed
-};
-
-struct Table {
-  std::string name;
-  std::vector<Point> points;
-  double noise = 0;
-};
-
-Table read_table(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot read it (make it with data/workloads/make_tables.py)");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-    Table t{j.at("name").get<std::string>(), {}, 0};
-    for (const auto& p : j.at("points")) {
-      Point q{p.at("lr").get<double>(), p.at("momentum").get<double>(), {}};
-      for (const auto& r : p.at("runs")) q.finals.push_back(r.at("accuracy").back().get<double>());
-      if (q.finals.empty()) throw std::runtime_error("a point without runs");
-      t.points.push_back(std::move(q));
-    }
-    if (t.points.empty()) throw std::runtime_error("no points");
-    // The noise: seeds' spread at the best quarter of the points.
-    std::vector<std::pair<double, double>> mean_sd;
-    for (const Point& p : t.points) {
-      double m = 0, v = 0;
-      for (double x : p.finals) m += x;
-      m /= static_cast<double>(p.finals.size());
-      for (double x : p.finals) v += (x - m) * (x - m);
-      const double n = static_cast<double>(p.finals.size());
-      mean_sd.emplace_back(m, n > 1 ? std::sqrt(v / (n - 1)) : 0);
-    }
-    std::sort(mean_sd.rbegin(), mean_sd.rend());
-    std::vector<double> sds;
-    for (std::size_t i = 0; i < std::max<std::size_t>(1, mean_sd.size() / 4); ++i)
-      sds.push_back(mean_sd[i].second);
-    std::sort(sds.begin(), sds.end());
-    t.noise = sds[sds.size() / 2];
-    return t;
-  } catch (const std::exception& e) {
-    throw std::runtime_error(path + ": not a table of data/workloads: " + e.what());
-  }
-}
-
-// As bench/programs/table_curve.py serves a trial.
-double serve(const Table& t, double lr, double momentum, std::uint64_t trial) {
-  const Point* best = nullptr;
-  double d_best = 0;
-  for (const Point& p : t.points) {
-    const double a = std::log10(p.lr) - std::log10(lr), b = (p.momentum - momentum) / 0.3;
-    if (!best || a * a + b * b < d_best) best = &p, d_best = a * a + b * b;
-  }
-  const std::string id = std::to_string(trial);
-  const auto crc = crc32(0L, reinterpret_cast<const Bytef*>(id.data()), static_cast<uInt>(id.size()));
-  return best->finals[crc % best->finals.size()];
-}
-
 const SearchSpace& space() {
-  static const SearchSpace s = SearchSpace::parse(R"({"parameters": [
-    {"name": "lr", "type": "bound", "value": [1e-4, 0.5], "log": true},
-    {"name": "momentum", "type": "bound", "value": [0, 0.99]}]})");
+  static const SearchSpace s = SearchSpace::parse(bench::workload_space_json());
   return s;
 }
 
 // One study: every result in order, up to where it stopped.
-std::vector<double> run_study(const Table& t, const std::string& algo, std::uint64_t seed,
+std::vector<double> run_study(const bench::WorkloadTable& t, const std::string& algo, std::uint64_t seed,
                               std::uint64_t budget, std::optional<ConvergenceRule> rule,
                               const fs::path& dir) {
   StudyInfo info;
@@ -128,7 +63,7 @@ std::vector<double> run_study(const Table& t, const std::string& algo, std::uint
   double now = 0;
   while (const auto trial = study.next_trial(1, "n", now)) {
     const double acc =
-        serve(t, std::get<double>(trial->params[0]), std::get<double>(trial->params[1]), trial->id);
+        t.run(std::get<double>(trial->params[0]), std::get<double>(trial->params[1]), trial->id).back();
     TrialRun r;
     r.trial = trial->id;
     r.exited = true;
@@ -222,7 +157,7 @@ int main(int argc, char** argv) {
   };
   try {
     for (const std::string& path : tables) {
-      const Table t = read_table(path);
+      const bench::WorkloadTable t = bench::read_workload_table(path);
       for (const std::string& algo : algos)
         for (std::size_t mi = 0; mi < margins.size(); ++mi) {
           const std::string& m = margins[mi];

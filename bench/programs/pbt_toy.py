@@ -9,11 +9,14 @@ TOY_STEPS steps (default 40). Each step it updates theta, reports
 "step=K q=Q", then checkpoints theta (checkpoint.json in
 TUNE_CHECKPOINT_DIR); a trial that finds a checkpoint continues from it, and
 it stops at TUNE_STEP_LIMIT when given (unless TOY_IGNORE_LIMIT=1: then
-tune ends it there). The objective is Q at the end. Space: pbt_toy.json.
+tune ends it there; each step past the limit then takes 0.2 s, as a
+training step would, so that tune's stop reaches it before it is done).
+The objective is Q at the end. Space: pbt_toy.json.
   TUNE_PARAM_h0=1 TUNE_PARAM_h1=0.5 pbt_toy.py"""
 import json
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "client", "python"))
 import tune_report as tune  # noqa: E402
@@ -34,8 +37,11 @@ def q(t):
     return 1.2 - (t[0] ** 2 + t[1] ** 2)
 
 
-last = steps if os.environ.get("TOY_IGNORE_LIMIT") == "1" else min(steps, tune.step_limit(steps))
+limit = tune.step_limit(steps)
+last = steps if os.environ.get("TOY_IGNORE_LIMIT") == "1" else min(steps, limit)
 for step in range(step + 1, last + 1):
+    if step > limit:
+        time.sleep(0.2)
     theta = [theta[i] - eta * 2 * h[i] * theta[i] for i in range(2)]
     tune.report(step=step, q=q(theta))
     if ckpt:

@@ -30,14 +30,16 @@ reader=node3; [ "$core_node" = node3 ] && reader=node2
 reads=0 failed=
 for i in $(seq 1 6); do
   wait_bound read $((i * 2)) || break
-  out=$(srun -w $reader sh -c 'hostname; "$0" status read.h5' "$tune" 2>&1)
-  if [ "$(head -1 <<<"$out")" = $reader ] && grep -q "trials" <<<"$out"; then reads=$((reads + 1))
+  # -Q: on a busy machine the step may wait for CPUs, and srun's "queued
+  # and waiting" notes are not the reader's output.
+  out=$(srun -Q -w $reader sh -c 'hostname; "$0" status read.h5' "$tune" 2>&1)
+  if grep -qx "$reader" <<<"$out" && grep -q "trials" <<<"$out"; then reads=$((reads + 1))
   else failed+="$out"$'\n'; fi
 done
 wait_job "$appcore" 120
 # Its trial jobs may still be completing (their epilog) when the AppCore's ends.
 wait_until 180 queue_empty
-final=$(srun -w $reader "$tune" status read.h5 2>&1)
+final=$(srun -Q -w $reader "$tune" status read.h5 2>&1)
 if [ $reads -ge 3 ] && [ -z "$failed" ] && [ "$(count_final read.h5)" -eq 16 ] && [ -z "$(squeue -h)" ]; then
   ok "tune status on $reader read the history $reads times while the AppCore on $core_node wrote it; 16 trials recorded"
 else not_ok "tune status from another host ($reads reads, AppCore on ${core_node:-?})" "$failed" "$final" "$(tail -5 read-*.out 2>&1)" \

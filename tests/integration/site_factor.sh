@@ -187,7 +187,12 @@ queued=$(squeue -h -j "$bob_core" 2>/dev/null)
 "$cluster" daemon-stop slurmctld --dir "$CLUSTER_DIR" --port "$CLUSTER_PORT" --nodes 4 >/dev/null 2>&1
 sed -i '/^PrioritySiteFactorPlugin=/d' "$CLUSTER_DIR/etc/slurm.conf"
 "$cluster" daemon-start slurmctld --dir "$CLUSTER_DIR" --port "$CLUSTER_PORT" --nodes 4 >/dev/null 2>&1
-lowered_before=$(sprio -h -o '%S' 2>/dev/null | awk '$1 < 0' | wc -l)
+# A restarted slurmctld may answer before multifactor's first pass has
+# computed the factors sprio shows (on a loaded machine): wait for them.
+negative_sites() { sprio -h -o '%S' 2>/dev/null | awk '$1 < 0' | wc -l; }
+some_negative() { [ "$(negative_sites)" -ge 1 ]; }
+wait_until 60 some_negative
+lowered_before=$(negative_sites)
 rollback=$(awk '/^ *<!-- rollback: site-factor -->$/ {want = 1; next} want && /^ *```$/ {if (inside) exit; inside = 1; next} inside {print}' "$TOP_SRCDIR/docs/admin-guide.md")
 rb_out=$(bash -ec "$rollback" 2>&1)
 lowered_after=$(sprio -h -o '%S' 2>/dev/null | awk '$1 != 0' | wc -l)
