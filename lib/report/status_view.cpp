@@ -77,9 +77,7 @@ std::string front_text(const HistorySnapshot& h, int top) {
 // from, oldest first, each with the steps it trained and its parameters, so
 // the best member's parameter schedule reads top to bottom.
 std::string lineage_text(const HistorySnapshot& h, const Trial& best) {
-  std::vector<const Trial*> chain{&best};
-  while (chain.back()->from && *chain.back()->from < h.trials.size() && chain.size() <= h.trials.size())
-    chain.push_back(&h.trials[*chain.back()->from]);
+  const auto chain = lineage_of(h, best);
   if (chain.size() < 2) return {};
   constexpr std::size_t kShown = 12;
   std::string out = "\nlineage of trial " + std::to_string(best.id) + " (its parameters as it trained" +
@@ -92,9 +90,9 @@ std::string lineage_text(const HistorySnapshot& h, const Trial& best) {
   std::string head = strf("  %-11s %-6s %-7s", "steps", "trial", "member");
   for (const auto& p : h.study.space.parameters()) head += strf(" %-12s", p.name.c_str());
   row(head);
-  for (std::size_t k = std::min(chain.size(), kShown); k-- > 0;) {
+  for (std::size_t k = chain.size() - std::min(chain.size(), kShown); k < chain.size(); ++k) {
     const Trial& t = *chain[k];
-    const std::int64_t first = t.from ? h.trials[*t.from].last_step + 1 : 1;
+    const std::int64_t first = first_step(h, t);
     const std::string steps =
         t.last_step >= first ? std::to_string(first) + "-" + std::to_string(t.last_step) : "-";
     std::string line = strf("  %-11s %-6llu %-7s", steps.c_str(), static_cast<unsigned long long>(t.id),

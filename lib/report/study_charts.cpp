@@ -62,6 +62,96 @@ std::vector<std::size_t> by_importance(const HistorySnapshot& h, const StudyMode
   return out;
 }
 
+// --algo pbt: the best trial's lineage over the population's segments (the
+// metric as it trained, the steps where it copied another member's
+// checkpoint marked), and its parameter schedule, one chart per number.
+void add_lineage_charts(const HistorySnapshot& h, const std::string& metric, std::vector<NamedChart>& out) {
+  const auto ranked = h.study.multi_objective() ? std::vector<const Trial*>{} : ranked_trials(h);
+  if (ranked.empty()) return;
+  const auto chain = lineage_of(h, *ranked[0]);
+  if (chain.size() < 2) return;
+  const std::string best = "trial " + std::to_string(ranked[0]->id);
+  if (!metric.empty()) {
+    std::map<std::uint64_t, ChartSeries> segments;
+    for (const auto& r : h.reports)
+      if (r.metric == metric && r.step >= 0) {
+        auto& seg = segments[r.trial];
+        seg.x.push_back(static_cast<double>(r.step));
+        seg.y.push_back(r.value);
+      }
+    Chart c{"Lineage of " + best + " (" + metric + " as it trained) among the population's segments",
+            "step",
+            metric,
+            false,
+            false,
+            {},
+            {}};
+    ChartSeries line{"lineage of " + best, {}, {}, true, false, kStudyBlue};
+    ChartSeries copied{"copied another member's checkpoint", {}, {}, false, true, kRed};
+    for (const Trial* t : chain) {
+      const auto seg = segments.find(t->id);
+      if (seg == segments.end()) continue;
+      for (std::size_t k = 0; k < seg->second.x.size(); ++k)
+        if (seg->second.x[k] >= static_cast<double>(first_step(h, *t))) {
+          line.x.push_back(seg->second.x[k]);
+          line.y.push_back(seg->second.y[k]);
+        }
+      const bool took_another =
+          t->from && *t->from < h.trials.size() && h.trials[*t->from].member != t->member;
+      if (took_another && !line.x.empty()) {
+        const auto at = std::find(line.x.begin(), line.x.end(), static_cast<double>(first_step(h, *t)));
+        if (at != line.x.end()) {
+          copied.x.push_back(*at);
+          copied.y.push_back(line.y[static_cast<std::size_t>(at - line.x.begin())]);
+        }
+      }
+    }
+    std::size_t skip = segments.size() > kMaxCurves ? segments.size() - kMaxCurves : 0;
+    bool other_legend = false;
+    std::vector<double> values;
+    for (auto& [id, seg] : segments) {
+      if (skip > 0) {
+        --skip;
+        continue;
+      }
+      seg.color = kGrey;
+      if (!other_legend) seg.label = "the population's segments";
+      other_legend = true;
+      values.insert(values.end(), seg.y.begin(), seg.y.end());
+      c.series.push_back(std::move(seg));
+    }
+    values.insert(values.end(), line.y.begin(), line.y.end());
+    c.series.push_back(std::move(line));
+    if (!copied.x.empty()) c.series.push_back(std::move(copied));
+    c.log_y = wants_log(values);
+    out.push_back({"lineage", std::move(c)});
+  }
+  // Each number as the best trial trained: a step function over its segments.
+  const auto& ps = h.study.space.parameters();
+  for (std::size_t j = 0; j < ps.size(); ++j) {
+    if (ps[j].kind == ParamKind::Choice) continue;
+    ChartSeries sched{"", {}, {}, true, true, kStudyBlue};
+    for (const Trial* t : chain) {
+      const double v = as_number(t->params[j]);
+      const auto first = first_step(h, *t);
+      if (t->last_step < first || !std::isfinite(v)) continue;
+      sched.x.push_back(static_cast<double>(first));
+      sched.y.push_back(v);
+      sched.x.push_back(static_cast<double>(t->last_step));
+      sched.y.push_back(v);
+    }
+    if (sched.x.empty()) continue;
+    Chart c{ps[j].name + " as " + best + " trained (its parameter schedule)",
+            "step",
+            ps[j].name,
+            false,
+            ps[j].log && ps[j].low > 0,
+            {},
+            {std::move(sched)}};
+    out.push_back({"schedule-" + ps[j].name, std::move(c)});
+  }
+}
+
 }  // namespace
 
 // When this study's first trial started (trials imported by --warm-start ran
@@ -181,6 +271,7 @@ std::vector<NamedChart> study_charts(const HistorySnapshot& h) {
     c.log_y = wants_log(values);
     out.push_back({"curves", std::move(c)});
   }
+  add_lineage_charts(h, metric, out);
   return out;
 }
 

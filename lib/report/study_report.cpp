@@ -63,6 +63,20 @@ std::vector<const Trial*> ranked_trials(const HistorySnapshot& h) {
   return ok;
 }
 
+std::vector<const Trial*> lineage_of(const HistorySnapshot& h, const Trial& t) {
+  std::vector<const Trial*> chain{&t};
+  // A history is written in proposal order (a source is older), but a
+  // damaged one must not loop: at most every trial once.
+  while (chain.back()->from && *chain.back()->from < h.trials.size() && chain.size() <= h.trials.size())
+    chain.push_back(&h.trials[*chain.back()->from]);
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+std::int64_t first_step(const HistorySnapshot& h, const Trial& t) {
+  return t.from && *t.from < h.trials.size() ? h.trials[*t.from].last_step + 1 : 1;
+}
+
 std::string curve_metric(const HistorySnapshot& h) {
   if (h.study.pruner.rule != "none") return h.study.pruner.metric;
   std::map<std::string, std::size_t> seen;

@@ -5,6 +5,7 @@
 // as one self-contained HTML page.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,12 @@ struct NamedChart {
 
 // Trials with an objective, best first (ties keep trial order).
 std::vector<const Trial*> ranked_trials(const HistorySnapshot& h);
+// A trial's lineage (--algo pbt): the trials whose checkpoints it goes on
+// from, oldest first, ending with the trial itself (alone without one).
+std::vector<const Trial*> lineage_of(const HistorySnapshot& h, const Trial& t);
+// The steps trial `t` trained itself: from its source's last step + 1 (1
+// without a source) to its own last step.
+std::int64_t first_step(const HistorySnapshot& h, const Trial& t);
 // A value for tables: six significant digits (exact values are in `tune export`).
 std::string brief(const ParamValue& v);
 // " loss=0.12 latency=20.1": a multi-objective trial's values, by name.
