@@ -526,12 +526,17 @@ for r in rows:
 print('%d trials, %d exploits; %s' % (len(rows), exploits, '; '.join(bad) or 'ok'))
 ")
 left=$(find pbt.trials -name checkpoint.json | wc -l)
+# tune report draws the best trial's lineage and its parameter schedule.
+"$tune" report pbt.h5 -o pbt.html --svg pbt.svg >/dev/null 2>&1
+drawn=$(ls pbt.svg/lineage.svg pbt.svg/schedule-h0.svg pbt.svg/schedule-h1.svg 2>/dev/null | wc -l)
 ignore=$(TOY_IGNORE_LIMIT=1 pbt --history ignore.h5 --space "$TOP_SRCDIR/bench/programs/pbt_toy.json" --trials 4 \
   --algo pbt --population 2 --pbt-interval 4 -q 2>&1); rc3=$?
 ended=$("$tune" export ignore.h5 --csv | grep -c 'pruned,.*trained to step 4, its segment')
 if [ $rc -eq 0 ] && [ $rc2 -eq 0 ] && grep -q "^20 trials, [1-9][0-9]* exploits; ok$" <<<"$lineage" &&
    grep -q "pbt: member . takes member .'s checkpoint" <<<"$out" && [ "$left" -eq 0 ] &&
+   [ "$drawn" -eq 3 ] && grep -q "Lineage of trial" pbt.html &&
    [ $rc3 -eq 0 ] && [ "$ended" -ge 2 ]; then
-  ok "pbt through mpirun: $lineage; resumed to 20; no checkpoint left; a program past its step limit ended there ($ended)"
+  ok "pbt through mpirun: $lineage; resumed to 20; no checkpoint left; the report drew the lineage and both schedules; a program past its step limit ended there ($ended)"
 else not_ok "pbt through mpirun" "exit $rc: $out" "exit $rc2: $more" "lineage: $lineage" "checkpoints left: $left" \
+  "report's lineage charts: $drawn of 3 ($(ls pbt.svg 2>&1 | paste -sd' '))" \
   "exit $rc3 ($ended): $ignore" "$("$tune" export ignore.h5 --csv 2>&1 | head -5)"; fi
