@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // tune report's charts: the best value over time, each parameter against
-// the objective, the learning curves, the model's partial dependences and
-// the Pareto front.
+// the objective, the learning curves, a population's lineage and parameter
+// schedule, the model's partial dependences and the Pareto front.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -65,8 +65,8 @@ std::vector<const Trial*> ranked_trials(const HistorySnapshot& h) {
 
 std::vector<const Trial*> lineage_of(const HistorySnapshot& h, const Trial& t) {
   std::vector<const Trial*> chain{&t};
-  // A history is written in proposal order (a source is older), but a
-  // damaged one must not loop: at most every trial once.
+  // A history is written in proposal order (a source is older), but the walk
+  // of a damaged one whose sources loop must still end.
   while (chain.back()->from && *chain.back()->from < h.trials.size() && chain.size() <= h.trials.size())
     chain.push_back(&h.trials[*chain.back()->from]);
   std::reverse(chain.begin(), chain.end());
