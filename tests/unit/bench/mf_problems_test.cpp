@@ -10,7 +10,7 @@
 
 #include <fstream>
 
-#include "unit/temp_dir.hpp"
+#include "tests/unit/temp_dir.hpp"
 
 using tune::testing_support::TempDirTest;
 
