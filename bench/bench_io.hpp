@@ -6,11 +6,14 @@
 // answered as {"error": message}.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bench {
@@ -22,6 +25,13 @@ inline std::vector<std::string> split(const std::string& text) {
   for (std::string item; std::getline(in, item, ',');)
     if (!item.empty()) out.push_back(item);
   return out;
+}
+
+// "--seeds A-B" of the benchmarks: {A, B}. Throws std::invalid_argument.
+inline std::pair<std::uint64_t, std::uint64_t> seed_range(const std::string& text) {
+  const auto dash = text.find('-');
+  if (dash == std::string::npos) throw std::invalid_argument("--seeds A-B, e.g. 0-9");
+  return {std::stoull(text.substr(0, dash)), std::stoull(text.substr(dash + 1))};
 }
 
 template <typename Answer>

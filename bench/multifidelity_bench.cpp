@@ -40,6 +40,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bench_io.hpp"
@@ -238,12 +239,9 @@ int main(int argc, char** argv) {
         if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
         return argv[++i];
       };
-      if (a == "--seeds") {
-        const std::string v = value();
-        const auto dash = v.find('-');
-        if (dash == std::string::npos) throw std::invalid_argument("--seeds A-B, e.g. 0-9");
-        o.seed_from = std::stoull(v.substr(0, dash)), o.seed_to = std::stoull(v.substr(dash + 1));
-      } else if (a == "--arms")
+      if (a == "--seeds")
+        std::tie(o.seed_from, o.seed_to) = bench::seed_range(value());
+      else if (a == "--arms")
         o.arms = bench::split(value());
       else if (a == "--workers")
         o.workers = std::stoi(value());

@@ -25,6 +25,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bench_io.hpp"
@@ -104,12 +105,9 @@ int main(int argc, char** argv) {
       };
       if (a == "--budget")
         budget = std::stoull(value());
-      else if (a == "--seeds") {
-        const std::string v = value();
-        const auto dash = v.find('-');
-        if (dash == std::string::npos) throw std::invalid_argument("--seeds A-B, e.g. 0-29");
-        seed_from = std::stoull(v.substr(0, dash)), seed_to = std::stoull(v.substr(dash + 1));
-      } else if (a == "--algos")
+      else if (a == "--seeds")
+        std::tie(seed_from, seed_to) = bench::seed_range(value());
+      else if (a == "--algos")
         algos = bench::split(value());
       else if (a == "--margins")
         margins = bench::split(value());

@@ -62,6 +62,18 @@ std::vector<std::size_t> by_importance(const HistorySnapshot& h, const StudyMode
   return out;
 }
 
+// Each trial's reports of `metric` at a step, in the order reported: its curve.
+std::map<std::uint64_t, ChartSeries> curves_of(const HistorySnapshot& h, const std::string& metric) {
+  std::map<std::uint64_t, ChartSeries> curves;
+  for (const auto& r : h.reports)
+    if (r.metric == metric && r.step >= 0) {
+      auto& s = curves[r.trial];
+      s.x.push_back(static_cast<double>(r.step));
+      s.y.push_back(r.value);
+    }
+  return curves;
+}
+
 // --algo pbt: the best trial's lineage over the population's segments (the
 // metric as it trained, the steps where it copied another member's
 // checkpoint marked), and its parameter schedule, one chart per number.
@@ -72,13 +84,7 @@ void add_lineage_charts(const HistorySnapshot& h, const std::string& metric, std
   if (chain.size() < 2) return;
   const std::string best = "trial " + std::to_string(ranked[0]->id);
   if (!metric.empty()) {
-    std::map<std::uint64_t, ChartSeries> segments;
-    for (const auto& r : h.reports)
-      if (r.metric == metric && r.step >= 0) {
-        auto& seg = segments[r.trial];
-        seg.x.push_back(static_cast<double>(r.step));
-        seg.y.push_back(r.value);
-      }
+    auto segments = curves_of(h, metric);
     Chart c{"Lineage of " + best + " (" + metric + " as it trained) among the population's segments",
             "step",
             metric,
@@ -235,13 +241,7 @@ std::vector<NamedChart> study_charts(const HistorySnapshot& h) {
   // Learning curves of the reported steps; pruned trials red with an x where they stopped.
   const std::string metric = curve_metric(h);
   if (!metric.empty()) {
-    std::map<std::uint64_t, ChartSeries> curves;
-    for (const auto& r : h.reports)
-      if (r.metric == metric && r.step >= 0) {
-        auto& s = curves[r.trial];
-        s.x.push_back(static_cast<double>(r.step));
-        s.y.push_back(r.value);
-      }
+    auto curves = curves_of(h, metric);
     Chart c{"Learning curves (" + metric + ")", "step", metric, false, false, {}, {}};
     std::vector<double> values;
     std::size_t skip = curves.size() > kMaxCurves ? curves.size() - kMaxCurves : 0;
