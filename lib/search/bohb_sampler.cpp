@@ -30,6 +30,7 @@ void BohbSampler::observe(const Observation& done) {
   Curve& c = curves_[done.trial];
   c.params = done.params;
   c.done = true;
+  c.pruned = done.pruned;
   if (!done.objective && !done.pruned) {
     curves_.erase(done.trial);  // failed: what it reported may be what made it fail
     return;
@@ -70,15 +71,26 @@ std::optional<Assignment> BohbSampler::propose(std::uint64_t trial, std::span<co
     return uniform_assignment(space_, rng);
   }
   note_.clear();
-  // The densities on this budget's values; a value that is not finite ranks last.
   TpeSampler model(space_, seed_ ^ 0xb0b5b0b5ull, minimize_, 0);
-  for (const auto& [id, c] : curves_)
-    if (const auto v = value_at(c, budget->step)) {
-      Observation o{id, c.params, *v, false};
-      if (!std::isfinite(*v)) o.objective.reset(), o.pruned = true;
-      model.observe(o);
-    }
+  for (const auto& o : model_observations(budget->step)) model.observe(o);
   return model.propose(trial, pending);
+}
+
+std::vector<Observation> BohbSampler::model_observations(std::int64_t step) const {
+  std::vector<Observation> out;
+  for (const auto& [id, c] : curves_) {
+    if (const auto v = value_at(c, step)) {
+      Observation o{id, c.params, *v, false};
+      if (!std::isfinite(*v)) o.objective.reset(), o.pruned = true;  // ranks last
+      out.push_back(std::move(o));
+    } else if (c.pruned) {
+      // The pruner stopped it short of this budget, on what it reported
+      // below: the bad density learns where not to go from every bracket's
+      // early rungs, not only from the few that reached this budget.
+      out.push_back(Observation{id, c.params, std::nullopt, true});
+    }
+  }
+  return out;
 }
 
 }  // namespace tune

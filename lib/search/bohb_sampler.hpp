@@ -8,14 +8,20 @@
 // are enough of them, and the many short runs of Hyperband's early rungs
 // teach it before. A third of the proposals are random (BOHB's rho), the
 // rest come from tune's TPE densities (tpe_sampler) fitted on that budget's
-// values. Meant with --prune hyperband, whose brackets decide how far each
-// configuration runs; without a pruner every trial runs its whole budget and
-// this is TPE on the final reports with a random third.
+// values and, beyond the paper's BOHB, on the trials the pruner stopped
+// below that budget, ranked below every value there: the bad density then
+// knows every region Hyperband's early rungs gave up on, not only the few
+// configurations that reached the budget (bench/multifidelity_bench: lower
+// regret on held-out seeds, docs/results/multifidelity.md). Meant with
+// --prune hyperband, whose brackets decide how far each configuration runs;
+// without a pruner every trial runs its whole budget and this is TPE on the
+// final reports with a random third.
 // A trial that reports no step counts at the largest budget with its final
 // objective. Running trials count as worse than any (TPE's constant liar).
 #pragma once
 
 #include <map>
+#include <vector>
 
 #include "search/sampler.hpp"
 
@@ -39,6 +45,11 @@ class BohbSampler final : public Sampler {
     std::size_t trials;
   };
   std::optional<Budget> model_budget() const;
+  // What the densities at budget `step` are fitted on: each trial that
+  // reached it, by its value there (one not finite as pruned), and each the
+  // pruner stopped before it, as pruned (worse than any value). A running
+  // trial, or one that ended by itself, short of it is left out.
+  std::vector<Observation> model_observations(std::int64_t step) const;
 
  private:
   struct Curve {
@@ -46,6 +57,7 @@ class BohbSampler final : public Sampler {
     std::map<std::int64_t, double> values;  // step -> the last value reported there
     std::optional<double> final_objective;  // a finished trial that reported no step
     bool done = false;
+    bool pruned = false;  // the pruner stopped it
   };
   // The trial's value at budget `step`: at the first reported step >= step.
   static std::optional<double> value_at(const Curve& c, std::int64_t step);

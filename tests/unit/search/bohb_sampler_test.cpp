@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // BOHB's model per budget (lib/search/bohb_sampler): which budget it models,
-// and that it learns from runs a pruner cut short, which TPE cannot.
+// and that it learns from runs a pruner cut short, which TPE cannot, and
+// from those cut short below the budget it models.
 #include "search/bohb_sampler.hpp"
 
 #include <gtest/gtest.h>
@@ -85,6 +86,45 @@ TEST(Bohb, LearnsFromRunsAPrunerCutShort) {
   // first trials (pruned ones tie), BOHB's a third uniform, the rest near 0.2.
   EXPECT_LT(bohb_far, 0.2);
   EXPECT_LT(bohb_far, 0.7 * tpe_far) << "tpe: " << tpe_far;
+}
+
+// The densities at a budget learn from the trials the pruner stopped below
+// it (as worse than any value there); a trial still running, or one that
+// ended by itself, short of the budget tells nothing about it.
+TEST(Bohb, ModelsTheRunsPrunedBelowItsBudgetAsWorse) {
+  const auto space = line();
+  BohbSampler s(space, 5, true);
+  for (std::uint64_t k = 0; k < 4; ++k) {  // reach step 3
+    const Assignment a{0.1 + 0.1 * static_cast<double>(k)};
+    for (std::int64_t step = 1; step <= 3; ++step) s.observe_progress({k, step, loss(a), a});
+    s.observe({k, a, loss(a), false});
+  }
+  const Assignment pruned{0.9}, running{0.8}, ended{0.7}, failed{0.6};
+  s.observe_progress({4, 1, loss(pruned), pruned});
+  s.observe({4, pruned, std::nullopt, true});
+  s.observe_progress({5, 1, loss(running), running});
+  s.observe_progress({6, 1, loss(ended), ended});
+  s.observe({6, ended, loss(ended), false});
+  s.observe_progress({7, 1, loss(failed), failed});
+  s.observe({7, failed, std::nullopt, false});
+  ASSERT_TRUE(s.model_budget());
+  ASSERT_EQ(s.model_budget()->step, 3);
+  const auto seen = s.model_observations(3);
+  ASSERT_EQ(seen.size(), 5u);
+  for (const auto& o : seen) {
+    if (o.trial < 4) {
+      EXPECT_FALSE(o.pruned);
+      ASSERT_TRUE(o.objective);
+      EXPECT_DOUBLE_EQ(*o.objective, loss(o.params));
+    } else {
+      EXPECT_EQ(o.trial, 4u);
+      EXPECT_TRUE(o.pruned);
+      EXPECT_FALSE(o.objective);
+    }
+  }
+  // At step 1 every trial that reported there counts by its value, the
+  // running one too.
+  EXPECT_EQ(s.model_observations(1).size(), 7u);
 }
 
 TEST(Bohb, MaximisesWhenTheStudyDoes) {
