@@ -432,6 +432,9 @@ void check_study_flags(const StudyFlags& f, StudyCommand command) {
       }
     });
   }
+  if (f.prune.rule != "none" && samplers().contains(f.algo))
+    if (const std::string& why = samplers().at(f.algo).pruner_refusal; !why.empty())
+      throw std::invalid_argument(why);
   (void)convergence_rule(f);
 }
 

@@ -116,7 +116,9 @@ const Registry<SamplerEntry>& samplers() {
              .lo = 0,
              .hi = 1,
              .integer = false,
-             .metavar = "P"}}},
+             .metavar = "P"}},
+           "--algo pbt stops and continues its members itself (the worst copy the best at each "
+           "--pbt-interval); drop --prune"},
           // CMA-ES ranks one objective: fed Pareto ranks (ties, and ranks
           // that change as the front grows) it searched worse than random on
           // ZDT1, so it is refused.

@@ -150,6 +150,9 @@ struct SamplerEntry {
   // Its own settings: each is a flag of tune run and submit, kept in the
   // history, checked on resume and listed in tune(1), from this declaration.
   std::vector<SettingSpec> settings{};
+  // Not empty: the sampler stops and continues trials itself, so a pruner
+  // would judge its segments as rivals; --prune is refused with this.
+  std::string pruner_refusal{};
 };
 
 // Every search algorithm, by its --algo name.

@@ -76,6 +76,16 @@ TEST(StudyFlags, EachCheckOfTheListRefusesByName) {
   f.prune.rule = "lottery";
   EXPECT_TRUE(refusal(f).starts_with("--prune: unknown pruning rule 'lottery'")) << refusal(f);
   f = {};
+  f.algo = "pbt";
+  EXPECT_EQ(refusal(f), "");
+  f.prune.rule = "asha";
+  EXPECT_EQ(refusal(f),
+            "--algo pbt stops and continues its members itself (the worst copy the best at each "
+            "--pbt-interval); drop --prune");
+  f.algo = "bohb";
+  f.prune.rule = "hyperband";
+  EXPECT_EQ(refusal(f), "");
+  f = {};
   f.trials = 0;
   EXPECT_EQ(refusal(f), "--trials: 0 is not a positive number");
   f = {};
