@@ -13,8 +13,9 @@ time: a seed is then one study), on one of two problems:
           momentum tuned, 30 epochs; the figure is the validation loss,
           beside two oracles computed on the same seed: the best fixed
           setting of a grid, and the best schedule of a grid (a learning
-          rate cut by a factor after some epoch, or none), which bounds
-          what a changing learning rate can give on this training
+          rate cut by a factor after some epoch, or none): what a changing
+          learning rate can give on this training (the best of grids, not
+          bounds: a draw between the grid's points may beat them)
 
 Each arm spends STEPS x POPULATION steps (epochs):
   pbt     --algo pbt --population P --pbt-interval I, segments in the order
