@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Makes the real-training workloads in this directory: learning curves of
-scikit-learn models trained with SGD (learning rate, momentum) on datasets
-that Debian's python3-sklearn ships (no download), over a grid of the two
-parameters, several initialisation seeds per point.
+scikit-learn models, and of one PyTorch model, trained with SGD (learning
+rate, momentum) on datasets that Debian's python3-sklearn ships (no
+download), over a grid of the two parameters, several initialisation seeds
+per point.
 
 Each table <name>.json holds, per grid point and seed, the held-out accuracy
 after each epoch and the measured seconds of each epoch: a tabular benchmark
@@ -40,7 +41,10 @@ WORKLOADS = {
     "digits-mlp4": (load_digits, (4,), 20, 32, "8x8 digits, one hidden layer of 4: capacity caps it below 0.97"),
     "cancer-mlp16": (load_breast_cancer, (16,), 20, 16, "breast cancer (Wisconsin), one hidden layer of 16"),
     "wine-mlp2": (load_wine, (2,), 20, 8, "wine, one hidden layer of 2: few test examples, coarse steps"),
+    # Not named *-mlp*: the scheduling benchmarks take those four by that glob.
+    "digits-torch32": (load_digits, (32,), 20, 32, "8x8 digits, a PyTorch MLP with one hidden layer of 32"),
 }
+TORCH = {"digits-torch32"}
 
 
 def curve(load, hidden, epochs, batch, lr, momentum, seed):
@@ -67,6 +71,44 @@ def curve(load, hidden, epochs, batch, lr, momentum, seed):
     return acc, secs, len(yte)
 
 
+def torch_curve(load, hidden, epochs, batch, lr, momentum, seed):
+    """The same training in PyTorch (python3-torch): an MLP of `hidden`
+    ReLU units, SGD with momentum on minibatches of `batch`, the weights and
+    the batch order drawn from the seed."""
+    import torch
+    torch.set_num_threads(1)
+    x, y = load(return_X_y=True)
+    xtr, xte, ytr, yte = train_test_split(x, y, test_size=0.3, random_state=seed, stratify=y)
+    scaler = StandardScaler().fit(xtr)
+    xtr, xte = (torch.tensor(scaler.transform(v), dtype=torch.float32) for v in (xtr, xte))
+    ytr, yte = torch.tensor(ytr), torch.tensor(yte)
+    torch.manual_seed(seed)
+    layers, width = [], xtr.shape[1]
+    for h in hidden:
+        layers += [torch.nn.Linear(width, h), torch.nn.ReLU()]
+        width = h
+    model = torch.nn.Sequential(*layers, torch.nn.Linear(width, int(ytr.max()) + 1))
+    opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    order_rng = torch.Generator().manual_seed(seed)
+    acc, secs = [], []
+    for _ in range(epochs):
+        t0 = time.perf_counter()
+        model.train()
+        order = torch.randperm(len(xtr), generator=order_rng)
+        for start in range(0, len(order), batch):
+            idx = order[start:start + batch]
+            opt.zero_grad()
+            loss_fn(model(xtr[idx]), ytr[idx]).backward()
+            opt.step()
+        model.eval()
+        with torch.no_grad():
+            a = float((model(xte).argmax(1) == yte).float().mean())  # a diverged network's guesses count as they fall
+        secs.append(round(time.perf_counter() - t0, 4))
+        acc.append(round(a if math.isfinite(a) else 0.0, 5))
+    return acc, secs, len(yte)
+
+
 def main(names):
     for name in names or WORKLOADS:
         load, hidden, epochs, batch, what = WORKLOADS[name]
@@ -75,11 +117,13 @@ def main(names):
             for m in MOMENTA:
                 runs = []
                 for s in SEEDS:
-                    acc, secs, n_test = curve(load, hidden, epochs, batch, lr, m, s)
+                    acc, secs, n_test = (torch_curve if name in TORCH else curve)(load, hidden, epochs, batch, lr,
+                                                                                   m, s)
                     runs.append({"seed": s, "accuracy": acc, "seconds": secs})
                 points.append({"lr": lr, "momentum": m, "runs": runs})
         best = max(max(r["accuracy"]) for p in points for r in p["runs"])
-        table = {"name": name, "what": what, "model": "MLPClassifier(sgd, hidden=%s, batch=%d)" % (list(hidden), batch),
+        model = "torch.nn MLP (SGD, hidden=%s, batch=%d)" if name in TORCH else "MLPClassifier(sgd, hidden=%s, batch=%d)"
+        table = {"name": name, "what": what, "model": model % (list(hidden), batch),
                  "test_examples": n_test, "epochs": epochs, "best": best, "points": points}
         with open(name + ".json", "w") as f:
             json.dump(table, f, separators=(",", ":"))
