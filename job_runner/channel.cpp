@@ -17,6 +17,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "trial_jobs/channel_handshake.hpp"
+
 namespace tune {
 
 using asio::ip::tcp;
@@ -27,15 +29,6 @@ namespace {
 std::chrono::steady_clock::duration seconds(double s) {
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       std::chrono::duration<double>(std::max(0.0, s)));
-}
-
-bool same_secret(const std::string& given, const std::string& secret) {
-  // Constant time in the content (the length is no secret): a peer cannot
-  // learn the secret byte by byte from how fast it is refused.
-  if (given.size() != secret.size() || secret.empty()) return false;
-  unsigned char diff = 0;
-  for (std::size_t i = 0; i < secret.size(); ++i) diff |= static_cast<unsigned char>(given[i] ^ secret[i]);
-  return diff == 0;
 }
 
 // A peer cut off the network (its node's link down, its node powered off)
@@ -95,6 +88,8 @@ class FramedConnection : public std::enable_shared_from_this<FramedConnection> {
     });
   }
   void cancel_deadline() { timer_.cancel(); }
+  // The largest frame this end reads (a stranger's are short).
+  void limit(std::size_t bytes) { limit_ = bytes; }
   void close() {
     if (closed_) return;
     closed_ = true;
@@ -121,9 +116,9 @@ class FramedConnection : public std::enable_shared_from_this<FramedConnection> {
                          return self->fail(ec == asio::error::eof ? "closed by the peer" : ec.message());
                        std::uint32_t n = 0;
                        for (unsigned char c : self->header_) n = (n << 8) | c;
-                       if (n == 0 || n > kMaxFrame)
+                       if (n == 0 || n > self->limit_)
                          return self->fail("a frame of " + std::to_string(n) + " bytes (the limit is " +
-                                           std::to_string(kMaxFrame) + ")");
+                                           std::to_string(self->limit_) + ")");
                        self->body_.assign(n, '\0');
                        self->read_body();
                      });
@@ -156,6 +151,7 @@ class FramedConnection : public std::enable_shared_from_this<FramedConnection> {
   OnFrame on_frame_;
   OnError on_error_;
   std::string peer_, address_;
+  std::size_t limit_ = kMaxFrame;
   bool closed_ = false;
 };
 
@@ -179,14 +175,44 @@ void write_channel_file(const std::string& path, const ChannelAddress& a) {
 }
 
 ChannelAddress read_channel_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
+  // Opened without following a link, then judged by what was opened: a
+  // file swapped in between a check and the read cannot slip through.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    const int e = errno;
+    if (e == ELOOP)
+      throw ChannelError("the channel file " + path +
+                         " is a symbolic link, which tune does not follow (another user may have put it "
+                         "there); remove it and resume the study's AppCore, which writes it anew");
     throw ChannelError(
-        "cannot read the channel file " + path + " (" + std::strerror(errno) +
+        "cannot read the channel file " + path + " (" + std::strerror(e) +
         "); it is written by the study's AppCore beside its history, readable by the study's owner only");
-  std::stringstream text;
-  text << in.rdbuf();
-  const json j = json::parse(text.str(), nullptr, false);
+  }
+  struct stat st {};
+  std::string problem;
+  if (::fstat(fd, &st) != 0)
+    problem = std::string("cannot be examined: ") + std::strerror(errno);
+  else if (!S_ISREG(st.st_mode))
+    problem = "is not a regular file";
+  else if (st.st_uid != ::geteuid())
+    problem = "belongs to uid " + std::to_string(st.st_uid) + ", not to this job's user (uid " +
+              std::to_string(::geteuid()) + ")";
+  else if (st.st_mode & 077) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    problem = std::string("is open to other users (mode ") + mode + "; the AppCore writes it 0600)";
+  }
+  if (!problem.empty()) {
+    ::close(fd);
+    throw ChannelError("the channel file " + path + " " + problem +
+                       ", so it is not believed (another user may have put it there); remove it and resume "
+                       "the study's AppCore, which writes it anew with mode 0600");
+  }
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; text.size() < kMaxFrame && (n = ::read(fd, buf, sizeof buf)) > 0;) text.append(buf, n);
+  ::close(fd);
+  const json j = json::parse(text, nullptr, false);
   ChannelAddress a;
   try {
     if (!j.is_object()) throw std::invalid_argument("not a JSON object");
@@ -217,30 +243,48 @@ std::vector<std::string> local_ipv4_addresses() {
     if (!ip.is_loopback()) out.push_back(ip.to_string());
   }
   ::freeifaddrs(list);
-  out.push_back("127.0.0.1");  // last: an AppCore and its trial jobs on one host
+  return out;
+}
+
+std::vector<std::string> channel_endpoints(const ChannelAddress& a, const std::string& here) {
+  const bool same_host = !here.empty() && here == a.host;
+  std::vector<std::string> out;
+  asio::error_code ec;
+  for (const auto& addr : a.addresses) {
+    const auto ip = asio::ip::make_address(addr, ec);
+    if (ec || (ip.is_loopback() && !same_host)) continue;  // an older AppCore listed 127.0.0.1 too
+    if (std::find(out.begin(), out.end(), addr) == out.end()) out.push_back(addr);
+  }
+  if (same_host && std::find(out.begin(), out.end(), "127.0.0.1") == out.end()) out.push_back("127.0.0.1");
   return out;
 }
 
 std::string random_secret() {
-  unsigned char bytes[32];
-  std::ifstream urandom("/dev/urandom", std::ios::binary);
-  if (!urandom.read(reinterpret_cast<char*>(bytes), sizeof bytes))
-    throw ChannelError("cannot read /dev/urandom for the channel's secret");
-  static const char* hex = "0123456789abcdef";
-  std::string s;
-  for (unsigned char b : bytes) s += hex[b >> 4], s += hex[b & 15];
-  return s;
+  try {
+    return random_hex(32);
+  } catch (const ChannelProofError& e) {
+    throw ChannelError(std::string(e.what()) + ", so the study has no secret for its channel");
+  }
 }
 
 // --- the AppCore's end ------------------------------------------------------------------
 
 struct ChannelServer::Acceptor {
   tcp::acceptor a;
+  asio::steady_timer pause;  // after an accept that failed (no descriptor left)
+};
+
+// One connection and its end of the handshake.
+struct ChannelServer::Link {
+  std::shared_ptr<FramedConnection> conn;
+  AppCoreEnd end;
+  bool authenticated = false;  // its hello event was handed on (a Closed event is then owed)
+  bool open() const { return authenticated; }
 };
 
 ChannelServer::ChannelServer(std::string secret, Log log, AdmissionLimits limits)
     : io_(std::make_unique<asio::io_context>()),
-      secret_(std::move(secret)),
+      key_(std::move(secret)),
       log_(std::move(log)),
       admission_(limits),
       refusals_(log_) {}
@@ -250,15 +294,16 @@ double ChannelServer::now() {
 }
 
 ChannelServer::~ChannelServer() {
-  for (auto& [id, c] : conns_) c->close();
+  for (auto& [id, l] : conns_) l->conn->close();
   if (acceptor_) {
     asio::error_code ec;
     acceptor_->a.close(ec);
+    acceptor_->pause.cancel();
   }
 }
 
 int ChannelServer::listen(int port) {
-  acceptor_ = std::make_unique<Acceptor>(Acceptor{tcp::acceptor(*io_)});
+  acceptor_ = std::make_unique<Acceptor>(Acceptor{tcp::acceptor(*io_), asio::steady_timer(*io_)});
   const tcp::endpoint ep(tcp::v4(), static_cast<unsigned short>(port));
   asio::error_code ec;
   acceptor_->a.open(ep.protocol(), ec);
@@ -270,74 +315,100 @@ int ChannelServer::listen(int port) {
   return acceptor_->a.local_endpoint().port();
 }
 
+// An accept that failed, most often for want of a file descriptor: a
+// stranger is let go to make one, and the next accept waits a moment
+// instead of spinning on the same error.
+void ChannelServer::accept_later() {
+  acceptor_->pause.expires_after(std::chrono::milliseconds(100));
+  acceptor_->pause.async_wait([this](const asio::error_code& ec) {
+    if (!ec) accept_next();
+  });
+}
+
 void ChannelServer::accept_next() {
   acceptor_->a.async_accept([this](const asio::error_code& ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted) return;
-    if (!ec) {
-      auto conn = std::make_shared<FramedConnection>(std::move(socket));
-      if (const auto why = admission_.admit(conn->address())) {
-        // Many silent peers cannot crowd out the trial jobs for long (each
-        // has kHelloSeconds), and one address cannot hold every slot.
+    if (ec) {
+      refusals_.refused("cannot accept a connection: " + ec.message() + "; waiting 0.1 s", now());
+      if (const auto victim = admission_.next_to_evict()) {
         ++refused_;
-        refusals_.refused("refused a connection from " + conn->peer() + ": " + *why, now());
-        conn->close();
-      } else {
-        const ConnId id = next_id_++;
-        conns_[id] = conn;
-        authenticated_[id] = false;
-        conn->start([this, id](std::string f) { on_frame(id, std::move(f)); },
-                    [this, id](const std::string& why) { on_error(id, why); });
-        conn->deadline(kHelloSeconds, [this, id] {
-          ++refused_;
-          drop(id, "no hello within " + std::to_string(static_cast<int>(kHelloSeconds)) + " s", true);
-        });
+        drop(*victim, "let go: the AppCore has no file descriptor left", false);
       }
+      return accept_later();
     }
+    auto conn = std::make_shared<FramedConnection>(std::move(socket));
+    const ConnId id = next_id_++;
+    const auto verdict = admission_.admit(id, conn->address(), now());
+    if (verdict.evict) {
+      ++refused_;
+      // Through drop, whose admission_.closed is a no-op for a stranger already let go.
+      drop(*verdict.evict, "let go unheard to make room for a newer connection", true);
+    }
+    if (verdict.refused) {
+      ++refused_;
+      refusals_.refused("refused a connection from " + conn->peer() + ": " + *verdict.refused, now());
+      conn->close();
+      return accept_next();
+    }
+    conn->limit(kStrangerFrame);
+    conns_[id] = std::make_unique<Link>(Link{conn, AppCoreEnd(key_, nonces_)});
+    conn->start([this, id](std::string f) { on_frame(id, std::move(f)); },
+                [this, id](const std::string& why) { on_error(id, why); });
+    conn->deadline(kHelloSeconds, [this, id] {
+      ++refused_;
+      drop(id, "no hello within " + std::to_string(static_cast<int>(kHelloSeconds)) + " s", true);
+    });
     accept_next();
   });
 }
 
 void ChannelServer::on_frame(ConnId id, std::string frame) {
-  const auto conn = conns_.at(id);
-  json body = json::parse(frame, nullptr, false);
-  if (!authenticated_[id]) {
-    const bool hello = body.is_object() && body.value("type", "") == "hello" && body.contains("secret") &&
-                       body["secret"].is_string();
-    if (!hello || !same_secret(body["secret"].get<std::string>(), secret_)) {
-      ++refused_;
-      return drop(id, hello ? "wrong secret" : "its first message is not a hello", true);
-    }
-    authenticated_[id] = true;
-    admission_.authenticated(conn->address());
-    conn->cancel_deadline();
-    body.erase("secret");
-    conn->send(json{{"type", "welcome"}}.dump());
-    events_.push_back({Event::Hello, id, std::move(body), conn->peer()});
-    return;
+  const auto it = conns_.find(id);
+  if (it == conns_.end()) return;
+  Link& l = *it->second;
+  const auto conn = l.conn;
+  const bool was_open = l.open();
+  ChannelStep step = l.end.on_frame(frame);
+  for (const auto& f : step.send) conn->send(f);
+  if (step.refused) {
+    if (!was_open) ++refused_;
+    return drop(id, *step.refused, true);
   }
-  if (!body.is_object() || !body.contains("type") || !body["type"].is_string())
-    return drop(id, "a malformed message (not a JSON object with a type)", true);
-  events_.push_back({Event::Message, id, std::move(body), conn->peer()});
+  if (step.vouched) {
+    admission_.vouched(id);
+    conn->deadline(kProofSeconds, [this, id] {
+      ++refused_;
+      drop(id, "no proof within " + std::to_string(static_cast<int>(kProofSeconds)) + " s of its hello", true);
+    });
+  }
+  if (step.hello) {
+    l.authenticated = true;
+    conn->cancel_deadline();
+    conn->limit(kMaxFrame);
+    events_.push_back({Event::Hello, id, std::move(*step.hello), conn->peer()});
+  }
+  if (step.message) events_.push_back({Event::Message, id, std::move(*step.message), conn->peer()});
 }
 
 void ChannelServer::on_error(ConnId id, const std::string& why) {
-  const bool quiet = authenticated_[id] && why == "closed by the peer";
-  if (!authenticated_[id]) ++refused_;
-  drop(id, why, !quiet);
+  const auto it = conns_.find(id);
+  if (it == conns_.end()) return;
+  const bool open = it->second->open();
+  if (!open) ++refused_;
+  drop(id, why, !(open && why == "closed by the peer"));
 }
 
 void ChannelServer::drop(ConnId id, const std::string& why, bool log) {
   const auto it = conns_.find(id);
   if (it == conns_.end()) return;
-  const bool was_open = authenticated_[id];
-  if (log && was_open) log_("closed the connection of " + it->second->peer() + ": " + why);
-  if (log && !was_open)
-    refusals_.refused("refused a connection from " + it->second->peer() + ": " + why, now());
-  admission_.closed(it->second->address(), was_open);
-  if (was_open) events_.push_back({Event::Closed, id, json::object(), it->second->peer()});
-  it->second->close();
+  const bool was_open = it->second->open();
+  const auto conn = it->second->conn;
+  if (log && was_open) log_("closed the connection of " + conn->peer() + ": " + why);
+  if (log && !was_open) refusals_.refused("refused a connection from " + conn->peer() + ": " + why, now());
+  admission_.closed(id);
+  if (was_open) events_.push_back({Event::Closed, id, json::object(), conn->peer()});
+  conn->close();
   conns_.erase(it);
-  authenticated_.erase(id);
 }
 
 std::vector<ChannelServer::Event> ChannelServer::poll(double max_wait) {
@@ -357,8 +428,10 @@ std::vector<ChannelServer::Event> ChannelServer::poll(double max_wait) {
 
 bool ChannelServer::send(ConnId conn, const json& body) {
   const auto it = conns_.find(conn);
-  if (it == conns_.end() || !authenticated_[conn]) return false;
-  it->second->send(body.dump());
+  if (it == conns_.end()) return false;
+  const auto frame = it->second->end.seal(body);
+  if (!frame) return false;
+  it->second->conn->send(*frame);
   return true;
 }
 
@@ -373,23 +446,40 @@ ChannelClient::~ChannelClient() {
   close();
 }
 
+void ChannelClient::on_frame(const std::string& frame) {
+  if (!end_) return;
+  ChannelStep step = end_->on_frame(frame);
+  for (const auto& f : step.send) conn_->send(f);
+  if (step.refused) {
+    error_ = *step.refused;
+    conn_->close();
+    return;
+  }
+  if (step.welcomed) welcomed_ = true;
+  if (step.message) inbox_.push_back(std::move(*step.message));
+}
+
 void ChannelClient::connect(const ChannelAddress& a, json hello, double timeout) {
   close();
-  io_->restart();
-  inbox_.clear();
-  error_.reset();
+  char name[256] = {};
+  ::gethostname(name, sizeof name - 1);
   std::vector<tcp::endpoint> endpoints;
   asio::error_code ec;
+  const bool same_host = a.host == name;
   tcp::resolver resolver(*io_);
+  io_->restart();
   for (const auto& e : resolver.resolve(tcp::v4(), a.host, std::to_string(a.port), ec))
-    endpoints.push_back(e.endpoint());
-  for (const auto& addr : a.addresses) {
+    if (same_host || !e.endpoint().address().is_loopback()) endpoints.push_back(e.endpoint());
+  for (const auto& addr : channel_endpoints(a, name)) {
     const auto ip = asio::ip::make_address(addr, ec);
-    if (!ec) endpoints.emplace_back(ip, static_cast<unsigned short>(a.port));
+    const tcp::endpoint ep(ip, static_cast<unsigned short>(a.port));
+    if (!ec && std::find(endpoints.begin(), endpoints.end(), ep) == endpoints.end()) endpoints.push_back(ep);
   }
   if (endpoints.empty()) throw ChannelError("cannot resolve the AppCore's host " + a.host);
+  key_.emplace(a.secret);
   std::string last = "no address";
   for (const auto& ep : endpoints) {
+    const std::string where = ep.address().to_string() + ":" + std::to_string(a.port);
     tcp::socket socket(*io_);
     asio::error_code result = asio::error::would_block;
     socket.async_connect(ep, [&](const asio::error_code& e) { result = e; });
@@ -399,50 +489,50 @@ void ChannelClient::connect(const ChannelAddress& a, json hello, double timeout)
       socket.close(ec);
       io_->restart();
       io_->run_for(seconds(0.1));  // let the aborted handler run
-      last = "no answer from " + ep.address().to_string() + " within " +
-             std::to_string(static_cast<int>(timeout)) + " s";
+      last = "no answer from " + where + " within " + std::to_string(static_cast<int>(timeout)) + " s";
       continue;
     }
     if (result) {
-      last = ep.address().to_string() + ": " + result.message();
+      last = where + ": " + result.message();
       continue;
     }
+    // The handshake: nothing this job runs comes before the AppCore's proof.
+    inbox_.clear();
+    error_.reset();
+    welcomed_ = false;
+    end_ = std::make_unique<TrialJobEnd>(*key_, hello);
     conn_ = std::make_shared<FramedConnection>(std::move(socket));
-    break;
-  }
-  if (!conn_)
-    throw ChannelError("cannot reach the AppCore at " + a.host + ":" + std::to_string(a.port) + " (" + last +
-                       ")");
-  conn_->start(
-      [this](std::string f) {
-        json body = json::parse(f, nullptr, false);
-        if (body.is_object())
-          inbox_.push_back(std::move(body));
-        else
-          error_ = "a malformed message from the AppCore";
-      },
-      [this](const std::string& why) { error_ = why; });
-  hello["type"] = "hello";
-  hello["secret"] = a.secret;
-  conn_->send(hello.dump());
-  io_->restart();
-  std::optional<json> welcome;
-  try {
-    welcome = poll(timeout);
-  } catch (const ChannelError&) {
-  }
-  if (!welcome || welcome->value("type", "") != "welcome") {
+    conn_->limit(kStrangerFrame);
+    conn_->start([this](std::string f) { on_frame(f); }, [this](const std::string& why) { error_ = why; });
+    conn_->send(end_->first_frame());
+    const auto until = std::chrono::steady_clock::now() + seconds(timeout);
+    io_->restart();
+    while (!welcomed_ && !error_ && std::chrono::steady_clock::now() < until) {
+      io_->run_one_until(until);
+      if (io_->stopped()) io_->restart();
+    }
+    if (welcomed_) {
+      conn_->limit(kMaxFrame);
+      return;
+    }
+    const bool unproven = end_->stage() == TrialJobEnd::Stage::Closed && error_ &&
+                          error_->find("did not prove") != std::string::npos;
+    last = unproven ? "the server at " + where +
+                          " did not prove that it is this study's AppCore (it does not hold the channel's "
+                          "secret); this job runs nothing it sends"
+                    : where + " did not accept this job (" + error_.value_or("no answer") +
+                          "); is the channel file from the AppCore running now?";
     close();
-    throw ChannelError("the AppCore at " + a.host + ":" + std::to_string(a.port) +
-                       " did not accept this job (" + error_.value_or("no answer") +
-                       "); is the channel file from the AppCore running now?");
   }
+  throw ChannelError("cannot reach the AppCore at " + a.host + ":" + std::to_string(a.port) + " (" + last + ")");
 }
 
 void ChannelClient::send(const json& body) {
-  if (!conn_ || conn_->closed())
+  if (!conn_ || conn_->closed() || !end_)
     throw ChannelError("not connected to the AppCore" + (error_ ? " (" + *error_ + ")" : ""));
-  conn_->send(body.dump());
+  const auto frame = end_->seal(body);
+  if (!frame) throw ChannelError("not connected to the AppCore (the handshake is not done)");
+  conn_->send(*frame);
   io_->poll();
 }
 
@@ -467,7 +557,7 @@ std::optional<json> ChannelClient::poll(double max_wait) {
 }
 
 bool ChannelClient::connected() const {
-  return conn_ && !conn_->closed() && !error_;
+  return conn_ && !conn_->closed() && !error_ && welcomed_;
 }
 
 void ChannelClient::close() {
@@ -477,6 +567,8 @@ void ChannelClient::close() {
     io_->restart();
     io_->poll();
   }
+  end_.reset();
+  welcomed_ = false;
 }
 
 }  // namespace tune

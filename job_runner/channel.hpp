@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The trial-jobs channel: trial jobs reach their AppCore over TCP on the
-// cluster network. A frame is a 4-byte big-endian length and a JSON object of
-// at most kMaxFrame bytes. A connection's first frame must be
-// {"type":"hello","secret":S,...} within kHelloSeconds, S being the secret
-// in the channel file that only the study's owner can read; a wrong secret,
-// a malformed or oversized frame, or a silent peer is logged and the
-// connection closed, and the AppCore goes on. Connections waiting for their
-// hello are bounded in all and per peer address, and refusals are logged at
-// a bounded rate (trial_jobs/channel_admission): one bad host can neither keep
-// the others' trial jobs out nor fill the AppCore's output. Built on standalone Asio,
-// single-threaded: the AppCore's loop polls it between its other duties.
-// The secret authenticates; it does not encrypt (the frames are plain JSON).
+// cluster network. A frame is a 4-byte big-endian length and a JSON object
+// (kMaxFrame bytes at most, kStrangerFrame before a peer has proved itself).
+// Both ends prove they hold the study's secret (the channel file, mode 0600,
+// the owner's alone) without sending it, and every frame after that is
+// sealed (trial_jobs/channel_handshake, channel_proof): a peer that cannot
+// prove itself, sends a frame of the wrong shape, or stays silent past its
+// deadline is logged at a bounded rate and closed, and the AppCore goes on;
+// a trial job runs nothing from a server that has not proved itself.
+// Strangers wait in a bounded room where a newcomer takes the place of the
+// oldest of the busiest address (trial_jobs/channel_admission): nobody can
+// keep a study's trial jobs out by holding connections. Built on standalone
+// Asio, single-threaded: the AppCore's loop polls it between its other duties.
+// The frames are authenticated, not encrypted.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "trial_jobs/channel_admission.hpp"
+#include "trial_jobs/channel_proof.hpp"
 
 namespace asio {
 class io_context;
@@ -32,7 +35,9 @@ class io_context;
 namespace tune {
 
 constexpr std::size_t kMaxFrame = 1 << 20;
-constexpr double kHelloSeconds = 10;
+constexpr std::size_t kStrangerFrame = 4096;  // a hello, a challenge: short
+constexpr double kHelloSeconds = 5;           // from connect to the first frame (a trial job: milliseconds)
+constexpr double kProofSeconds = 10;          // from the hello to its proof
 
 struct ChannelError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -52,14 +57,22 @@ struct ChannelAddress {
 };
 // Written atomically with mode 0600 (the owner alone may read the secret).
 void write_channel_file(const std::string& path, const ChannelAddress& a);
-// Throws ChannelError naming the file and the fix.
+// Believed only when it is a regular file (not a symbolic link) of this
+// user's that nobody else may read or write; else, or when it is damaged,
+// throws ChannelError naming the file and the fix.
 ChannelAddress read_channel_file(const std::string& path);
-// This host's IPv4 addresses, loopback last.
+// This host's IPv4 addresses, loopback left out: a trial job on the
+// AppCore's own host adds 127.0.0.1 itself (channel_endpoints).
 std::vector<std::string> local_ipv4_addresses();
+// Where a trial job on host `here` tries to reach the AppCore: the AppCore's
+// name and addresses, and 127.0.0.1 only when `here` is the AppCore's host
+// (anyone may listen on another node's loopback).
+std::vector<std::string> channel_endpoints(const ChannelAddress& a, const std::string& here);
 // 32 random bytes from the kernel, as hex.
 std::string random_secret();
 
 class FramedConnection;
+class TrialJobEnd;
 
 class ChannelServer {
  public:
@@ -93,15 +106,18 @@ class ChannelServer {
   void drop(ConnId id, const std::string& why, bool log);
   static double now();
 
+  void accept_later();
+
   std::unique_ptr<asio::io_context> io_;
   struct Acceptor;
   std::unique_ptr<Acceptor> acceptor_;
-  std::string secret_;
+  ChannelKey key_;
+  NonceLog nonces_;
   Log log_;
   ChannelAdmission admission_;
   RefusalLog refusals_;  // refusals at a bounded rate: one host cannot fill the AppCore's output
-  std::map<ConnId, std::shared_ptr<FramedConnection>> conns_;
-  std::map<ConnId, bool> authenticated_;
+  struct Link;
+  std::map<ConnId, std::unique_ptr<Link>> conns_;
   std::vector<Event> events_;
   ConnId next_id_ = 1;
   std::size_t refused_ = 0;
@@ -111,8 +127,9 @@ class ChannelClient {
  public:
   ChannelClient();
   ~ChannelClient();
-  // Connects and says hello ({"type":"hello","secret":...} plus `hello`);
-  // throws ChannelError.
+  // Connects, and once the AppCore has proved itself says `hello` (its
+  // "job" also in the first frame); throws ChannelError, naming any server
+  // that answered without proving itself.
   void connect(const ChannelAddress& a, nlohmann::json hello, double timeout = 10);
   void send(const nlohmann::json& body);
   // A message from the AppCore if one arrives within `max_wait` seconds;
@@ -122,8 +139,13 @@ class ChannelClient {
   void close();
 
  private:
+  void on_frame(const std::string& frame);
+
   std::unique_ptr<asio::io_context> io_;
   std::shared_ptr<FramedConnection> conn_;
+  std::optional<ChannelKey> key_;
+  std::unique_ptr<TrialJobEnd> end_;
+  bool welcomed_ = false;
   std::vector<nlohmann::json> inbox_;
   std::optional<std::string> error_;
 };
