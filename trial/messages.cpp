@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "trial/trial_json.hpp"
+#include "trial_jobs/channel_frame.hpp"
 
 namespace tune::wire {
 namespace {
@@ -35,7 +36,7 @@ using nlohmann::json;
 // The trial a body names, if it names one.
 std::optional<std::uint64_t> trial_of(const json& body) {
   if (!body.is_object() || !body.contains("trial")) return std::nullopt;
-  return body.at("trial").get<std::uint64_t>();
+  return field<std::uint64_t>(body, "trial");
 }
 std::uint64_t the_trial(const json& body) {
   if (const auto t = trial_of(body)) return *t;

@@ -2,7 +2,10 @@
 #include "trial/trial_json.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <vector>
+
+#include "trial_jobs/channel_frame.hpp"
 
 namespace tune::wire {
 
@@ -15,6 +18,37 @@ std::string exact(double v) {
   char buf[32];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
+}
+// The text of a number as exact() wrote it (NaN and inf included); what
+// else a peer wrote there is refused, as std::stod's own errors would be.
+double number_text(const std::string& text) {
+  double v = 0;
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (r.ec != std::errc() || r.ptr != text.data() + text.size())
+    throw FieldError("\"" + text.substr(0, 40) + "\" is not a number");
+  return v;
+}
+
+// The array of strings at `key`.
+std::vector<std::string> strings(const json& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_array()) throw FieldError(std::string("\"") + key + "\" is not a list");
+  std::vector<std::string> out;
+  for (const auto& v : *it) {
+    if (!v.is_string()) throw FieldError(std::string("\"") + key + "\" holds something not a string");
+    out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+// The array of [string, string] pairs at `key`.
+const json& pairs(const json& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_array()) throw FieldError(std::string("\"") + key + "\" is not a list");
+  for (const auto& kv : *it)
+    if (!kv.is_array() || kv.size() != 2 || !kv[0].is_string() || !kv[1].is_string())
+      throw FieldError(std::string("\"") + key + "\" holds something not a pair of strings");
+  return *it;
 }
 }  // namespace
 
@@ -37,20 +71,19 @@ json to_json(const TrialLaunch& l) {
 
 TrialLaunch launch_from_json(const json& j) {
   TrialLaunch l;
-  l.trial = j.at("trial").get<std::uint64_t>();
-  l.argv = j.at("argv").get<std::vector<std::string>>();
-  for (const auto& kv : j.at("env"))
-    l.env.emplace_back(kv.at(0).get<std::string>(), kv.at(1).get<std::string>());
-  l.trial_dir = j.at("trial_dir").get<std::string>();
-  l.params_json = j.at("params_json").get<std::string>();
-  l.time_limit = j.at("time_limit").get<double>();
-  l.grace = j.at("grace").get<double>();
-  l.metric_regex = j.at("metric_regex").get<std::string>();
-  l.reports_in_file = j.value("reports_in_file", false);
-  l.checkpoint_dir = j.value("checkpoint_dir", std::string());
-  l.checkpoint_from = j.value("checkpoint_from", std::string());
+  l.trial = field<std::uint64_t>(j, "trial");
+  l.argv = strings(j, "argv");
+  for (const auto& kv : pairs(j, "env")) l.env.emplace_back(kv[0].get<std::string>(), kv[1].get<std::string>());
+  l.trial_dir = field<std::string>(j, "trial_dir");
+  l.params_json = field<std::string>(j, "params_json");
+  l.time_limit = field<double>(j, "time_limit");
+  l.grace = field<double>(j, "grace");
+  l.metric_regex = field<std::string>(j, "metric_regex");
+  l.reports_in_file = field_or<bool>(j, "reports_in_file", false);
+  l.checkpoint_dir = field_or<std::string>(j, "checkpoint_dir", "");
+  l.checkpoint_from = field_or<std::string>(j, "checkpoint_from", "");
   if (const auto it = j.find("from_trial"); it != j.end() && !it->is_null())
-    l.from_trial = it->get<std::uint64_t>();
+    l.from_trial = field<std::uint64_t>(j, "from_trial");
   return l;
 }
 
@@ -80,29 +113,29 @@ json to_json(const TrialRun& r) {
 
 TrialRun run_from_json(const json& j) {
   TrialRun r;
-  r.trial = j.at("trial").get<std::uint64_t>();
-  r.exited = j.at("exited").get<bool>();
-  r.exit_code = j.at("exit_code").get<std::int32_t>();
-  r.signal = j.at("signal").get<std::int32_t>();
-  r.timed_out = j.at("timed_out").get<bool>();
-  r.interrupted = j.at("interrupted").get<bool>();
-  r.pruned = j.value("pruned", false);
-  r.bad_report_lines = j.at("bad_report_lines").get<std::size_t>();
-  r.first_report_error = j.at("first_report_error").get<std::string>();
-  r.last_step = j.at("last_step").get<std::int64_t>();
-  r.start_time = j.at("start_time").get<double>();
-  r.end_time = j.at("end_time").get<double>();
-  r.peak_rss_kb = j.at("peak_rss_kb").get<std::int64_t>();
-  r.time_limit = j.at("time_limit").get<double>();
-  if (j.contains("launch_error")) r.launch_error = j["launch_error"].get<std::string>();
+  r.trial = field<std::uint64_t>(j, "trial");
+  r.exited = field<bool>(j, "exited");
+  r.exit_code = field<std::int32_t>(j, "exit_code");
+  r.signal = field<std::int32_t>(j, "signal");
+  r.timed_out = field<bool>(j, "timed_out");
+  r.interrupted = field<bool>(j, "interrupted");
+  r.pruned = field_or<bool>(j, "pruned", false);
+  r.bad_report_lines = field<std::size_t>(j, "bad_report_lines");
+  r.first_report_error = field<std::string>(j, "first_report_error");
+  r.last_step = field<std::int64_t>(j, "last_step");
+  r.start_time = field<double>(j, "start_time");
+  r.end_time = field<double>(j, "end_time");
+  r.peak_rss_kb = field<std::int64_t>(j, "peak_rss_kb");
+  r.time_limit = field<double>(j, "time_limit");
+  if (j.contains("launch_error")) r.launch_error = field<std::string>(j, "launch_error");
   for (const auto& [key, f] :
        {std::pair{"storage_fault", &r.storage_fault}, {"output_fault", &r.output_fault}})
     if (j.contains(key)) {
       const auto& v = j[key];
-      *f = StorageFault{v.at("error").get<int>(), v.at("path").get<std::string>(),
-                        v.at("what").get<std::string>()};
+      *f = StorageFault{field<int>(v, "error"), field<std::string>(v, "path"),
+                        field<std::string>(v, "what")};
     }
-  if (j.contains("objective")) r.objective = std::stod(j["objective"].get<std::string>());
+  if (j.contains("objective")) r.objective = number_text(field<std::string>(j, "objective"));
   return r;
 }
 
@@ -117,10 +150,10 @@ json to_json(std::uint64_t trial, const tune::Report& r) {
 
 tune::Report report_from_json(const json& j) {
   tune::Report r;
-  if (j.contains("step")) r.step = j["step"].get<std::int64_t>();
-  if (j.contains("objective")) r.objective = std::stod(j["objective"].get<std::string>());
-  for (const auto& kv : j.at("metrics"))
-    r.metrics.emplace_back(kv.at(0).get<std::string>(), std::stod(kv.at(1).get<std::string>()));
+  if (j.contains("step")) r.step = field<std::int64_t>(j, "step");
+  if (j.contains("objective")) r.objective = number_text(field<std::string>(j, "objective"));
+  for (const auto& kv : pairs(j, "metrics"))
+    r.metrics.emplace_back(kv[0].get<std::string>(), number_text(kv[1].get<std::string>()));
   return r;
 }
 

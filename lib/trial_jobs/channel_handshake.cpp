@@ -24,6 +24,12 @@ std::string text_of(const json& body, const char* key) {
   return it != body.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// A message's text; a string that is not UTF-8 (a program's garbage in a
+// report) is sent with U+FFFD in its place, not thrown over.
+std::string wire_text(const json& message) {
+  return message.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 // A sealed message's text, back to a checked frame.
 std::optional<json> unsealed(SealedFrames& sealed, const std::string& frame, std::string& why) {
   const auto text = sealed.open(frame);
@@ -114,7 +120,7 @@ ChannelStep AppCoreEnd::open(const std::string& frame) {
 
 std::optional<std::string> AppCoreEnd::seal(const json& message) {
   if (stage_ != Stage::Open) return std::nullopt;
-  return sealed_->seal(message.dump());
+  return sealed_->seal(wire_text(message));
 }
 
 TrialJobEnd::TrialJobEnd(const ChannelKey& key, json hello) : key_(key), hello_(std::move(hello)) {
@@ -155,7 +161,7 @@ ChannelStep TrialJobEnd::on_frame(const std::string& frame) noexcept {
         hello["job"] = job_;
         stage_ = Stage::Welcome;
         ChannelStep s;
-        s.send.push_back(sealed_->seal(hello.dump()));
+        s.send.push_back(sealed_->seal(wire_text(hello)));
         return s;
       }
       case Stage::Welcome: {
@@ -183,7 +189,7 @@ ChannelStep TrialJobEnd::on_frame(const std::string& frame) noexcept {
 
 std::optional<std::string> TrialJobEnd::seal(const json& message) {
   if (stage_ != Stage::Open) return std::nullopt;
-  return sealed_->seal(message.dump());
+  return sealed_->seal(wire_text(message));
 }
 
 }  // namespace tune

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# A bounded libFuzzer run of the two parsers that take untrusted text: the
-# job Comment (through a whole sched/tune pass, checking it is strategy-proof)
-# and sched_tune.conf. The kept corpus in tests/fuzz/corpus seeds each run;
+# A bounded libFuzzer run of what takes untrusted input: the job Comment
+# (through a whole sched/tune pass, checking it is strategy-proof),
+# sched_tune.conf, and the trial-jobs channel's frames (a stranger's, and a
+# proven trial job's through the message decoding). The kept corpus in tests/fuzz/corpus seeds each run;
 # new inputs go to a scratch directory. TUNE_FUZZ_SECONDS sets the time.
 . "$TOP_SRCDIR/tests/integration/tap.sh"
-plan 2
+plan 3
 seconds=${TUNE_FUZZ_SECONDS:-20}
 export LSAN_OPTIONS=suppressions=$TOP_SRCDIR/tests/fuzz/lsan.supp
-for target in comment config; do
+for target in comment config channel; do
   bin=$TOP_BUILDDIR/tests/fuzz/${target}_fuzz
   scratch=$(mktemp -d)
   if [ ! -x "$bin" ]; then
