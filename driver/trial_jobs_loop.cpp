@@ -19,6 +19,7 @@
 #include "command/job_script.hpp"
 #include "command/text_input.hpp"
 #include "estimators/study_progress.hpp"
+#include "history/place_modes.hpp"
 #include "job_runner/channel.hpp"
 #include "libslurm/slurm_trial_jobs.hpp"
 #include "trial/messages.hpp"
@@ -237,7 +238,9 @@ class TrialJobsLoop : public JobLinks {
     r.spec.nice = options_.nice;
     r.name = core_.history().study().name + ".trial";
     r.workdir = fs::current_path().string();
-    fs::create_directories(core_.trial_dir());
+    if (const int e = make_dirs(core_.trial_dir()))
+      throw fs::filesystem_error("cannot make the trials' directory", core_.trial_dir(),
+                                 std::error_code(e, std::generic_category()));
     r.output = fs::absolute(core_.trial_dir()).string() + "/job-%j.out";
     TrialJobScript script;
     script.study = core_.history().study().name;
@@ -266,8 +269,10 @@ class TrialJobsLoop : public JobLinks {
   std::map<std::uint32_t, std::optional<std::uint64_t>> earlier_jobs() {
     std::map<std::uint32_t, std::optional<std::uint64_t>> earlier;  // job -> trial
     // The jobs file of the earlier AppCore lists its pending and running jobs.
-    if (const auto file = read_jobs_file(jobs_file_of(options_.history)))
+    std::string refused;
+    if (const auto file = read_jobs_file(jobs_file_of(options_.history), JobsFileUse::Act, &refused))
       for (const auto& job : file->jobs) earlier[job.id] = std::nullopt;
+    if (!refused.empty()) core_.say(refused);
     for (const auto& t : core_.history().trials()) {
       if (t.state != TrialState::Running) continue;
       const std::string dir = trial_files::dir_of(core_.trial_dir(), t.id);

@@ -17,6 +17,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "history/place_modes.hpp"
 #include "trial_jobs/channel_handshake.hpp"
 
 namespace tune {
@@ -160,18 +161,9 @@ class FramedConnection : public std::enable_shared_from_this<FramedConnection> {
 void write_channel_file(const std::string& path, const ChannelAddress& a) {
   const json j = {{"host", a.host}, {"addresses", a.addresses}, {"port", a.port}, {"secret", a.secret},
                   {"job", a.job},   {"jobs", a.jobs_file}};
-  const std::string tmp = path + ".tmp" + std::to_string(getpid());
-  ::unlink(tmp.c_str());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) throw ChannelError("cannot write the channel file " + tmp + ": " + std::strerror(errno));
-  const std::string text = j.dump() + "\n";
-  const bool ok =
-      ::fchmod(fd, 0600) == 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  ::close(fd);
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    throw ChannelError("cannot write the channel file " + path + ": " + std::strerror(errno));
-  }
+  // Mode 0600 whatever the directory lends: the secret is the owner's alone.
+  if (const int e = write_whole(path, j.dump() + "\n", 0600))
+    throw ChannelError("cannot write the channel file " + path + ": " + std::strerror(e));
 }
 
 ChannelAddress read_channel_file(const std::string& path) {

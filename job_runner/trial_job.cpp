@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "job_runner/channel.hpp"
+#include "history/place_modes.hpp"
 #include "libslurm/slurm_trial_jobs.hpp"
 #include "trial/messages.hpp"
 #include "trial/runner_side.hpp"
@@ -96,13 +97,17 @@ class AppCoreCheck {
     } catch (const ChannelError&) {
       a.job = 0;  // nothing to ask this time
     }
-    return watch_.ask(now, a.job, own_job(), a.job ? read_jobs_file(a.jobs_file) : std::nullopt, slurm_, say);
+    std::string refused;
+    auto jobs = a.job ? read_jobs_file(a.jobs_file, JobsFileUse::Act, &refused) : std::nullopt;
+    if (!refused.empty() && refused != said_) say(said_ = refused);
+    return watch_.ask(now, a.job, own_job(), std::move(jobs), slurm_, say);
   }
 
  private:
   std::string channel_file_;
   SlurmQuery slurm_;
   AppCoreWatch watch_;
+  std::string said_;  // the last refusal said, not said again at every check
 };
 
 // The trial job's link to its AppCore over the channel: the vocabulary's
@@ -251,14 +256,13 @@ int run_trial_job(const TrialJobOptions& o) {
     launch.argv = with_srun(launch.argv);
     // srun's tasks on other nodes cannot inherit a descriptor: they append to a file.
     launch.reports_in_file = launch.argv != direct;
-    std::error_code made;
-    fs::create_directories(launch.trial_dir, made);
+    const int made = make_dirs(launch.trial_dir);
     TrialRun run;
-    if (made && is_storage_error(made.value())) {  // not the program's fault: the AppCore runs it again
+    if (made && is_storage_error(made)) {  // not the program's fault: the AppCore runs it again
       run.trial = launch.trial;
       run.start_time = run.end_time =
           std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-      run.storage_fault = StorageFault{made.value(), launch.trial_dir, "the trial's files"};
+      run.storage_fault = StorageFault{made, launch.trial_dir, "the trial's files"};
     } else {
       std::error_code gone;
       fs::remove(trial_files::in(launch.trial_dir, trial_files::kResult), gone);  // an earlier attempt's

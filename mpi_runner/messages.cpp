@@ -11,7 +11,8 @@ namespace tune::mpi {
 using nlohmann::json;
 
 void send(int dest, const wire::Message& m) {
-  const std::string text = m.body.dump();
+  // A program's garbage (a report line that is not UTF-8) goes as U+FFFD, not thrown over.
+  const std::string text = m.body.dump(-1, ' ', false, json::error_handler_t::replace);
   MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, dest, wire::tag_of(m.kind), MPI_COMM_WORLD);
 }
 

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "history/place_modes.hpp"
+
 namespace tune::trial_files {
 
 std::string dir_of(const std::string& root, std::uint64_t trial) {
@@ -12,21 +14,10 @@ std::string dir_of(const std::string& root, std::uint64_t trial) {
 }
 
 int save_result(const std::string& dir, const TrialRun& run) {
-  const std::string path = in(dir, kResult), tmp = path + ".tmp";
-  errno = 0;
-  bool written;
-  {
-    std::ofstream out(tmp);
-    out << wire::result_message(run).body.dump() << "\n";
-    out.flush();
-    written = static_cast<bool>(out);
-  }
-  const int error = errno ? errno : EIO;
-  std::error_code ec;
-  if (written) std::filesystem::rename(tmp, path, ec);
-  if (written && !ec) return 0;
-  std::filesystem::remove(tmp, ec);  // never a torn result for an AppCore to collect
-  return written ? EIO : error;
+  // Never a torn result for an AppCore to collect, nor one through a planted link.
+  const std::string text =
+      wire::result_message(run).body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return write_whole(in(dir, kResult), text);
 }
 
 std::optional<wire::Message> saved_result(const std::string& dir) {
@@ -38,7 +29,7 @@ std::optional<wire::Message> saved_result(const std::string& dir) {
 }
 
 void save_job(const std::string& dir, std::uint32_t job) {
-  std::ofstream(in(dir, kJob)) << job << "\n";
+  (void)write_whole(in(dir, kJob), std::to_string(job) + "\n");  // a hint for a resumed AppCore, no more
 }
 
 std::uint32_t saved_job(const std::string& dir) {

@@ -20,6 +20,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "history/place_modes.hpp"
 #include "trial/trial_dir.hpp"
 #include "trial_output/stdout_metric.hpp"
 
@@ -97,7 +98,7 @@ class LazyFile {
   // first such errno is kept (fault()), and the trial goes on.
   void write(const char* data, ssize_t n) {
     if (fd_ < 0 && !failed_) {
-      fd_ = open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      fd_ = open_fresh(path_);
       failed_ = fd_ < 0;
       if (failed_ && is_storage_error(errno)) fault_ = StorageFault{errno, path_, "the trial's output"};
     }
@@ -214,9 +215,9 @@ std::optional<std::string> prepare_trial_dir(const TrialLaunch& l, bool& fresh,
                                              std::optional<StorageFault>& fault) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  fresh = mkdir(l.trial_dir.c_str(), 0755) == 0;
+  fresh = mkdir(l.trial_dir.c_str(), dir_mode_in(fs::path(l.trial_dir).parent_path().string())) == 0;
   const int made = fresh ? 0 : errno;
-  if (!fresh && made != EEXIST) fresh = fs::create_directories(l.trial_dir, ec);
+  if (!fresh && made != EEXIST) fresh = make_dirs(l.trial_dir) == 0;
   // The directory could not be made for the storage's fault (read-only,
   // full): that, not the missing directory the write then meets, is the cause.
   if (!fresh && is_storage_error(made) && !fs::is_directory(l.trial_dir, ec)) {
@@ -224,8 +225,7 @@ std::optional<std::string> prepare_trial_dir(const TrialLaunch& l, bool& fresh,
     return "cannot make the trial's directory " + l.trial_dir + ": " + std::strerror(made);
   }
   const std::string text = l.params_json + "\n";
-  const int fd = open(trial_files::in(l.trial_dir, trial_files::kParams).c_str(),
-                      O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int fd = open_fresh(trial_files::in(l.trial_dir, trial_files::kParams));
   bool written = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   if (fd >= 0 && close(fd) != 0) written = false;
   if (written) return std::nullopt;
@@ -313,7 +313,7 @@ class TrialOutput {
     if (l.reports_in_file) {
       // Created empty now, read from report_offset_ on as it grows.
       report_path_ = std::filesystem::absolute(trial_files::in(l.trial_dir, trial_files::kReports)).string();
-      report_file_ = open(report_path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      report_file_ = open_fresh(report_path_, O_RDWR);
     }
   }
   ~TrialOutput() {

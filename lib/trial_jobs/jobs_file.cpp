@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "trial_jobs/jobs_file.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "history/place_modes.hpp"
 #include "trial_jobs/trial_jobs_controller.hpp"
 
 namespace tune {
@@ -39,21 +45,32 @@ bool write_jobs_file(const std::string& path, const JobsFile& file) {
   }
   json out = {{"updated", file.updated}, {"jobs", list}};
   if (!file.held.empty()) out["held"] = file.held;
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream o(tmp);
-    o << out.dump() << "\n";
-    if (!o.flush()) return false;
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  return !ec;
+  // Others may read it (tune status), never write it: a trial job acts on it.
+  return write_whole(path, out.dump(-1, ' ', false, json::error_handler_t::replace) + "\n", 0644) == 0;
 }
 
-std::optional<JobsFile> read_jobs_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  const json j = json::parse(in, nullptr, false);
+std::optional<JobsFile> read_jobs_file(const std::string& path, JobsFileUse use, std::string* refused) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | (use == JobsFileUse::Act ? O_NOFOLLOW : 0));
+  if (fd < 0) {
+    if (errno == ELOOP && refused) *refused = "the jobs file " + path + " is a symbolic link: not acted on";
+    return std::nullopt;
+  }
+  struct stat st {};
+  const bool examined = ::fstat(fd, &st) == 0;
+  if (use == JobsFileUse::Act &&
+      (!examined || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 022))) {
+    ::close(fd);
+    if (refused)
+      *refused = "the jobs file " + path +
+                 " is not this user's alone (another user owns it or may write it): not acted on; remove it "
+                 "and resume the study's AppCore, which writes it anew";
+    return std::nullopt;
+  }
+  std::string content;
+  char buf[65536];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0 && content.size() < (64u << 20);) content.append(buf, n);
+  ::close(fd);
+  const json j = json::parse(content, nullptr, false);
   if (!j.is_object() || !j.contains("jobs") || !j["jobs"].is_array()) return std::nullopt;
   JobsFile f;
   if (j.contains("updated") && j["updated"].is_number()) f.updated = j["updated"].get<double>();

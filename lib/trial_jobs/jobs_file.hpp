@@ -41,8 +41,16 @@ JobsFile jobs_file_from(const std::map<std::uint32_t, LiveJob>& jobs, const std:
 // list or the new one. Returns false if it could not be written.
 bool write_jobs_file(const std::string& path, const JobsFile& file);
 
+// Whether a reader acts on the file (cancels or adopts the jobs it lists)
+// or only shows it (tune status).
+enum class JobsFileUse { Show, Act };
+
 // The file, or nothing when it is absent or not one this version writes
-// (entries without a job id are left out).
-std::optional<JobsFile> read_jobs_file(const std::string& path);
+// (entries without a job id are left out). To act on, it must also be a
+// regular file (not a link) of this user's that nobody else may write
+// (another user may have put one in a group's directory, listing this
+// user's other jobs); else nothing, and `refused` says why.
+std::optional<JobsFile> read_jobs_file(const std::string& path, JobsFileUse use = JobsFileUse::Show,
+                                       std::string* refused = nullptr);
 
 }  // namespace tune

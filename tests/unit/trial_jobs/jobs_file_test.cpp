@@ -4,7 +4,10 @@
 #include "trial_jobs/jobs_file.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "tests/unit/temp_dir.hpp"
@@ -38,7 +41,26 @@ TEST_F(JobsFileTest, ReadsBackWhatItWrote) {
   EXPECT_FALSE(back->jobs[1].pending);
   EXPECT_EQ(back->jobs[1].node, "node2");
   EXPECT_EQ(back->jobs[1].trial, 4u);
-  EXPECT_FALSE(std::ifstream(path + ".tmp")) << "written through a temporary file, renamed over";
+  for (const auto& e : std::filesystem::directory_iterator(dir_))
+    EXPECT_EQ(e.path().filename(), "s.jobs") << "a temporary file was left behind";
+}
+
+TEST_F(JobsFileTest, OneThatOthersMayWriteOrALinkIsShownButNotActedOn) {
+  JobsFile f;
+  f.jobs = {{17, true, "", "", std::nullopt}};
+  const std::string path = file("s.jobs");
+  ASSERT_TRUE(write_jobs_file(path, f));
+  std::string why;
+  EXPECT_TRUE(read_jobs_file(path, JobsFileUse::Act, &why));
+  EXPECT_EQ(why, "");
+  ASSERT_EQ(chmod(path.c_str(), 0664), 0);  // swapped in a group's directory
+  EXPECT_TRUE(read_jobs_file(path));
+  EXPECT_FALSE(read_jobs_file(path, JobsFileUse::Act, &why));
+  EXPECT_NE(why.find("is not this user's alone"), std::string::npos) << why;
+  ASSERT_EQ(chmod(path.c_str(), 0644), 0);
+  ASSERT_EQ(symlink(path.c_str(), file("link.jobs").c_str()), 0);
+  EXPECT_FALSE(read_jobs_file(file("link.jobs"), JobsFileUse::Act, &why));
+  EXPECT_NE(why.find("symbolic link"), std::string::npos) << why;
 }
 
 TEST_F(JobsFileTest, AbsentOrGarbageIsNoFileAndBadEntriesAreLeftOut) {
