@@ -25,7 +25,15 @@ struct Resources {
 // resources (a resource the cluster lacks is ignored), divided by the share.
 double dominant_share(const Resources& amount, const Resources& capacity, double share = 1.0);
 
+// Whom a job's usage is charged to. Without slurmdbd enforcing
+// associations, Slurm takes any --account a user names: charged by account,
+// a user could escape their own usage with a fresh account, or charge
+// someone else's. Auto: the account only where Slurm validates it
+// (AccountingStorageEnforce=associations), else the job's user.
+enum class TenantBy { Auto, User, Account };
+
 struct FairShareOptions {
+  TenantBy tenant = TenantBy::Auto;
   double half_life = 86400;              // seconds for past usage to count half
   std::map<std::string, double> shares;  // tenant -> shares; missing tenants have 1
   double share_of(const std::string& tenant) const {

@@ -9,6 +9,15 @@ std::string tenant_of(std::string_view account, std::string_view user, std::stri
   return std::string(fallback);
 }
 
+bool account_is_tenant(TenantBy by, bool accounts_validated) {
+  switch (by) {
+    case TenantBy::Account: return true;
+    case TenantBy::User: return false;
+    case TenantBy::Auto: return accounts_validated;
+  }
+  return false;
+}
+
 bool waits_for_cluster(std::string_view reason, bool held) {
   if (held) return false;
   return reason.empty() || reason == "None" || reason == "Priority" || reason == "Resources";
@@ -18,11 +27,14 @@ bool may_set_priority(bool pending, bool held, bool admin_set) {
   return pending && !held && !admin_set;
 }
 
-JobView job_view(const JobFacts& f) {
+JobView job_view(const JobFacts& f, TenantBy by) {
   JobView v;
   v.id = f.id;
   v.uid = f.uid;
-  v.tenant = tenant_of(f.account, f.user_name);
+  const bool by_account = account_is_tenant(by, f.accounts_validated);
+  v.tenant = by_account || f.user_name.empty()
+                 ? tenant_of(f.account, f.user_name, "uid:" + std::to_string(f.uid))
+                 : tenant_of("", f.user_name);
   v.comment = std::string(f.comment);
   v.state = f.running ? JobView::State::Running : JobView::State::Pending;
   v.may_set = may_set_priority(!f.running, f.held, f.admin_set);

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "fairshare/fair_share.hpp"
 #include "priority/study_tracker.hpp"
 
 namespace tune {
@@ -15,6 +16,10 @@ namespace tune {
 // Who a job counts for in fair share: its account; without one "user:NAME";
 // without a user either, `fallback`.
 std::string tenant_of(std::string_view account, std::string_view user, std::string_view fallback = "");
+
+// Whether the account a job names is its tenant (TenantBy): under Auto,
+// only where Slurm validates accounts.
+bool account_is_tenant(TenantBy by, bool accounts_validated);
 
 // Whether a pending job waits for the cluster, by Slurm's name of its reason
 // (as squeue shows it): no reason yet ("None"), "Priority" or "Resources".
@@ -37,10 +42,13 @@ struct JobFacts {
   Resources request;                 // asks for (pending) or holds (running)
   double base_priority = 0;          // priority/multifactor's, without the SITE term
   double fairshare = 0;              // ... and its weighted fair-share term in it
+  // Slurm refuses accounts the user has no association with
+  // (AccountingStorageEnforce=associations): the account is the user's to name.
+  bool accounts_validated = false;
 };
 
-// The policy's view of the job.
-JobView job_view(const JobFacts& f);
+// The policy's view of the job; its tenant as `by` says.
+JobView job_view(const JobFacts& f, TenantBy by = TenantBy::Auto);
 
 // The job's SystemComment with tune's summary (the text from "tune:tenant="
 // on) put in place of the previous one, or after the site's own text;

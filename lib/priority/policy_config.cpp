@@ -173,7 +173,18 @@ PolicyConfig read(const libconfig::Config& cfg, const std::string& file, const C
   }
   c.state_file = r.text(root, "state_file", "");
   if (const auto* g = r.group(root, "fairshare")) {
-    r.only(*g, {"half_life", "weight", "age_weight", "max_age", "shares"});
+    r.only(*g, {"tenant", "half_life", "weight", "age_weight", "max_age", "shares"});
+    const std::string tenant = r.text(*g, "tenant", "auto");
+    if (tenant == "auto")
+      c.fairshare.tenant = TenantBy::Auto;
+    else if (tenant == "user")
+      c.fairshare.tenant = TenantBy::User;
+    else if (tenant == "account")
+      c.fairshare.tenant = TenantBy::Account;
+    else
+      r.fail((*g)["tenant"], "'fairshare.tenant' = \"" + tenant +
+                                 "\" is not known: use \"auto\" (the account where slurmdbd enforces "
+                                 "associations, else the user), \"user\" or \"account\"");
     c.fairshare.half_life = r.number(*g, "half_life", c.fairshare.half_life, 60, 365.0 * 86400);
     c.weights.fairshare = r.number(*g, "weight", c.weights.fairshare, 0, 1e9);
     c.weights.age = r.number(*g, "age_weight", c.weights.age, 0, 1e9);

@@ -70,6 +70,7 @@ std::vector<JobView> Sim::views_of(const std::vector<int>& pending) const {
     JobFacts f;
     f.id = static_cast<std::uint32_t>(j + 1);
     f.account = job(j).account;
+    f.accounts_validated = true;  // a trace's accounts are what the site's Slurm recorded
     std::string comment;
     if (trace_trial_.count(j)) {
       f.uid = uid_of(j);

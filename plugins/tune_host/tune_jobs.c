@@ -85,6 +85,7 @@ extern void tune_jobs_collect(tune_jobs_t *t)
 		j->user_id = job_ptr->user_id;
 		/* Facts only: lib/priority/job_facts decides the tenant and whether it waits. */
 		j->account = job_ptr->account;
+		j->accounts_validated = (slurm_conf.accounting_storage_enforce & ACCOUNTING_ENFORCE_ASSOCS) != 0;
 		j->user_name = uid_to_string_cached(job_ptr->user_id);
 		j->comment = job_ptr->comment;
 		j->reason = pending ? TUNE_JOB_REASON_STRING(job_ptr->state_reason) : NULL;

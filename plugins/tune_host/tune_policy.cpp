@@ -146,7 +146,8 @@ int tune_policy_pass(tune_policy_t* p, double now, double cap_cpus, double cap_m
       f.request = {j.cpus, j.mem_mb, j.gpus};
       f.base_priority = j.base_priority;
       f.fairshare = j.fairshare;
-      v[i] = tune::job_view(f);
+      f.accounts_validated = j.accounts_validated != 0;
+      v[i] = tune::job_view(f, p->policy->config().fairshare.tenant);
     }
     const auto decisions = p->policy->pass(now, {cap_cpus, cap_mem_mb, cap_gpus}, v);
     for (std::size_t i = 0; i < n; ++i) {

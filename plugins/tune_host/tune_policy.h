@@ -33,6 +33,7 @@ typedef struct {
 	double cpus, mem_mb, gpus;
 	double base_priority; /* site_factor/tune: priority without the SITE term */
 	double fairshare;     /* site_factor/tune: multifactor's weighted fair-share term */
+	int accounts_validated; /* AccountingStorageEnforce=associations: Slurm checked its account */
 } tune_job_t;
 
 /* The lowest priority the policy gives in slurmctld (lib/priority's
