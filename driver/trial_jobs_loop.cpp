@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "trial_jobs_loop.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -171,6 +172,7 @@ class TrialJobsLoop : public JobLinks {
       if (now - last_claim_check >= 1) {
         last_claim_check = now;
         check_claim();
+        keep_channel_file();
       }
       (void)core_.turn(now);  // the controller asks interrupt_running() itself
       loop_->tick();
@@ -188,6 +190,26 @@ class TrialJobsLoop : public JobLinks {
   }
 
   void check_claim() const { throw_if_taken(core_); }
+
+  // The channel file as this AppCore wrote it, or written again: in a
+  // directory others may write, one of them may remove it or put theirs in
+  // its place (which the trial jobs refuse, channel.hpp); the study's later
+  // trial jobs must still find their way here.
+  void keep_channel_file() {
+    struct stat st {};
+    const bool ours = ::lstat(channel_file_.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+                      st.st_uid == ::geteuid() && st.st_ino == channel_inode_ && !(st.st_mode & 077);
+    if (ours) return;
+    const std::string what = ::lstat(channel_file_.c_str(), &st) != 0
+                                 ? "was removed"
+                                 : "was replaced (now uid " + std::to_string(st.st_uid) + "'s)";
+    try {
+      write_channel();
+      core_.say("the channel file " + channel_file_ + " " + what + "; written again");
+    } catch (const ChannelError& e) {
+      core_.say(std::string(e.what()) + " (it " + what + "); trial jobs that start now cannot reach this AppCore");
+    }
+  }
 
   // JobLinks: the trial vocabulary over the channel.
   void launch(Conn c, const Trial& t) override { send_to(c, wire::launch_message(core_.launch_for(t))); }
@@ -213,9 +235,16 @@ class TrialJobsLoop : public JobLinks {
       a.job = static_cast<std::uint32_t>(std::strtoul(job, nullptr, 10));
     a.jobs_file = fs::absolute(jobs_file_of(options_.history)).string();
     channel_file_ = channel_file_of(options_.history);
-    write_channel_file(channel_file_, a);
+    address_ = a;
+    write_channel();
     core_.say("trial jobs reach this AppCore at " + a.host + ":" + std::to_string(port) + " (" +
               channel_file_ + ")");
+  }
+
+  void write_channel() {
+    write_channel_file(channel_file_, address_);
+    struct stat st {};
+    channel_inode_ = ::stat(channel_file_.c_str(), &st) == 0 ? st.st_ino : 0;
   }
 
   // What every trial job of this study asks Slurm for, and runs.
@@ -374,6 +403,8 @@ class TrialJobsLoop : public JobLinks {
   std::optional<SlurmQueue> queue_;
   std::optional<TrialJobsController> loop_;
   std::string channel_file_;
+  ChannelAddress address_;  // what the channel file says
+  ino_t channel_inode_ = 0;
   double poll_every_ = 10, appcore_wait_ = 300;
   bool changed_ = true;
 };

@@ -87,7 +87,8 @@ if [ "$rerun" = 4 ] && grep -q "trial job $cancelled ended CANCELLED" lost.log &
   ok "scancel (job $cancelled) and a node set DOWN ($down_node, job $downed): both trials ran again, 4 ok"
 else not_ok "lost trial jobs re-run (cancelled ${cancelled:-none}, downed ${downed:-none} on ${down_node:-none}, $rerun ok, left: $(squeue -h -n lost.trial -o %i | paste -sd' '))" "$(cat lost.log)"; fi
 
-# 5. A forged connection (wrong secret, garbage, an oversized frame) is refused; the study goes on.
+# 5. A forged connection (an older tune's hello with a wrong secret, a numeric type, garbage, an
+# oversized frame) is refused; the study goes on (channel_attacks.sh attacks it as another user).
 TRIAL_SLEEP=3 "$tune" run --trial-jobs --space branin.json --trials 3 --parallel 3 --slurm-poll 1s --history forged.h5 -- ./where.sh >forged.log 2>&1 &
 core=$!
 for _ in $(seq 1 50); do [ -s forged.channel ] && break; sleep 0.1; done
@@ -95,7 +96,7 @@ mode=$(stat -c %a forged.channel)
 /usr/bin/python3 - forged.channel <<'PY'
 import json, socket, struct, sys
 c = json.load(open(sys.argv[1]))
-for body in [json.dumps({"type": "hello", "secret": "0" * 64, "job": 1}).encode(), b"not json", None]:
+for body in [json.dumps({"type": "hello", "secret": "0" * 64, "job": 1}).encode(), b'{"type": 1}', b"not json", None]:
     s = socket.create_connection(("127.0.0.1", c["port"]))
     s.sendall(struct.pack(">I", 50_000_000) if body is None else struct.pack(">I", len(body)) + body)
     s.settimeout(5)
@@ -104,8 +105,8 @@ for body in [json.dumps({"type": "hello", "secret": "0" * 64, "job": 1}).encode(
     s.close()
 PY
 wait $core; rc=$?
-if [ $rc -eq 0 ] && [ "$mode" = 600 ] && [ "$(grep -c 'refused a connection' forged.log)" -eq 3 ] && [ "$(count_final forged.h5)" -eq 3 ]; then
-  ok "channel file mode $mode; wrong secret, garbage and a 50 MB frame refused and logged; the study finished its 3 trials"
+if [ $rc -eq 0 ] && [ "$mode" = 600 ] && [ "$(grep -c 'refused a connection' forged.log)" -eq 4 ] && [ "$(count_final forged.h5)" -eq 3 ]; then
+  ok "channel file mode $mode; an old tune's hello, a numeric type, garbage and a 50 MB frame refused and logged; the study finished its 3 trials"
 else not_ok "forged connections" "rc=$rc mode=$mode" "$(cat forged.log)"; fi
 unset TRIAL_SLEEP
 
