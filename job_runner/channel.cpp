@@ -5,6 +5,7 @@
 #include <ifaddrs.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -295,6 +296,14 @@ ChannelServer::~ChannelServer() {
 }
 
 int ChannelServer::listen(int port) {
+  // Every connection is a descriptor: take all the system lets this user
+  // have (the soft limit is often 1024 of a hard 4096 or more), so strangers
+  // must open that many before the AppCore has to let one go (accept_later).
+  rlimit files {};
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = std::min<rlim_t>(files.rlim_max, 1 << 16);
+    ::setrlimit(RLIMIT_NOFILE, &files);
+  }
   acceptor_ = std::make_unique<Acceptor>(Acceptor{tcp::acceptor(*io_), asio::steady_timer(*io_)});
   const tcp::endpoint ep(tcp::v4(), static_cast<unsigned short>(port));
   asio::error_code ec;
@@ -368,6 +377,7 @@ void ChannelServer::on_frame(ConnId id, std::string frame) {
   }
   if (step.vouched) {
     admission_.vouched(id);
+    conn->limit(kMaxFrame);  // its sealed hello may carry a result
     conn->deadline(kProofSeconds, [this, id] {
       ++refused_;
       drop(id, "no proof within " + std::to_string(static_cast<int>(kProofSeconds)) + " s of its hello", true);
@@ -376,7 +386,6 @@ void ChannelServer::on_frame(ConnId id, std::string frame) {
   if (step.hello) {
     l.authenticated = true;
     conn->cancel_deadline();
-    conn->limit(kMaxFrame);
     events_.push_back({Event::Hello, id, std::move(*step.hello), conn->peer()});
   }
   if (step.message) events_.push_back({Event::Message, id, std::move(*step.message), conn->peer()});
