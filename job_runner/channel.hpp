@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "job_runner/channel_file.hpp"
 #include "trial_jobs/channel_admission.hpp"
 #include "trial_jobs/channel_proof.hpp"
 
@@ -34,42 +35,10 @@ class io_context;
 
 namespace tune {
 
-constexpr std::size_t kMaxFrame = 1 << 20;
+constexpr std::size_t kMaxFrame = kMaxChannelText;
 constexpr std::size_t kStrangerFrame = 4096;  // a hello, a challenge: short
 constexpr double kHelloSeconds = 5;           // from connect to the first frame (a trial job: milliseconds)
 constexpr double kProofSeconds = 10;          // from the hello to its proof
-
-struct ChannelError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// Where the AppCore listens, and the secret: the channel file beside the history.
-struct ChannelAddress {
-  std::string host;                    // the AppCore's host name
-  std::vector<std::string> addresses;  // and its IPv4 addresses, tried after the name
-  int port = 0;
-  std::string secret;
-  // The AppCore's Slurm job (0: it runs outside one) and its jobs file: a
-  // trial job that cannot reach the AppCore asks Slurm whether that job has
-  // ended for good, and then cancels the pending trial jobs the file lists.
-  std::uint32_t job = 0;
-  std::string jobs_file;
-};
-// Written atomically with mode 0600 (the owner alone may read the secret).
-void write_channel_file(const std::string& path, const ChannelAddress& a);
-// Believed only when it is a regular file (not a symbolic link) of this
-// user's that nobody else may read or write; else, or when it is damaged,
-// throws ChannelError naming the file and the fix.
-ChannelAddress read_channel_file(const std::string& path);
-// This host's IPv4 addresses, loopback left out: a trial job on the
-// AppCore's own host adds 127.0.0.1 itself (channel_endpoints).
-std::vector<std::string> local_ipv4_addresses();
-// Where a trial job on host `here` tries to reach the AppCore: the AppCore's
-// name and addresses, and 127.0.0.1 only when `here` is the AppCore's host
-// (anyone may listen on another node's loopback).
-std::vector<std::string> channel_endpoints(const ChannelAddress& a, const std::string& here);
-// 32 random bytes from the kernel, as hex.
-std::string random_secret();
 
 class FramedConnection;
 class TrialJobEnd;

@@ -31,10 +31,9 @@ JobView job_view(const JobFacts& f, TenantBy by) {
   JobView v;
   v.id = f.id;
   v.uid = f.uid;
-  const bool by_account = account_is_tenant(by, f.accounts_validated);
-  v.tenant = by_account || f.user_name.empty()
-                 ? tenant_of(f.account, f.user_name, "uid:" + std::to_string(f.uid))
-                 : tenant_of("", f.user_name);
+  const std::string uid = "uid:" + std::to_string(f.uid);  // a user with no name
+  v.tenant = account_is_tenant(by, f.accounts_validated) ? tenant_of(f.account, f.user_name, uid)
+                                                         : tenant_of("", f.user_name, uid);
   v.comment = std::string(f.comment);
   v.state = f.running ? JobView::State::Running : JobView::State::Pending;
   v.may_set = may_set_priority(!f.running, f.held, f.admin_set);

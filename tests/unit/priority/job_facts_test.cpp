@@ -18,6 +18,22 @@ TEST(JobFacts, TheTenantIsTheAccountElseTheUser) {
   EXPECT_EQ(tenant_of("", "", "default"), "default");
 }
 
+TEST(JobView, TheAccountIsTheTenantOnlyWhereSlurmValidatesIt) {
+  // Without AccountingStorageEnforce=associations anyone may name any
+  // account: a fresh one to escape their usage, or another's to charge it.
+  JobFacts f;
+  f.uid = 1002, f.user_name = "bob", f.account = "alices-lab";
+  EXPECT_EQ(job_view(f).tenant, "user:bob");
+  EXPECT_EQ(job_view(f, TenantBy::User).tenant, "user:bob");
+  EXPECT_EQ(job_view(f, TenantBy::Account).tenant, "alices-lab") << "the site says accounts are checked";
+  f.accounts_validated = true;
+  EXPECT_EQ(job_view(f).tenant, "alices-lab");
+  EXPECT_EQ(job_view(f, TenantBy::User).tenant, "user:bob");
+  // No user name to go by (a uid with no passwd entry): the uid.
+  f.user_name = "", f.accounts_validated = false;
+  EXPECT_EQ(job_view(f).tenant, "uid:1002");
+}
+
 TEST(JobFacts, OnlyNoReasonPriorityAndResourcesMeanWaitingForTheCluster) {
   for (const char* r : {"", "None", "Priority", "Resources"}) EXPECT_TRUE(waits_for_cluster(r, false)) << r;
   for (const char* r : {"Dependency", "BeginTime", "JobHeldUser", "JobHeldAdmin", "QOSMaxJobsPerUserLimit",
@@ -58,7 +74,7 @@ TEST(JobView, OneBuilderForThePluginsAndTheSimulator) {
   v = job_view(f);
   EXPECT_FALSE(v.may_set);
   EXPECT_FALSE(v.waiting);
-  f.held = false, f.running = true, f.account = "physics";
+  f.held = false, f.running = true, f.account = "physics", f.accounts_validated = true;
   v = job_view(f);
   EXPECT_EQ(v.tenant, "physics");
   EXPECT_EQ(v.state, JobView::State::Running);

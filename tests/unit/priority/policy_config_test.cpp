@@ -30,6 +30,10 @@ TEST(PolicyConfig, DefaultsAndEverySetting) {
   const auto c = parse_policy_config("", "empty.conf");
   EXPECT_EQ(c.interval, 30);
   EXPECT_EQ(c.yield.signal, SIGUSR1);
+  EXPECT_EQ(c.fairshare.tenant, TenantBy::Auto);
+  EXPECT_EQ(parse_policy_config("fairshare = { tenant = \"user\"; };", "u.conf").fairshare.tenant, TenantBy::User);
+  EXPECT_EQ(parse_policy_config("fairshare = { tenant = \"account\"; };", "a.conf").fairshare.tenant,
+            TenantBy::Account);
   const auto d = parse_policy_config(R"(
     interval = 5;
     state_file = "/var/tmp/x.state";
@@ -64,6 +68,7 @@ TEST(PolicyConfig, ErrorsNameTheLineAndTheFix) {
            {"\n\ninterval = 0;", 3, "out of range"},
            {"intervall = 5;", 1, "unknown setting 'intervall'"},
            {"fairshare = {\n  half_life = \"long\";\n};", 2, "must be a number"},
+           {"fairshare = {\n  tenant = \"group\";\n};", 2, "use \"auto\""},
            {"adaptive = {\n m = 40;\n};", 2, "out of range"},
            {"adaptive = {\n k = 2.5;\n};", 2, "whole number"},
            {"adaptive = {\n thresholds = [];\n};", 2, "1 to 32"},
