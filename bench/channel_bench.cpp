@@ -99,7 +99,8 @@ void old_server(int listener, const std::string& secret, std::atomic<bool>& stop
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 2000;
   const std::string secret = random_secret();
-  const json report = {{"type", "report"}, {"trial", 12}, {"step", 3}, {"metrics", json::array({{"loss", "0.25"}})}};
+  const json report = {
+      {"type", "report"}, {"trial", 12}, {"step", 3}, {"metrics", json::array({{"loss", "0.25"}})}};
 
   // Today's channel: a ChannelServer polled by this thread, clients in another.
   ChannelServer server(secret, [](const std::string&) {});
@@ -152,8 +153,9 @@ int main(int argc, char** argv) {
   old.join();
 
   const Spread p = spread(proved), b = spread(plain);
-  std::printf("channel_bench: %d connections on the loopback, each connect + hello + one report (%zu hellos heard)\n",
-              n, hellos);
+  std::printf(
+      "channel_bench: %d connections on the loopback, each connect + hello + one report (%zu hellos heard)\n",
+      n, hellos);
   std::printf("  proved both ends (HMAC over nonces, sealed frames): median %.3f ms, p95 %.3f ms\n", p.median,
               p.p95);
   std::printf("  baseline, the secret in the hello:                  median %.3f ms, p95 %.3f ms\n", b.median,

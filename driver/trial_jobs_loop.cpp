@@ -207,7 +207,8 @@ class TrialJobsLoop : public JobLinks {
       write_channel();
       core_.say("the channel file " + channel_file_ + " " + what + "; written again");
     } catch (const ChannelError& e) {
-      core_.say(std::string(e.what()) + " (it " + what + "); trial jobs that start now cannot reach this AppCore");
+      core_.say(std::string(e.what()) + " (it " + what +
+                "); trial jobs that start now cannot reach this AppCore");
     }
   }
 

@@ -196,7 +196,7 @@ int ChannelServer::listen(int port) {
   // Every connection is a descriptor: take all the system lets this user
   // have (the soft limit is often 1024 of a hard 4096 or more), so strangers
   // must open that many before the AppCore has to let one go (accept_later).
-  rlimit files {};
+  rlimit files{};
   if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
     files.rlim_cur = std::min<rlim_t>(files.rlim_max, 1 << 16);
     ::setrlimit(RLIMIT_NOFILE, &files);
@@ -277,7 +277,8 @@ void ChannelServer::on_frame(ConnId id, std::string frame) {
     conn->limit(kMaxFrame);  // its sealed hello may carry a result
     conn->deadline(kProofSeconds, [this, id] {
       ++refused_;
-      drop(id, "no proof within " + std::to_string(static_cast<int>(kProofSeconds)) + " s of its hello", true);
+      drop(id, "no proof within " + std::to_string(static_cast<int>(kProofSeconds)) + " s of its hello",
+           true);
     });
   }
   if (step.hello) {
@@ -422,7 +423,8 @@ void ChannelClient::connect(const ChannelAddress& a, json hello, double timeout)
                           "); is the channel file from the AppCore running now?";
     close();
   }
-  throw ChannelError("cannot reach the AppCore at " + a.host + ":" + std::to_string(a.port) + " (" + last + ")");
+  throw ChannelError("cannot reach the AppCore at " + a.host + ":" + std::to_string(a.port) + " (" + last +
+                     ")");
 }
 
 void ChannelClient::send(const json& body) {

@@ -65,7 +65,8 @@ ChannelAddress read_channel_file(const std::string& path) {
   }
   std::string text;
   char buf[4096];
-  for (ssize_t n; text.size() < kMaxChannelText && (n = ::read(fd, buf, sizeof buf)) > 0;) text.append(buf, n);
+  for (ssize_t n; text.size() < kMaxChannelText && (n = ::read(fd, buf, sizeof buf)) > 0;)
+    text.append(buf, n);
   ::close(fd);
   const json j = json::parse(text, nullptr, false);
   ChannelAddress a;

@@ -12,8 +12,8 @@
 #include <optional>
 #include <thread>
 
-#include "job_runner/channel.hpp"
 #include "history/place_modes.hpp"
+#include "job_runner/channel.hpp"
 #include "libslurm/slurm_trial_jobs.hpp"
 #include "trial/messages.hpp"
 #include "trial/runner_side.hpp"

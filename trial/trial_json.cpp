@@ -73,7 +73,8 @@ TrialLaunch launch_from_json(const json& j) {
   TrialLaunch l;
   l.trial = field<std::uint64_t>(j, "trial");
   l.argv = strings(j, "argv");
-  for (const auto& kv : pairs(j, "env")) l.env.emplace_back(kv[0].get<std::string>(), kv[1].get<std::string>());
+  for (const auto& kv : pairs(j, "env"))
+    l.env.emplace_back(kv[0].get<std::string>(), kv[1].get<std::string>());
   l.trial_dir = field<std::string>(j, "trial_dir");
   l.params_json = field<std::string>(j, "params_json");
   l.time_limit = field<double>(j, "time_limit");
@@ -132,8 +133,7 @@ TrialRun run_from_json(const json& j) {
        {std::pair{"storage_fault", &r.storage_fault}, {"output_fault", &r.output_fault}})
     if (j.contains(key)) {
       const auto& v = j[key];
-      *f = StorageFault{field<int>(v, "error"), field<std::string>(v, "path"),
-                        field<std::string>(v, "what")};
+      *f = StorageFault{field<int>(v, "error"), field<std::string>(v, "path"), field<std::string>(v, "what")};
     }
   if (j.contains("objective")) r.objective = number_text(field<std::string>(j, "objective"));
   return r;

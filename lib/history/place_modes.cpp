@@ -23,8 +23,9 @@ mode_t lent_by(const std::string& parent) {
   struct stat st {};
   if (::stat(parent.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return 0700;
   mode_t m = st.st_mode & 0777;
-  m &= ~static_cast<mode_t>(S_IWOTH);          // others never write
-  if (st.st_mode & S_IWOTH) m &= ~static_cast<mode_t>(S_IWGRP);  // where all may write, the group may not either
+  m &= ~static_cast<mode_t>(S_IWOTH);  // others never write
+  if (st.st_mode & S_IWOTH)
+    m &= ~static_cast<mode_t>(S_IWGRP);  // where all may write, the group may not either
   return m | S_IRWXU;
 }
 

@@ -50,7 +50,8 @@ T checked_number(const nlohmann::json& v, const char* key) {
       const auto i = v.get<std::int64_t>();
       if constexpr (std::is_unsigned_v<T>) {
         if (i < 0) throw bad();
-        if (static_cast<std::uint64_t>(i) > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) throw bad();
+        if (static_cast<std::uint64_t>(i) > static_cast<std::uint64_t>(std::numeric_limits<T>::max()))
+          throw bad();
       } else {
         if (i < static_cast<std::int64_t>(std::numeric_limits<T>::min()) ||
             i > static_cast<std::int64_t>(std::numeric_limits<T>::max()))

@@ -70,13 +70,15 @@ ChannelStep AppCoreEnd::hello(const std::string& frame) {
   if (!body) return refuse("its first message is not a hello: " + why);
   if (text_of(*body, "type") != "hello") return refuse("its first message is not a hello");
   if (body->contains("secret"))
-    return refuse("a hello of an older tune, which sends the channel's secret; run the study's trial jobs "
-                  "with the same tune as its AppCore");
+    return refuse(
+        "a hello of an older tune, which sends the channel's secret; run the study's trial jobs "
+        "with the same tune as its AppCore");
   if (field_or<int>(*body, "version", 0) != kChannelVersion)
     return refuse("a hello of channel version " + std::to_string(field_or<int>(*body, "version", 0)) +
                   " (this AppCore speaks " + std::to_string(kChannelVersion) +
                   "); run the study's trial jobs with the same tune as its AppCore");
-  if (!is_nonce(*body, "nonce")) return refuse("a hello without a nonce of " + std::to_string(kNonceBytes) + " bytes");
+  if (!is_nonce(*body, "nonce"))
+    return refuse("a hello without a nonce of " + std::to_string(kNonceBytes) + " bytes");
   const auto job = field<std::uint32_t>(*body, "job");
   if (!same_tag(text_of(*body, "tag"), key_.hello_tag(text_of(*body, "nonce"), job)))
     return refuse("a hello not made with the channel's secret");
@@ -89,7 +91,8 @@ ChannelStep AppCoreEnd::hello(const std::string& frame) {
   ChannelStep s;
   s.vouched = true;
   s.send.push_back(
-      json{{"type", "challenge"}, {"nonce", nonce}, {"tag", key_.challenge_tag(client_nonce_, nonce)}}.dump());
+      json{{"type", "challenge"}, {"nonce", nonce}, {"tag", key_.challenge_tag(client_nonce_, nonce)}}
+          .dump());
   return s;
 }
 

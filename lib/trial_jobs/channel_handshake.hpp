@@ -23,12 +23,12 @@ inline constexpr int kChannelVersion = 2;
 
 // What one frame from the other end comes to.
 struct ChannelStep {
-  std::vector<std::string> send;         // frames to send back, in order
-  std::optional<std::string> refused;    // close the connection, for this reason
-  std::optional<nlohmann::json> hello;   // AppCore: the trial job proved itself; what it said of itself
-  std::optional<nlohmann::json> message; // a message of the open channel (its "type" a string)
-  bool vouched = false;                  // AppCore: this frame was a hello with a valid tag
-  bool welcomed = false;                 // trial job: the AppCore proved itself and let it in
+  std::vector<std::string> send;          // frames to send back, in order
+  std::optional<std::string> refused;     // close the connection, for this reason
+  std::optional<nlohmann::json> hello;    // AppCore: the trial job proved itself; what it said of itself
+  std::optional<nlohmann::json> message;  // a message of the open channel (its "type" a string)
+  bool vouched = false;                   // AppCore: this frame was a hello with a valid tag
+  bool welcomed = false;                  // trial job: the AppCore proved itself and let it in
 };
 
 class AppCoreEnd {

@@ -50,7 +50,8 @@ bool write_jobs_file(const std::string& path, const JobsFile& file) {
 }
 
 std::optional<JobsFile> read_jobs_file(const std::string& path, JobsFileUse use, std::string* refused) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | (use == JobsFileUse::Act ? O_NOFOLLOW : 0));
+  const int fd =
+      ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | (use == JobsFileUse::Act ? O_NOFOLLOW : 0));
   if (fd < 0) {
     if (errno == ELOOP && refused) *refused = "the jobs file " + path + " is a symbolic link: not acted on";
     return std::nullopt;
@@ -68,7 +69,8 @@ std::optional<JobsFile> read_jobs_file(const std::string& path, JobsFileUse use,
   }
   std::string content;
   char buf[65536];
-  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0 && content.size() < (64u << 20);) content.append(buf, n);
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0 && content.size() < (64u << 20);)
+    content.append(buf, n);
   ::close(fd);
   const json j = json::parse(content, nullptr, false);
   if (!j.is_object() || !j.contains("jobs") || !j["jobs"].is_array()) return std::nullopt;

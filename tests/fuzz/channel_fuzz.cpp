@@ -64,7 +64,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     bool refused = false;
     for (const auto& f : frames) {
       const ChannelStep s = core.on_frame(f);
-      if (s.hello || s.message) std::abort();  // a stranger got through
+      if (s.hello || s.message) std::abort();   // a stranger got through
       if (refused && !s.refused) std::abort();  // a refused connection came back
       refused = refused || s.refused.has_value();
     }

@@ -18,9 +18,8 @@
 #include <future>
 #include <thread>
 
-#include "trial_jobs/channel_handshake.hpp"
-
 #include "tests/unit/temp_dir.hpp"
+#include "trial_jobs/channel_handshake.hpp"
 
 namespace tune {
 namespace {
@@ -280,8 +279,10 @@ TEST_F(ChannelTest, FramesOfWrongTypesAndShapesAreRefusedAndTheServerGoesOn) {
       R"({"type": null, "secret": 5})",
       R"({"type": "hello", "secret": "old tune"})",
       R"({"type": "hello", "version": "2", "job": 1})",
-      R"({"type": "hello", "version": 2, "job": "seven", "nonce": ")" + std::string(64, 'a') + R"(", "tag": ""})",
-      R"({"type": "hello", "version": 2, "job": 4294967297, "nonce": ")" + std::string(64, 'a') + R"(", "tag": ""})",
+      R"({"type": "hello", "version": 2, "job": "seven", "nonce": ")" + std::string(64, 'a') +
+          R"(", "tag": ""})",
+      R"({"type": "hello", "version": 2, "job": 4294967297, "nonce": ")" + std::string(64, 'a') +
+          R"(", "tag": ""})",
       R"({"type": "hello", "version": 2, "job": -1, "nonce": ")" + std::string(64, 'a') + R"(", "tag": ""})",
       R"({"type": "hello", "version": 2, "job": 1, "nonce": ["x"], "tag": 3})",
       R"({"type": "hello", "version": 2, "job": 1.5e300, "nonce": 1})",

@@ -31,7 +31,8 @@ TEST(PolicyConfig, DefaultsAndEverySetting) {
   EXPECT_EQ(c.interval, 30);
   EXPECT_EQ(c.yield.signal, SIGUSR1);
   EXPECT_EQ(c.fairshare.tenant, TenantBy::Auto);
-  EXPECT_EQ(parse_policy_config("fairshare = { tenant = \"user\"; };", "u.conf").fairshare.tenant, TenantBy::User);
+  EXPECT_EQ(parse_policy_config("fairshare = { tenant = \"user\"; };", "u.conf").fairshare.tenant,
+            TenantBy::User);
   EXPECT_EQ(parse_policy_config("fairshare = { tenant = \"account\"; };", "a.conf").fairshare.tenant,
             TenantBy::Account);
   const auto d = parse_policy_config(R"(
