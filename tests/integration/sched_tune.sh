@@ -10,9 +10,12 @@ plan 9
 user_tools  # $tune and $programs, reachable by the test users
 alice=$(test_user tune-alice) && bob=$(test_user tune-bob) || { echo "Bail out! cannot create test users"; exit 1; }
 conf_dir=$(mktemp -d)
+# Its jobs name accounts as tenants (one user under several): charged by
+# account, as a site whose accounts are checked is (channel_attacks.sh tests
+# the default, which charges the user where Slurm checks no account).
 cat >"$conf_dir/sched_tune.conf" <<'CONF'
 interval = 1;
-fairshare = { half_life = 600; age_weight = 100; max_age = 3600; };
+fairshare = { tenant = "account"; half_life = 600; age_weight = 100; max_age = 3600; };
 adaptive = { k = 1; m = 3; thresholds = [0.01]; relax_time = 3600; };
 yield = { level = 1; wait = 3; cooldown = 600; };
 CONF
