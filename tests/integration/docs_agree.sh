@@ -58,7 +58,7 @@ for name in interval state_file adaptive yield enabled thresholds yield_factor m
   grep -qE "(^|[ (.,])$name\b" <<<"$site_text" || missing+=("$name")
 done
 for name in $(grep -oE '(r\.(number|integer|boolean|text|group)\([^,]+, |exists\()"[a-z_]+"' "$TOP_SRCDIR/lib/priority/policy_config.cpp" | grep -oE '"[a-z_]+"' | tr -d '"' | sort -u); do
-  case $name in fairshare|half_life|weight|age_weight|max_age|shares) continue ;; esac
+  case $name in fairshare|tenant|half_life|weight|age_weight|max_age|shares) continue ;; esac
   grep -qE "(^|[ (.,])$name\b" <<<"$site_text" || missing+=("$name")
 done
 site_warn=$(groff -man -ww -z "$site_man" 2>&1)
