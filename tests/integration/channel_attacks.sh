@@ -15,7 +15,6 @@ source "$(dirname "$0")/tap.sh"
 plan 8
 user_tools
 studies_setup
-sed -i '/tenant = "account"/d' "$work/sched_tune.conf"  # the default: who pays is the job's user
 cp "$TOP_SRCDIR/tests/integration/programs/intruder.py" "$user_tools_dir/programs/" && chmod 755 "$programs/intruder.py"
 intruder=$programs/intruder.py
 deployed_cluster_up channel_attacks 17820 --hosts --nodes 4 --cpus 4 --memory 4000 --sched-conf "$work/sched_tune.conf"

@@ -17,6 +17,8 @@ for so in sched_tune select_cons_tres_gang; do
 done
 studies_setup
 # --cred-expire 5: a requeued job may start again 6 s later, not 121 s.
+# Its studies' accounts are their tenants, as where Slurm checks accounts.
+echo 'fairshare = { tenant = "account"; };' >>"$work/sched_tune.conf"
 deployed_cluster_up deployed 17650 --nodes 4 --cpus 4 --gpus 4 --sched-conf "$work/sched_tune.conf" --cred-expire 5
 cd "$work" || exit 1
 log=$CLUSTER_DIR/log/slurmctld.log

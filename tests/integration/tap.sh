@@ -197,9 +197,8 @@ test_user() {
 # studies_setup: what a test of two users' studies needs: alice and bob (test
 # users), work (a scratch directory) and work/sched_tune.conf, a sched/tune
 # that acts within seconds: passes every second, a plateau after 3 results,
-# a yield signal at level 1 once another tenant waited 3 s; the accounts the
-# studies name are their tenants (channel_attacks.sh drops that line to test
-# the default: the user where Slurm checks no account).
+# a yield signal at level 1 once another tenant waited 3 s. Its tenants are
+# the default's (the user where Slurm checks no account).
 studies_setup() {
   alice=$(test_user tune-alice) && bob=$(test_user tune-bob) || { echo "Bail out! cannot create test users"; exit 1; }
   scratch_dir work || { echo "Bail out! cannot make a scratch directory"; exit 1; }
@@ -207,7 +206,6 @@ studies_setup() {
 interval = 1;
 adaptive = { k = 1; m = 3; thresholds = [0.01]; relax_time = 3600; };
 yield = { level = 1; wait = 3; cooldown = 600; };
-fairshare = { tenant = "account"; };
 CONF
 }
 # as USER COMMAND...: runs COMMAND as USER in $work on this cluster.
