@@ -43,7 +43,7 @@ trials=16
 # The study's AppCore, as alice, in the lab, with the umask of a group's
 # project (002: her group may write what she makes, where the lab lets it).
 start_study() {
-  su "$alice" -c "umask 002 && cd $lab && SLURM_CONF=$SLURM_CONF TRIAL_SLEEP=2 $tune run --trial-jobs $* --space branin.json --trials $trials --parallel 4 --cpus-per-trial 1 --mem-per-trial 300M --slurm-poll 1s --history alice.h5 -- ./trial.sh" >>"$work/alice.log" 2>&1 &
+  su "$alice" -c "umask 002 && cd $lab && SLURM_CONF=$SLURM_CONF TRIAL_SLEEP=2 $tune run --trial-jobs $* --space branin.json --trials $trials --parallel 4 --cpus-per-trial 1 --mem-per-trial 300M --slurm-poll 1s --appcore-wait 20s --history alice.h5 -- ./trial.sh" >>"$work/alice.log" 2>&1 &
   core=$!
 }
 alice_port() { as_bob "$intruder port $(id -u "$alice")" | awk '{print $1}'; }
@@ -103,6 +103,9 @@ wait "$idle1" "$idle2" 2>/dev/null
 start_study --resume
 wait "$core"; rc=$?
 
+# A trial job submitted in the last second before the kill -9 is in no jobs
+# file, so the resumed AppCore does not know it: it leaves after --appcore-wait.
+for _ in $(seq 1 120); do [ -z "$(squeue -h -u "$alice")" ] && break; sleep 0.5; done
 left=$(squeue -h -u "$alice" | wc -l)
 final=$(count_final "$lab/alice.h5") twice=$(ids_twice "$lab/alice.h5")
 if [ $rc -eq 0 ] && [ "$final" -eq $trials ] && [ "$twice" -eq 0 ] && [ "$left" -eq 0 ]; then
