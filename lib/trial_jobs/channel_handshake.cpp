@@ -30,6 +30,12 @@ std::string wire_text(const json& message) {
   return message.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+ChannelStep refusal(std::string why) {
+  ChannelStep s;
+  s.refused = std::move(why);
+  return s;
+}
+
 // A sealed message's text, back to a checked frame.
 std::optional<json> unsealed(SealedFrames& sealed, const std::string& frame, std::string& why) {
   const auto text = sealed.open(frame);
@@ -44,9 +50,7 @@ std::optional<json> unsealed(SealedFrames& sealed, const std::string& frame, std
 
 ChannelStep AppCoreEnd::refuse(std::string why) {
   stage_ = Stage::Closed;
-  ChannelStep s;
-  s.refused = std::move(why);
-  return s;
+  return refusal(std::move(why));
 }
 
 ChannelStep AppCoreEnd::on_frame(const std::string& frame) noexcept {
@@ -142,9 +146,7 @@ std::string TrialJobEnd::first_frame() const {
 
 ChannelStep TrialJobEnd::refuse(std::string why) {
   stage_ = Stage::Closed;
-  ChannelStep s;
-  s.refused = std::move(why);
-  return s;
+  return refusal(std::move(why));
 }
 
 ChannelStep TrialJobEnd::on_frame(const std::string& frame) noexcept {
