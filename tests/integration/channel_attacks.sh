@@ -88,6 +88,11 @@ JSON
 chown "$bob" "$work/bob.channel" && chmod 600 "$work/bob.channel"
 as_bob "cp $work/bob.channel $lab/.bob.channel && mv -f $lab/.bob.channel $lab/alice.channel"
 swapped_at=$SECONDS
+# Her AppCore looks at the file every second; it is killed below only after
+# it has seen the swap, or a fast cluster could reach 6 trials first and
+# leave bob's file for her trial jobs to find (the swap not seen is test 5's
+# failure, not a race).
+for _ in $(seq 1 50); do grep -q "alice.channel was replaced" "$work/alice.log" && break; sleep 0.2; done
 
 # 5. Alice's AppCore goes away mid-study (kill -9); bob takes its port on its
 # host at once and answers her trial jobs' reconnections.
