@@ -27,6 +27,7 @@
 #include "bench_io.hpp"
 #include "search/pareto.hpp"
 #include "search/sampler.hpp"
+#include "search/sampler_registry.hpp"
 
 using namespace tune;
 

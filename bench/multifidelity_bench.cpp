@@ -47,6 +47,7 @@
 #include "history/history.hpp"
 #include "mf_problems.hpp"
 #include "search/sampler.hpp"
+#include "search/sampler_registry.hpp"
 #include "study/study.hpp"
 
 using namespace tune;

@@ -18,6 +18,7 @@
 
 #include "bbob.hpp"
 #include "search/sampler.hpp"
+#include "space/search_space.hpp"
 #include "test_functions.hpp"
 
 namespace bench {

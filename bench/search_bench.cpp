@@ -30,6 +30,7 @@
 #include "problems.hpp"
 #include "search/bayes_sampler.hpp"
 #include "search/sampler.hpp"
+#include "search/sampler_registry.hpp"
 #include "test_functions.hpp"
 
 using namespace tune;

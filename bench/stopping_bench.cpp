@@ -31,6 +31,7 @@
 #include "bench_io.hpp"
 #include "history/history.hpp"
 #include "search/sampler.hpp"
+#include "search/sampler_registry.hpp"
 #include "study/study.hpp"
 #include "workload_table.hpp"
 

@@ -5,6 +5,7 @@
 
 #include "search/pruner.hpp"
 #include "search/sampler.hpp"
+#include "search/sampler_registry.hpp"
 
 namespace tune {
 

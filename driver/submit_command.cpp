@@ -20,6 +20,7 @@
 #include "libslurm/slurm_reach.hpp"
 #include "run_command.hpp"
 #include "search/sampler.hpp"
+#include "search/sampler_registry.hpp"
 #include "space/search_space.hpp"
 #include "study/warm_start.hpp"
 

@@ -20,6 +20,7 @@
 #include "search/pruner.hpp"
 #include "search/sampler.hpp"
 #include "simulation/ordering.hpp"
+#include "search/sampler_registry.hpp"
 
 namespace {
 

@@ -51,11 +51,4 @@ class TrialProcess {
   static TrialRun run(const TrialLaunch& launch, const ReportSink& on_report, const Poll& poll);
 };
 
-// Fills {name} placeholders of each argument with parameter values; "{{" and
-// "}}" stand for braces. Throws std::invalid_argument for an unknown name.
-std::vector<std::string> fill_placeholders(const std::vector<std::string>& argv,
-                                           const std::vector<std::pair<std::string, std::string>>& values);
-// The names of the {name} placeholders of argv, in order.
-std::vector<std::string> placeholder_names(const std::vector<std::string>& argv);
-
 }  // namespace tune

@@ -9,6 +9,7 @@
 #include "command/text_input.hpp"
 #include "search/pruner.hpp"
 #include "search/sampler.hpp"
+#include "search/sampler_registry.hpp"
 
 namespace tune {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "search/sampler.hpp"
+#include "search/assignment.hpp"
 
 namespace tune {
 

@@ -4,7 +4,7 @@
 // and range. From that one declaration tune run and tune submit get the flag
 // (lib/command/study_flags), the job script passes it on, the history keeps
 // the values (as JSON, by key), a resumed study is checked against them
-// (lib/command/resume_check) and the man page lists it (man/registry_text).
+// (lib/study/resume_check) and the man page lists it (man/registry_text).
 // So a new policy with a setting is its file and one registry line.
 #pragma once
 

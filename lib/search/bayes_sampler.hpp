@@ -62,6 +62,7 @@
 #include "search/noise_replicates.hpp"
 #include "search/sampler.hpp"
 #include "search/tpe_sampler.hpp"
+#include "space/search_space.hpp"
 
 namespace tune {
 

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "search/sampler.hpp"
+#include "space/search_space.hpp"
 
 namespace tune {
 

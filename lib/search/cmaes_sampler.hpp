@@ -29,6 +29,7 @@
 #include <random>
 
 #include "search/sampler.hpp"
+#include "space/search_space.hpp"
 
 namespace tune {
 

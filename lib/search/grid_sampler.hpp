@@ -8,6 +8,7 @@
 #pragma once
 
 #include "search/sampler.hpp"
+#include "space/search_space.hpp"
 
 namespace tune {
 

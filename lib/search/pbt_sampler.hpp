@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "search/sampler.hpp"
+#include "space/search_space.hpp"
 
 namespace tune {
 

@@ -10,6 +10,7 @@
 
 #include "search/halton.hpp"
 #include "search/sampler.hpp"
+#include "space/search_space.hpp"
 
 namespace tune {
 

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "search/sampler.hpp"
+#include "space/search_space.hpp"
 
 namespace tune {
 

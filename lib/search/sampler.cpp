@@ -10,6 +10,7 @@
 #include "search/pbt_sampler.hpp"
 #include "search/qmc_sampler.hpp"
 #include "search/random_sampler.hpp"
+#include "search/sampler_registry.hpp"
 #include "search/scalarised_sampler.hpp"
 #include "search/tpe_sampler.hpp"
 

@@ -19,6 +19,7 @@
 #include <random>
 
 #include "search/sampler.hpp"
+#include "space/search_space.hpp"
 
 namespace tune {
 

@@ -14,6 +14,8 @@
 #include <variant>
 #include <vector>
 
+#include "space/param_value.hpp"
+
 namespace tune {
 
 // A user error in a search space: the message names the parameter (or the
@@ -31,14 +33,6 @@ enum class ParamKind {
 };
 
 std::string_view kind_name(ParamKind kind);
-
-// The value of one parameter in one trial; std::monostate when the
-// parameter is inactive in that trial (a condition of its "when" fails).
-using ParamValue = std::variant<std::monostate, double, std::int64_t, std::string>;
-
-inline bool is_absent(const ParamValue& v) {
-  return std::holds_alternative<std::monostate>(v);
-}
 
 // "when": {"optimizer": ["sgd", "nesterov"]}: the parameter exists only in
 // trials whose `parent` took one of `values`. Parents are choice, number or

@@ -12,6 +12,7 @@
 #include "priority/priority_policy.hpp"
 #include "search/pruner.hpp"
 #include "search/sampler.hpp"
+#include "search/sampler_registry.hpp"
 #include "simulation/ordering.hpp"
 #include "tests/unit/priority/priority_fixture.hpp"
 

@@ -12,6 +12,7 @@
 #include "command/study_flags.hpp"
 #include "search/pruner.hpp"
 #include "search/sampler.hpp"
+#include "search/sampler_registry.hpp"
 
 namespace tune {
 namespace {

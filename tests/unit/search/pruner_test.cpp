@@ -8,6 +8,7 @@
 
 #include "search/asha_pruner.hpp"
 #include "search/median_pruner.hpp"
+#include "search/sampler_registry.hpp"
 #include "study/study.hpp"
 #include "tests/unit/temp_dir.hpp"
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // One suite over every registered search algorithm (samplers()): a sampler
 // added to the registry is tested here with no test edited.
+#include "search/sampler_registry.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>

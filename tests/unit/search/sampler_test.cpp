@@ -7,6 +7,7 @@
 
 #include "search/grid_sampler.hpp"
 #include "search/random_sampler.hpp"
+#include "search/sampler_registry.hpp"
 
 namespace tune {
 namespace {

@@ -14,6 +14,7 @@
 #include "history/history.hpp"
 #include "search/pareto.hpp"
 #include "search/sampler.hpp"
+#include "search/sampler_registry.hpp"
 #include "study/front.hpp"
 #include "study/study.hpp"
 #include "study/warm_start.hpp"

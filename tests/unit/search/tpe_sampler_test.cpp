@@ -7,6 +7,8 @@
 #include <map>
 #include <vector>
 
+#include "search/sampler_registry.hpp"
+
 namespace tune {
 namespace {
 

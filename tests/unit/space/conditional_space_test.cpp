@@ -14,6 +14,7 @@
 #include "search/bayes_sampler.hpp"
 #include "search/grid_sampler.hpp"
 #include "search/sampler.hpp"
+#include "search/sampler_registry.hpp"
 #include "study/warm_start.hpp"
 #include "tests/unit/temp_dir.hpp"
 

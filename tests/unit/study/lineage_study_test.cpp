@@ -10,6 +10,7 @@
 #include <set>
 
 #include "search/sampler.hpp"
+#include "search/sampler_registry.hpp"
 #include "study/study.hpp"
 #include "tests/unit/study_fixture.hpp"
 

@@ -12,6 +12,7 @@
 #include "history/history.hpp"
 #include "search/pareto.hpp"
 #include "search/sampler.hpp"
+#include "search/sampler_registry.hpp"
 #include "search/scalarised_sampler.hpp"
 #include "study/front.hpp"
 #include "study/study.hpp"

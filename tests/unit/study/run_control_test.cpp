@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "search/sampler.hpp"
+#include "search/sampler_registry.hpp"
 #include "tests/unit/study_fixture.hpp"
 
 namespace tune {

@@ -9,6 +9,7 @@
 #include <cerrno>
 
 #include "search/sampler.hpp"
+#include "search/sampler_registry.hpp"
 #include "study/run_control.hpp"
 #include "study/study.hpp"
 #include "tests/unit/study_fixture.hpp"

@@ -12,6 +12,7 @@
 #include <map>
 
 #include "search/sampler.hpp"
+#include "search/sampler_registry.hpp"
 #include "tests/unit/study_fixture.hpp"
 
 namespace tune {

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "search/sampler_registry.hpp"
 #include "study/study.hpp"
 #include "tests/unit/temp_dir.hpp"
 

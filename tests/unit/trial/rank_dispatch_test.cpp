@@ -13,6 +13,7 @@
 #include <map>
 #include <vector>
 
+#include "search/sampler_registry.hpp"
 #include "study/run_control.hpp"
 #include "tests/unit/study_fixture.hpp"
 #include "trial/trial_json.hpp"

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "search/sampler.hpp"
+#include "search/sampler_registry.hpp"
 #include "tests/unit/study_fixture.hpp"
 
 namespace tune {

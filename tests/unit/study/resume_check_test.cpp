@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// What a resumed study's flags may say (lib/command/resume_check.hpp).
-#include "command/resume_check.hpp"
+// What a resumed study's flags may say (lib/study/resume_check.hpp).
+#include "study/resume_check.hpp"
 
 #include <gtest/gtest.h>
 

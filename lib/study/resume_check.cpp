@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "command/resume_check.hpp"
+#include "study/resume_check.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "search/sampler.hpp"
+#include "search/sampler_registry.hpp"
 #include "study/warm_start.hpp"
 
 namespace tune {
