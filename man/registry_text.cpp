@@ -19,8 +19,8 @@
 #include "placement/placements.hpp"
 #include "search/pruner.hpp"
 #include "search/sampler.hpp"
-#include "simulation/ordering.hpp"
 #include "search/sampler_registry.hpp"
+#include "simulation/ordering.hpp"
 
 namespace {
 
