@@ -16,7 +16,7 @@
 
 #include "history/trial.hpp"
 #include "history/writer_claim.hpp"
-#include "search/pruner.hpp"
+#include "search/pruner_options.hpp"
 #include "space/search_space.hpp"
 #include "trial_output/report_parser.hpp"
 
