@@ -22,10 +22,10 @@ count=$(git ls-files -- '*.c' '*.h' '*.cpp' '*.hpp' | grep -vc '^tests/')
 if [ "$count" -gt 100 ] && [ -z "$long" ]; then ok "none of the $count product sources is over $limit lines"
 else not_ok "no product source over $limit lines ($count checked)" "$long"; fi
 
-out=$(python3 - <<'PY'
-import os, re, subprocess
+out=$(PYTHONPATH="$TOP_SRCDIR/tests/tree" python3 - <<'PY'
 from collections import defaultdict
-files = set(subprocess.run(['git', 'ls-files'], capture_output=True, text=True).stdout.split())
+from includes import quoted_includes, tracked
+files = tracked()
 def folder(f):
     parts = f.split('/')
     # lib/'s folders are rooms of their own; elsewhere the top folder is (a
@@ -35,23 +35,13 @@ def folder(f):
     return parts[0] if len(parts) > 1 else '.'
 edges = defaultdict(list)
 n = 0
-for f in sorted(files):
-    if not re.search(r'\.(c|h|cpp|hpp)$', f) or f.startswith('tests/'):
+for f, inc, where in quoted_includes(files, skip=lambda f: f.startswith('tests/')):
+    if not where:
         continue
-    for line in open(f, encoding='utf-8', errors='replace'):
-        m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
-        if not m:
-            continue
-        inc = m.group(1)
-        roots = ['', 'lib/'] + (['plugins/', 'plugins/tune_host/'] if f.startswith('plugins/') else [])
-        where = [p for p in [os.path.normpath(os.path.join(os.path.dirname(f), inc))] + [r + inc for r in roots]
-                 if p in files]
-        if not where:
-            continue
-        n += 1
-        a, b = folder(f), folder(where[0])
-        if a != b:
-            edges[(a, b)].append(f'{f} includes "{inc}"')
+    n += 1
+    a, b = folder(f), folder(where[0])
+    if a != b:
+        edges[(a, b)].append(f'{f} includes "{inc}"')
 # Tarjan's strongly connected components over the folders.
 graph = defaultdict(set)
 for a, b in edges:

@@ -25,32 +25,22 @@ else not_ok "no folder at the top shares its name with one in lib/" "in both: $b
 # file, at the top, or in lib/ (the plugins' also in plugins/ and
 # plugins/tune_host/); one that resolves to none of ours must be Slurm's
 # (slurm/, src/).
-out=$(python3 - <<'PY'
-import os, re, subprocess
-files = set(subprocess.run(['git', 'ls-files'], capture_output=True, text=True).stdout.split())
+out=$(PYTHONPATH="$TOP_SRCDIR/tests/tree" python3 - <<'PY'
+import os
+from includes import quoted_includes, tracked
+files = tracked()
 # Made by configure or at build time, not in git.
 built = {'tune_config.h'}
 bad = []
 n = 0
-for f in sorted(files):
-    if not re.search(r'\.(c|h|cpp|hpp)$', f) or f.startswith('tests/fuzz/corpus/'):
+for f, inc, where in quoted_includes(files, skip=lambda f: f.startswith('tests/fuzz/corpus/')):
+    n += 1
+    if inc in built or os.path.basename(inc) in built:
         continue
-    for line in open(f, encoding='utf-8', errors='replace'):
-        m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
-        if not m:
-            continue
-        inc = m.group(1)
-        n += 1
-        if inc in built or os.path.basename(inc) in built:
-            continue
-        roots = ['', 'lib/'] + (['plugins/', 'plugins/tune_host/'] if f.startswith('plugins/') else [])
-        where = [p for p in [os.path.normpath(os.path.join(os.path.dirname(f), inc))] + [r + inc for r in roots]
-                 if p in files]
-        where = sorted(set(where))
-        if not where and inc.startswith(('slurm/', 'src/')):
-            continue
-        if len(where) != 1:
-            bad.append(f'{f}: "{inc}" resolves to {where or "nothing"}')
+    if not where and inc.startswith(('slurm/', 'src/')):
+        continue
+    if len(where) != 1:
+        bad.append(f'{f}: "{inc}" resolves to {where or "nothing"}')
 print(n)
 print('\n'.join(bad))
 PY
